@@ -1,0 +1,51 @@
+# Run `make` with no target to list the targets.
+.DEFAULT_GOAL := help
+SHELL := /usr/bin/env bash
+
+GO ?= go
+VENDORED := public/vendor/mustache.mjs
+
+.PHONY: help
+help: ## List the targets with what they do
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_.-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+$(VENDORED): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	cp node_modules/mustache/mustache.mjs $@
+
+.PHONY: assets
+assets: $(VENDORED) ## Install the front-end packages (npm ci) the binary embeds
+
+.PHONY: run
+run: assets ## Run the server (embedded SQLite and in-memory sessions unless configured)
+	$(GO) run ./server
+
+.PHONY: build
+build: assets ## Build the server binary into bin/
+	$(GO) build -o bin/wploadmore ./server
+
+.PHONY: services
+services: ## Start the local MariaDB and Redis when they are down
+	.ci/services
+
+.PHONY: test
+test: assets services ## Run every test: vet, gofmt, unit, integration, fuzz seeds, browser
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 30m ./...
+
+.PHONY: fuzz
+fuzz: ## Fuzz each fuzz target for FUZZTIME (default 30s)
+	@for pkg in ./wpdb ./session ./server; do \
+	  for t in $$($(GO) test -list 'Fuzz.*' $$pkg | grep '^Fuzz'); do \
+	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} $$pkg || exit 1; \
+	  done; \
+	done
+
+.PHONY: tag.major tag.minor tag.patch
+tag.major: ## Major tag incrementation
+	$(GO) run ./scripts/tag major
+tag.minor: ## Minor tag incrementation
+	$(GO) run ./scripts/tag minor
+tag.patch: ## Patch tag incrementation
+	$(GO) run ./scripts/tag patch

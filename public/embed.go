@@ -1,0 +1,10 @@
+// Package public holds the browser side of the widget: its script, its styles
+// and the front-end packages that `make assets` copies into vendor/.
+package public
+
+import "embed"
+
+// FS holds the static files served under the page's folder.
+//
+//go:embed *.js *.css vendor
+var FS embed.FS
