@@ -42,10 +42,12 @@ fuzz: ## Fuzz each fuzz target for FUZZTIME (default 30s)
 	  done; \
 	done
 
+# TAGFLAGS passes flags to scripts/tag, e.g. TAGFLAGS="-n" or TAGFLAGS="-C dir".
+TAGFLAGS ?=
 .PHONY: tag.major tag.minor tag.patch
 tag.major: ## Major tag incrementation
-	$(GO) run ./scripts/tag major
+	$(GO) run ./scripts/tag $(TAGFLAGS) major
 tag.minor: ## Minor tag incrementation
-	$(GO) run ./scripts/tag minor
+	$(GO) run ./scripts/tag $(TAGFLAGS) minor
 tag.patch: ## Patch tag incrementation
-	$(GO) run ./scripts/tag patch
+	$(GO) run ./scripts/tag $(TAGFLAGS) patch
