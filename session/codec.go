@@ -1,0 +1,286 @@
+package session
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Format is a PHP session.serialize_handler: the way PHP lays out $_SESSION
+// in the bytes it hands to the save handler.
+type Format int
+
+const (
+	// FormatPHP is PHP's default handler "php": the entries back to back,
+	// each written as name|<serialize(value)>.
+	FormatPHP Format = iota
+	// FormatPHPSerialize is the handler "php_serialize": serialize($_SESSION)
+	// as one array.
+	FormatPHPSerialize
+)
+
+// ParseFormat returns the Format PHP calls name in session.serialize_handler
+// ("php" or "php_serialize"). Any other name is an error.
+func ParseFormat(name string) (Format, error) {
+	switch name {
+	case "php":
+		return FormatPHP, nil
+	case "php_serialize":
+		return FormatPHPSerialize, nil
+	}
+	return 0, fmt.Errorf("session: unknown serialize_handler %q (want php or php_serialize)", name)
+}
+
+// String returns the name PHP uses for f in session.serialize_handler.
+func (f Format) String() string {
+	switch f {
+	case FormatPHP:
+		return "php"
+	case FormatPHPSerialize:
+		return "php_serialize"
+	}
+	return "Format(" + strconv.Itoa(int(f)) + ")"
+}
+
+// ErrMalformed is wrapped by every error Decode returns for bytes PHP could
+// not have written; the message says at which byte offset and why.
+var ErrMalformed = errors.New("session: malformed session data")
+
+// maxDepth bounds how deeply arrays and objects may nest. It is PHP's default
+// unserialize_max_depth, so PHP itself cannot read a session nested deeper,
+// and it keeps Decode's recursion (and stack) bounded on hostile input.
+const maxDepth = 4096
+
+// entry is one top-level session variable. All slices point into Data.buf,
+// except value after SetInt.
+type entry struct {
+	key   []byte // as written: the name for FormatPHP; `i:N;` or `s:N:"…";` for FormatPHPSerialize
+	name  []byte // the variable's name ($_SESSION key; decimal digits for an integer key)
+	value []byte // the exact serialize() output of the value
+}
+
+// Data is a decoded session: its entries in PHP's order, each value kept as
+// the exact bytes PHP wrote, so values this package does not interpret
+// (objects, references, floats…) survive a Decode→Encode unchanged.
+//
+// A Data is not safe for concurrent use.
+type Data struct {
+	format  Format
+	buf     []byte  // private copy of the decoded input
+	entries []entry // in PHP's order
+	wrapped bool    // FormatPHPSerialize: the input had the a:N:{…} wrapper (false for an empty input)
+	small   [8]entry
+}
+
+// NewData returns an empty session that Encode writes in format f (an
+// unknown Format is written as FormatPHP).
+func NewData(f Format) *Data {
+	d := &Data{format: f}
+	d.entries = d.small[:0]
+	return d
+}
+
+// Len returns the number of entries (top-level $_SESSION keys).
+func (d *Data) Len() int { return len(d.entries) }
+
+// Decode parses session data that PHP wrote with serialize_handler f. An
+// empty input is an empty session. Decode copies b; it keeps no reference
+// to it.
+//
+// Decode is exact: it accepts only what PHP's serializer can produce (with
+// the structure checked down to every nested value, strings delimited only
+// by their byte length, nesting at most 4096 deep, no duplicate or
+// non-canonical top-level keys, no trailing bytes) and returns an error
+// wrapping ErrMalformed for anything else, including compressed sessions
+// (phpredis redis.session.compression). For an unknown f it returns a plain
+// error.
+func Decode(f Format, b []byte) (*Data, error) {
+	if f != FormatPHP && f != FormatPHPSerialize {
+		return nil, fmt.Errorf("session: decode: unknown format %d", int(f))
+	}
+	d := NewData(f)
+	if len(b) == 0 {
+		return d, nil
+	}
+	d.buf = bytes.Clone(b)
+	p := parser{b: d.buf}
+	var err error
+	if f == FormatPHP {
+		err = p.sessionPHP(d)
+	} else {
+		err = p.sessionPHPSerialize(d)
+	}
+	if err == nil {
+		err = p.checkDuplicates(d.entries)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Encode returns the session in the format it was decoded with (or created
+// with by NewData). For a Data decoded and not changed since, it returns
+// exactly the bytes Decode was given.
+func (d *Data) Encode() []byte {
+	if d.format != FormatPHPSerialize {
+		n := 0
+		for _, e := range d.entries {
+			n += len(e.key) + 1 + len(e.value)
+		}
+		out := make([]byte, 0, n)
+		for _, e := range d.entries {
+			out = append(out, e.key...)
+			out = append(out, '|')
+			out = append(out, e.value...)
+		}
+		return out
+	}
+	if len(d.entries) == 0 && !d.wrapped {
+		return []byte{}
+	}
+	n := len("a:") + 20 + len(":{}")
+	for _, e := range d.entries {
+		n += len(e.key) + len(e.value)
+	}
+	out := make([]byte, 0, n)
+	out = append(out, "a:"...)
+	out = strconv.AppendInt(out, int64(len(d.entries)), 10)
+	out = append(out, ":{"...)
+	for _, e := range d.entries {
+		out = append(out, e.key...)
+		out = append(out, e.value...)
+	}
+	return append(out, '}')
+}
+
+// find returns the index of the entry named name, or -1.
+func (d *Data) find(name string) int {
+	for i := range d.entries {
+		if string(d.entries[i].name) == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// Int returns the integer stored under name and whether there is one. It
+// reads, as PHP's arithmetic on the value would:
+//   - an int (i:N;);
+//   - a string holding a decimal integer (s:1:"4";), which is what PHP stores
+//     for a counter copied from $_GET: an optional sign and digits, fitting
+//     in int64 (no spaces, no fraction, no exponent);
+//   - a float with an integral value in int64 range (d:6;), which PHP stores
+//     once a counter went through float arithmetic.
+//
+// Anything else (missing, null, bool, other strings or floats, arrays,
+// objects, references) gives ok == false.
+func (d *Data) Int(name string) (v int64, ok bool) {
+	i := d.find(name)
+	if i < 0 {
+		return 0, false
+	}
+	val := d.entries[i].value
+	if len(val) < 3 || val[len(val)-1] != ';' {
+		return 0, false
+	}
+	switch {
+	case val[0] == 'i':
+		n, err := strconv.ParseInt(string(val[2:len(val)-1]), 10, 64)
+		return n, err == nil
+	case val[0] == 's':
+		// s:<len>:"<digits>"; — Decode checked the layout.
+		q := bytes.IndexByte(val, '"')
+		if q < 0 || len(val) < q+3 {
+			return 0, false
+		}
+		digits := val[q+1 : len(val)-2]
+		if len(digits) == 0 || !isSignedDigits(digits) {
+			return 0, false
+		}
+		n, err := strconv.ParseInt(string(digits), 10, 64)
+		return n, err == nil
+	case val[0] == 'd':
+		f, err := strconv.ParseFloat(string(val[2:len(val)-1]), 64)
+		// -2^63 is exact in float64; 2^63 is the first value out of range.
+		if err != nil || f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64 {
+			return 0, false
+		}
+		return int64(f), true
+	}
+	return 0, false
+}
+
+func isSignedDigits(b []byte) bool {
+	if b[0] == '-' || b[0] == '+' {
+		b = b[1:]
+	}
+	if len(b) == 0 {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// SetInt stores v under name as an int (i:N;), replacing the value in place
+// when name exists (so the entry keeps its position) and appending it
+// otherwise. Every other entry is left byte for byte as it was.
+//
+// In FormatPHP, PHP cannot write a name containing '|' at all; SetInt panics
+// on such a name because it is a programming error (names are constants).
+// In FormatPHPSerialize, a name that is a canonical decimal integer becomes
+// an integer key, as it would in a PHP array.
+func (d *Data) SetInt(name string, v int64) {
+	val := make([]byte, 0, 24)
+	val = append(val, "i:"...)
+	val = strconv.AppendInt(val, v, 10)
+	val = append(val, ';')
+	if i := d.find(name); i >= 0 {
+		d.entries[i].value = val
+		return
+	}
+	var key, nm []byte
+	switch {
+	case d.format != FormatPHPSerialize:
+		if bytes.IndexByte([]byte(name), '|') >= 0 {
+			panic(fmt.Sprintf("session: SetInt: PHP cannot store a session name containing '|': %q", name))
+		}
+		key = []byte(name)
+		nm = key
+	case isCanonicalInt([]byte(name)):
+		key = append(append([]byte("i:"), name...), ';')
+		nm = key[2 : len(key)-1]
+	default:
+		key = append(strconv.AppendInt([]byte("s:"), int64(len(name)), 10), ":\""...)
+		key = append(key, name...)
+		nm = key[len(key)-len(name):]
+		key = append(key, "\";"...)
+	}
+	d.entries = append(d.entries, entry{key: key, name: nm, value: val})
+	d.wrapped = true
+}
+
+// isCanonicalInt reports whether b is how PHP prints an int64: what PHP
+// turns into an integer array key (-?[1-9][0-9]*|0, in range, not "-0").
+func isCanonicalInt(b []byte) bool {
+	s := b
+	if len(s) > 0 && s[0] == '-' {
+		s = s[1:]
+	}
+	if len(s) == 0 || len(s) > 19 || (s[0] == '0' && len(b) > 1) {
+		return false
+	}
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	_, err := strconv.ParseInt(string(b), 10, 64)
+	return err == nil
+}
