@@ -23,6 +23,12 @@ var errMalformed = errors.New("not MAJOR.MINOR.PATCH")
 // It returns an error wrapping errMalformed for anything else, including a
 // number that does not fit in 64 bits.
 func parseVersion(s string) (version, error) {
+	switch {
+	case s == "":
+		return version{}, fmt.Errorf("%w: empty", errMalformed)
+	case strings.ContainsAny(s, "\r\n"):
+		return version{}, fmt.Errorf("%w: more than one line", errMalformed)
+	}
 	parts := strings.Split(s, ".")
 	if len(parts) != 3 {
 		return version{}, fmt.Errorf("%w: want 3 dot-separated numbers, got %d part(s)", errMalformed, len(parts))
