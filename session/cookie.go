@@ -1,0 +1,149 @@
+package session
+
+import (
+	"net/http"
+	"net/netip"
+	"strings"
+)
+
+// Cookie is PHP's session cookie.
+type Cookie struct {
+	Name           string         // default "PHPSESSID" (session.name)
+	Path           string         // default "/" (the server passes its base path)
+	TrustedProxies []netip.Prefix // X-Forwarded-Proto: https from these remote addrs means TLS
+}
+
+// DefaultCookieName is PHP's default session.name.
+const DefaultCookieName = "PHPSESSID"
+
+func (c Cookie) name() string {
+	if c.Name == "" {
+		return DefaultCookieName
+	}
+	return c.Name
+}
+
+// ID returns the session id the request's cookie carries, URL-decoded as
+// PHP decodes cookie values ("%2C" → ","), or "" when there is none. The
+// id is not validated: PostsStart and AddPostsStart do that.
+func (c Cookie) ID(r *http.Request) string {
+	// Go's r.Cookie, like PHP's $_COOKIE, keeps the first of several
+	// cookies with one name.
+	ck, err := r.Cookie(c.name())
+	if err != nil {
+		return ""
+	}
+	return phpURLDecode(ck.Value)
+}
+
+// Set sends the session cookie for id the way PHP does (path, no domain,
+// lifetime 0 so no Expires, value URL-encoded), plus HttpOnly and
+// SameSite=Lax, and Secure when the request came over TLS, directly or
+// through a trusted proxy saying so in X-Forwarded-Proto.
+func (c Cookie) Set(w http.ResponseWriter, r *http.Request, id string) {
+	path := c.Path
+	if path == "" {
+		path = "/"
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name:     c.name(),
+		Value:    phpURLEncode(id),
+		Path:     path,
+		HttpOnly: true,
+		SameSite: http.SameSiteLaxMode,
+		Secure:   c.isTLS(r),
+	})
+}
+
+// isTLS reports whether the visitor reached us over HTTPS. A forwarded
+// protocol header counts only from a trusted proxy: anybody else could set
+// it.
+func (c Cookie) isTLS(r *http.Request) bool {
+	if r.TLS != nil {
+		return true
+	}
+	if len(c.TrustedProxies) == 0 {
+		return false
+	}
+	proto := r.Header.Get("X-Forwarded-Proto")
+	if proto == "" {
+		return false
+	}
+	// Behind several proxies the first entry is the visitor's protocol.
+	first, _, _ := strings.Cut(proto, ",")
+	if !strings.EqualFold(strings.TrimSpace(first), "https") {
+		return false
+	}
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	var addr netip.Addr
+	if err == nil {
+		addr = ap.Addr()
+	} else if addr, err = netip.ParseAddr(r.RemoteAddr); err != nil {
+		return false
+	}
+	addr = addr.Unmap()
+	for _, p := range c.TrustedProxies {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	return false
+}
+
+// phpURLEncode is PHP's urlencode, which ext/session applies to the id in
+// Set-Cookie: letters, digits and "-_." stay, ' ' becomes '+', every other
+// byte %XX with upper-case hex.
+func phpURLEncode(s string) string {
+	const hexDigits = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		switch {
+		case 'a' <= ch && ch <= 'z', 'A' <= ch && ch <= 'Z', '0' <= ch && ch <= '9', ch == '-', ch == '_', ch == '.':
+			b.WriteByte(ch)
+		case ch == ' ':
+			b.WriteByte('+')
+		default:
+			b.WriteByte('%')
+			b.WriteByte(hexDigits[ch>>4])
+			b.WriteByte(hexDigits[ch&15])
+		}
+	}
+	return b.String()
+}
+
+// phpURLDecode is PHP's urldecode, which fills $_COOKIE: '+' is a space,
+// %XX a byte, and a '%' not followed by two hex digits stays as it is
+// (where Go's url.QueryUnescape would fail).
+func phpURLDecode(s string) string {
+	if !strings.ContainsAny(s, "%+") {
+		return s
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		switch ch := s[i]; {
+		case ch == '+':
+			b = append(b, ' ')
+		case ch == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+			i += 2
+		default:
+			b = append(b, ch)
+		}
+	}
+	return string(b)
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}

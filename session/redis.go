@@ -1,0 +1,264 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/url"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// Pool sizes: a request holds one connection for one short
+// read-modify-write, so a few dozen cover a busy site; beyond MaxActive
+// requests queue (bounded by their context) instead of opening ever more
+// connections against Redis's maxclients.
+const (
+	redisMaxIdle     = 16
+	redisMaxActive   = 128
+	redisIdleTimeout = 4 * time.Minute
+	// A connection idle for longer than this is PINGed before use, so a
+	// Redis restart costs at most the requests in flight, not the next one.
+	redisTestIdle = time.Second
+)
+
+// maxWatchAttempts bounds the optimistic retries of one update. Each failed
+// attempt means another writer succeeded, so the session makes progress;
+// 50 concurrent increments of one session need far fewer (see
+// TestConcurrentAddPostsStart).
+const maxWatchAttempts = 100
+
+// OpenRedis connects to the Redis at rawURL, redis://[[user]:password@]host[:port][/db]
+// (rediss:// for TLS), and returns a Store keeping sessions there the way
+// phpredis does, so PHP pages of the same site share them. It pings Redis
+// once: an unreachable Redis returns an error wrapping ErrUnavailable, a
+// malformed URL a plain error naming the problem (never the password).
+func OpenRedis(ctx context.Context, rawURL string, cfg Config, logger *slog.Logger) (*Store, error) {
+	cfg = cfg.withDefaults()
+	safeURL, err := checkRedisURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	b := &redisBackend{
+		cfg:         cfg,
+		lockOwner:   lockOwner(),
+		releaseLock: redis.NewScript(1, releaseLockScript),
+	}
+	b.pool = &redis.Pool{
+		DialContext: func(ctx context.Context) (redis.Conn, error) {
+			return redis.DialURLContext(ctx, rawURL,
+				redis.DialConnectTimeout(cfg.OpTimeout),
+				redis.DialReadTimeout(cfg.OpTimeout),
+				redis.DialWriteTimeout(cfg.OpTimeout),
+			)
+		},
+		MaxIdle:     redisMaxIdle,
+		MaxActive:   redisMaxActive,
+		IdleTimeout: redisIdleTimeout,
+		Wait:        true,
+		TestOnBorrow: func(c redis.Conn, idleSince time.Time) error {
+			if time.Since(idleSince) < redisTestIdle {
+				return nil
+			}
+			_, err := c.Do("PING")
+			return err
+		},
+	}
+	s := newStore(cfg, logger, b)
+	b.logger = s.logger
+	if err := b.ping(ctx); err != nil {
+		b.pool.Close()
+		return nil, fmt.Errorf("session: open redis %s: %w", safeURL, err)
+	}
+	return s, nil
+}
+
+// checkRedisURL rejects what redigo would only reject at the first dial,
+// or not at all, and returns the URL with its password hidden for messages.
+func checkRedisURL(rawURL string) (string, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		// url.Parse quotes the whole URL, password included.
+		return "", errors.New("session: redis URL does not parse; want redis://[:password@]host:port/db")
+	}
+	safe := u.Redacted()
+	switch u.Scheme {
+	case "redis", "rediss":
+	default:
+		return "", fmt.Errorf("session: redis URL %s: scheme must be redis:// or rediss://", safe)
+	}
+	if u.Opaque != "" || u.Hostname() == "" {
+		return "", fmt.Errorf("session: redis URL %s: no host; want redis://[:password@]host:port/db", safe)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", fmt.Errorf("session: redis URL %s: bad port %q", safe, p)
+		}
+	}
+	if db := u.Path; db != "" && db != "/" {
+		if n, err := strconv.Atoi(db[1:]); err != nil || n < 0 {
+			return "", fmt.Errorf("session: redis URL %s: database %q is not a number", safe, db[1:])
+		}
+	}
+	return safe, nil
+}
+
+// redisBackend stores sessions as phpredis does: the value under
+// <KeyPrefix><id>, written with SETEX <gc_maxlifetime>.
+type redisBackend struct {
+	cfg         Config
+	pool        *redis.Pool
+	logger      *slog.Logger
+	lockOwner   string // "<hostname>|<pid>", like phpredis's lock secret
+	releaseLock *redis.Script
+
+	// conflicts counts WATCH aborts (another writer came in between), for
+	// the concurrency test and the benchmarks.
+	conflicts atomic.Int64
+}
+
+// unavailable wraps a Redis or network error.
+func unavailable(what string, err error) error {
+	return fmt.Errorf("session: redis %s: %w: %w", what, ErrUnavailable, err)
+}
+
+// conn borrows a pooled connection, waiting at most OpTimeout for one.
+func (b *redisBackend) conn(ctx context.Context) (redis.Conn, error) {
+	ctx, cancel := context.WithTimeout(ctx, b.cfg.OpTimeout)
+	defer cancel()
+	c, err := b.pool.GetContext(ctx)
+	if err != nil {
+		return nil, unavailable("connect", err)
+	}
+	return c, nil
+}
+
+// do runs one command (after any sent before it) with the OpTimeout
+// deadline.
+func (b *redisBackend) do(ctx context.Context, c redis.Conn, cmd string, args ...any) (any, error) {
+	ctx, cancel := context.WithTimeout(ctx, b.cfg.OpTimeout)
+	defer cancel()
+	reply, err := redis.DoContext(c, ctx, cmd, args...)
+	if err != nil {
+		return nil, unavailable(cmd, err)
+	}
+	return reply, nil
+}
+
+func (b *redisBackend) ping(ctx context.Context) error {
+	c, err := b.conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	_, err = b.do(ctx, c, "PING")
+	return err
+}
+
+func (b *redisBackend) close() error {
+	return b.pool.Close()
+}
+
+// update is an optimistic transaction: WATCH key, GET, fn, then
+// MULTI/SETEX/EXEC, which Redis aborts when anybody wrote the key since
+// WATCH; then we read again and retry after a short jittered pause.
+//
+// Why WATCH and not a Lua script doing the increment inside Redis: the
+// value is PHP-serialized session data that must come back byte-for-byte
+// except for posts_start. Lua would need a second PHP-serialize parser,
+// written in Lua and kept exactly in step with the fuzzed Go codec. With
+// WATCH the one codec stays in Go, at the price of two round trips per
+// update (WATCH+GET pipelined, MULTI+SETEX+EXEC pipelined) and a retry
+// when a visitor's own requests collide, which is rare and cheap (see
+// BenchmarkAddPostsStart and TestConcurrentAddPostsStart).
+func (b *redisBackend) update(ctx context.Context, id string, fresh bool, fn func([]byte, bool) ([]byte, error)) error {
+	key := b.cfg.KeyPrefix + id
+	c, err := b.conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+
+	// Nobody else knows a fresh random id, so it needs no lock.
+	if b.cfg.Locking && !fresh {
+		unlock, err := b.lock(ctx, c, key)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
+
+	ttl := lifetimeSeconds(b.cfg.MaxLifetime)
+	for attempt := 1; ; attempt++ {
+		if err := c.Send("WATCH", key); err != nil {
+			return unavailable("WATCH", err)
+		}
+		reply, err := b.do(ctx, c, "GET", key)
+		if err != nil {
+			return err
+		}
+		cur, exists := reply.([]byte)
+		if reply != nil && !exists {
+			return unavailable("GET", fmt.Errorf("unexpected reply %T", reply))
+		}
+		next, err := fn(cur, exists)
+		if err != nil {
+			if _, uerr := b.do(ctx, c, "UNWATCH"); uerr != nil {
+				return errors.Join(err, uerr)
+			}
+			return err
+		}
+		if err := c.Send("MULTI"); err != nil {
+			return unavailable("MULTI", err)
+		}
+		if err := c.Send("SETEX", key, ttl, next); err != nil {
+			return unavailable("SETEX", err)
+		}
+		reply, err = b.do(ctx, c, "EXEC")
+		if err != nil {
+			return err
+		}
+		if reply != nil {
+			return nil
+		}
+		b.conflicts.Add(1)
+		if attempt >= maxWatchAttempts {
+			return fmt.Errorf("session %s: %w: changed by others %d times during our update", truncateID(id), ErrUnavailable, attempt)
+		}
+		if err := sleep(ctx, backoff(attempt)); err != nil {
+			return err
+		}
+	}
+}
+
+// backoff spreads retrying writers apart: random up to 100µs·2^attempt,
+// capped at ~6ms, so colliding requests of one visitor do not collide
+// again in lockstep.
+func backoff(attempt int) time.Duration {
+	limit := 100 * time.Microsecond << min(attempt, 6)
+	return time.Duration(rand.Int64N(int64(limit))) + 1
+}
+
+// sleep waits d or until ctx is done.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("%w: %w", ErrUnavailable, ctx.Err())
+	}
+}
+
+// lifetimeSeconds is gc_maxlifetime as SETEX takes it: whole seconds, at
+// least one.
+func lifetimeSeconds(d time.Duration) int64 {
+	s := int64((d + time.Second - 1) / time.Second)
+	return max(s, 1)
+}

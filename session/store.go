@@ -1,0 +1,256 @@
+// Package session keeps the visitor's posts_start counter in PHP's session,
+// stored the way phpredis stores it, so the Go server and PHP pages of the
+// same site share one session under the PHPSESSID cookie.
+//
+// A Store reads and writes whole session values in PHP's serialized form
+// (see Decode and Data.Encode). It always behaves like PHP with
+// session.use_strict_mode=1: an id the store does not know is never
+// adopted, a fresh one is issued instead.
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"time"
+)
+
+// postsStartKey is the $_SESSION entry the PHP script keeps its counter in.
+const postsStartKey = "posts_start"
+
+// Config says how sessions are kept; zero values mean PHP's defaults.
+type Config struct {
+	KeyPrefix         string        // default "PHPREDIS_SESSION:" (phpredis's prefix)
+	Format            Format        // session.serialize_handler, default FormatPHP
+	MaxLifetime       time.Duration // session.gc_maxlifetime, default 1440s
+	InitialPostsStart int           // default 2
+	Locking           bool          // honour phpredis's session lock (redis.session.locking_enabled)
+	LockExpire        time.Duration // redis.session.lock_expire, default 30s (phpredis falls back to max_execution_time, 30s)
+	LockRetries       int           // redis.session.lock_retries, default 100
+	LockWait          time.Duration // redis.session.lock_wait_time, default 20ms
+	OpTimeout         time.Duration // deadline of each Redis command, default 2s
+}
+
+// Defaults of Config, taken from PHP and phpredis.
+const (
+	DefaultKeyPrefix         = "PHPREDIS_SESSION:"
+	DefaultMaxLifetime       = 1440 * time.Second
+	DefaultInitialPostsStart = 2
+	DefaultLockExpire        = 30 * time.Second
+	DefaultLockRetries       = 100
+	DefaultLockWait          = 20 * time.Millisecond
+	DefaultOpTimeout         = 2 * time.Second
+)
+
+// withDefaults fills the zero fields with PHP's defaults.
+func (c Config) withDefaults() Config {
+	if c.KeyPrefix == "" {
+		c.KeyPrefix = DefaultKeyPrefix
+	}
+	if c.MaxLifetime <= 0 {
+		c.MaxLifetime = DefaultMaxLifetime
+	}
+	if c.InitialPostsStart == 0 {
+		c.InitialPostsStart = DefaultInitialPostsStart
+	}
+	if c.LockExpire <= 0 {
+		c.LockExpire = DefaultLockExpire
+	}
+	if c.LockRetries == 0 {
+		c.LockRetries = DefaultLockRetries
+	}
+	if c.LockWait <= 0 {
+		c.LockWait = DefaultLockWait
+	}
+	if c.OpTimeout <= 0 {
+		c.OpTimeout = DefaultOpTimeout
+	}
+	return c
+}
+
+// State is what a request learns about its visitor's session.
+type State struct {
+	ID         string // the session id to send back (may differ from the cookie's: strict mode)
+	PostsStart int
+	New        bool // a new id was issued; the server must set the cookie
+}
+
+// ErrUnavailable is wrapped by every error caused by the session store
+// itself (Redis down, timed out, or a session lock that could not be taken):
+// the visitor did nothing wrong and may retry.
+var ErrUnavailable = errors.New("session: store unavailable")
+
+// ErrLocked is wrapped (together with ErrUnavailable) when a session stays
+// locked by another request (a PHP page with redis.session.locking_enabled)
+// for all of Config.LockRetries attempts.
+var ErrLocked = errors.New("session: session locked by another request")
+
+// errNoSession and errUnreadable make update leave the stored value alone
+// and tell the Store to issue a fresh id.
+var (
+	errNoSession  = errors.New("session: no such session")
+	errUnreadable = errors.New("session: unreadable session value")
+	errTaken      = errors.New("session: new id already in use")
+)
+
+// backend keeps encoded session values under ids. The Redis and the memory
+// store both implement it, so the PHP-format logic below is shared.
+type backend interface {
+	// update reads the value of id (exists false when there is none), hands
+	// it to fn and stores what fn returns with the configured expiry, as
+	// one atomic step with respect to other updates. fn may run more than
+	// once. When fn returns an error nothing is written and update returns
+	// that error. fresh says id was just generated, so no other request
+	// can know it (and no session lock is needed).
+	update(ctx context.Context, id string, fresh bool, fn func(cur []byte, exists bool) ([]byte, error)) error
+	ping(ctx context.Context) error
+	close() error
+}
+
+// Store keeps sessions in Redis (OpenRedis) or in memory (NewMemory).
+// It is safe for concurrent use.
+type Store struct {
+	cfg    Config
+	logger *slog.Logger
+	b      backend
+}
+
+func newStore(cfg Config, logger *slog.Logger, b backend) *Store {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	return &Store{cfg: cfg, logger: logger, b: b}
+}
+
+// PostsStart answers a page visit. When id names a stored, readable
+// session, it returns that session's posts_start (writing
+// InitialPostsStart when the session has none) and refreshes its expiry.
+// Otherwise (empty, malformed, unknown, expired, unreadable or compressed)
+// it issues a fresh id, saves a session holding InitialPostsStart under it,
+// and returns State.New. Errors wrap ErrUnavailable.
+func (s *Store) PostsStart(ctx context.Context, id string) (State, error) {
+	return s.add(ctx, id, 0)
+}
+
+// AddPostsStart records that a JSON answer showed n more posts: it adds n
+// to the session's posts_start atomically, so concurrent requests of one
+// visitor never lose an increment. An id that names no readable session
+// gets a fresh session starting at InitialPostsStart+n, as PostsStart
+// would. Errors wrap ErrUnavailable, except for a negative n.
+func (s *Store) AddPostsStart(ctx context.Context, id string, n int) (State, error) {
+	if n < 0 {
+		return State{}, fmt.Errorf("session: negative posts_start increment %d", n)
+	}
+	return s.add(ctx, id, n)
+}
+
+// Ping checks that the store answers. Errors wrap ErrUnavailable.
+func (s *Store) Ping(ctx context.Context) error {
+	return s.b.ping(ctx)
+}
+
+// Close releases the store's connections. It returns the pool's error, if
+// any.
+func (s *Store) Close() error {
+	return s.b.close()
+}
+
+func (s *Store) add(ctx context.Context, id string, n int) (State, error) {
+	if ValidID(id) {
+		var got int64
+		err := s.b.update(ctx, id, false, func(cur []byte, exists bool) ([]byte, error) {
+			if !exists {
+				return nil, errNoSession
+			}
+			d, err := Decode(s.cfg.Format, cur)
+			if err != nil {
+				// The codec's errors name an offset and a byte type,
+				// never session contents, so they may be logged.
+				return nil, fmt.Errorf("%w: %w", errUnreadable, err)
+			}
+			v, ok := d.Int(postsStartKey)
+			if ok && n == 0 {
+				// Nothing changes: write the stored bytes back untouched,
+				// which only refreshes the expiry as PHP's EXPIRE would.
+				got = v
+				return cur, nil
+			}
+			if !ok {
+				v = int64(s.cfg.InitialPostsStart)
+			}
+			got = addClamped(v, n)
+			d.SetInt(postsStartKey, got)
+			return d.Encode(), nil
+		})
+		switch {
+		case err == nil:
+			return State{ID: id, PostsStart: clampInt(got)}, nil
+		case errors.Is(err, errUnreadable):
+			s.logger.WarnContext(ctx, "session value unreadable (malformed or compressed); issuing a new id and leaving it untouched",
+				slog.String("session_id", truncateID(id)), slog.Any("error", err))
+		case !errors.Is(err, errNoSession):
+			return State{}, err
+		}
+	}
+	return s.create(ctx, int64(s.cfg.InitialPostsStart)+int64(n))
+}
+
+// create saves a new session holding posts_start under a fresh id.
+func (s *Store) create(ctx context.Context, postsStart int64) (State, error) {
+	d := NewData(s.cfg.Format)
+	d.SetInt(postsStartKey, postsStart)
+	value := d.Encode()
+	// A 128-bit random id never collides in practice; the loop only makes
+	// sure we would never write over somebody else's session if it did.
+	for range 3 {
+		id, err := NewID()
+		if err != nil {
+			return State{}, err
+		}
+		err = s.b.update(ctx, id, true, func(_ []byte, exists bool) ([]byte, error) {
+			if exists {
+				return nil, errTaken
+			}
+			return value, nil
+		})
+		if errors.Is(err, errTaken) {
+			continue
+		}
+		if err != nil {
+			return State{}, err
+		}
+		return State{ID: id, PostsStart: clampInt(postsStart), New: true}, nil
+	}
+	return State{}, fmt.Errorf("%w: could not find an unused session id", ErrUnavailable)
+}
+
+// truncateID keeps enough of a session id to correlate log lines but not
+// enough to hijack the session.
+func truncateID(id string) string {
+	if len(id) <= 8 {
+		return id
+	}
+	return id[:8] + "…"
+}
+
+// addClamped adds without wrapping around: a counter PHP stored near the
+// int64 limit must not turn negative.
+func addClamped(v int64, n int) int64 {
+	if v > math.MaxInt64-int64(n) {
+		return math.MaxInt64
+	}
+	return v + int64(n)
+}
+
+// clampInt fits a stored counter into an int on 32-bit platforms too.
+func clampInt(v int64) int {
+	switch {
+	case v > math.MaxInt:
+		return math.MaxInt
+	case v < math.MinInt:
+		return math.MinInt
+	}
+	return int(v)
+}
