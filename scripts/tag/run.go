@@ -157,7 +157,8 @@ func bump(ctx context.Context, t task, dir string, dryRun bool, env []string, st
 	}
 	if res.code != 0 {
 		for _, line := range strings.Split(strings.TrimRight(res.stderr, "\n"), "\n") {
-			fmt.Fprintf(stderr, "tag: git failed: %s\n", line)
+			// No trailing space after the notice on git's blank lines.
+			fmt.Fprintln(stderr, strings.TrimRight("tag: git failed: "+line, " "))
 		}
 		fmt.Fprintf(stderr, "tag: git exited with status %d; %s not changed\n", res.code, vf.path)
 		return res.code

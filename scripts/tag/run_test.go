@@ -285,8 +285,11 @@ func TestRunGitFailure(t *testing.T) {
 				t.Errorf("stderr does not contain %q:\n%s", tc.wantInErr, got.stderr)
 			}
 			for _, line := range strings.Split(strings.TrimSuffix(got.stderr, "\n"), "\n") {
-				if !strings.HasPrefix(line, "tag: git failed: ") && !strings.HasPrefix(line, "tag: git exited with status 128; ") {
+				if !strings.HasPrefix(line, "tag: git failed:") && !strings.HasPrefix(line, "tag: git exited with status 128; ") {
 					t.Errorf("stderr line %q lacks the failure prefix", line)
+				}
+				if strings.HasSuffix(line, " ") {
+					t.Errorf("stderr line %q ends in a space", line)
 				}
 			}
 			if diff := cmp.Diff(content, readFile(t, path)); diff != "" {
