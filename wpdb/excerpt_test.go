@@ -1,0 +1,241 @@
+package wpdb
+
+import (
+	"fmt"
+	"html"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/microcosm-cc/bluemonday"
+	nethtml "golang.org/x/net/html"
+)
+
+// referenceExcerpt is the definition Excerpter.Excerpt must match: the
+// whole post made valid UTF-8, spaced before block tags, sanitized by the
+// same policy, unescaped, collapsed and cut. It is slow on long posts.
+func referenceExcerpt(policy *bluemonday.Policy, content string) string {
+	content = strings.ToValidUTF8(content, "\uFFFD")
+	text := html.UnescapeString(policy.Sanitize(referenceSpaceBlocks(content)))
+	r := []rune(strings.Join(strings.Fields(text), " "))
+	if len(r) > excerptRunes {
+		r = r[:excerptRunes]
+	}
+	return string(r) + "..."
+}
+
+// referenceSpaceBlocks returns s with a space before every block-level tag.
+func referenceSpaceBlocks(s string) string {
+	z := nethtml.NewTokenizer(strings.NewReader(s))
+	var b strings.Builder
+	done := 0
+	for z.Next() != nethtml.ErrorToken {
+		raw := string(z.Raw())
+		done += len(raw)
+		tok := z.Token()
+		switch tok.Type {
+		case nethtml.StartTagToken, nethtml.EndTagToken, nethtml.SelfClosingTagToken:
+			if isBlockElement([]byte(tok.Data)) {
+				b.WriteByte(' ')
+			}
+		}
+		b.WriteString(raw)
+	}
+	// A tag cut off by the end of the post is no token; keep its bytes.
+	b.WriteString(s[done:])
+	return b.String()
+}
+
+func TestExcerpt(t *testing.T) {
+	t.Parallel()
+	a199 := strings.Repeat("a", 199)
+	tests := []struct {
+		name    string
+		content string
+		want    string
+	}{
+		{"empty", "", "..."},
+		{"only white space", " \n\t\r\n ", "..."},
+		{"only markup", "<!-- wp:image --><figure><img src=\"a.jpg\" alt=\"\"/></figure><!-- /wp:image -->", "..."},
+		{"short text", "Hello, world", "Hello, world..."},
+		{"entities decoded", "<p>Fish &amp; chips &lt;3 &quot;x&quot; &#39;y&#39; &copy;</p>", `Fish & chips <3 "x" 'y' ©...`},
+		{"right single quote", "<p>It&#8217;s WordPress&rsquo;s</p>", "It’s WordPress’s..."},
+		{"nbsp collapses", "<p>&nbsp;</p>\n<p>a&nbsp;&nbsp;b\u00a0</p>", "a b..."},
+		{"escaped tag is text", "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>", "<script>alert(1)</script>..."},
+		{"less-than in text", "<p>a < b && c > d</p>", "a < b && c > d..."},
+		{
+			"gutenberg block comments",
+			"<!-- wp:paragraph -->\n<p>One</p>\n<!-- /wp:paragraph -->\n\n<!-- wp:paragraph {\"align\":\"center\"} -->\n<p class=\"has-text-align-center\">Two</p>\n<!-- /wp:paragraph -->",
+			"One Two...",
+		},
+		{"blocks without newlines", "<p>a</p><p>b</p><h2>c</h2><div>d</div>", "a b c d..."},
+		{"inline tags add no space", "<p><strong>un</strong>usual, <a href=\"/x\">link</a>. H<sub>2</sub>O</p>", "unusual, link. H2O..."},
+		{"br separates", "line one<br>line two<br/>three", "line one line two three..."},
+		{"nested lists", "<ul><li>one<ul><li>two</li><li>three</li></ul></li><li>four</li></ul><ol><li>five</li></ol>", "one two three four five..."},
+		{"table cells", "<table><tr><td>a</td><td>b</td></tr><tr><th>c</th></tr></table>", "a b c..."},
+		{"script dropped", "<p>a</p><script>var x = '<p>no</p>';</script><p>b</p>", "a b..."},
+		{"style dropped", "<style>.x{color:red}</style>visible", "visible..."},
+		{"raw elements dropped", "<title>T</title><iframe src=x>f</iframe><noscript>n</noscript><object>o</object>x", "x..."},
+		{"unclosed tag at end", "<p>text <a href=\"http://", "text..."},
+		{"unclosed element", "<p><em>still text", "still text..."},
+		{"white-space runs", "  a \t\n\n  b  \r\n c ", "a b c..."},
+		{"unicode spaces", "a\u2003\u3000b\u202fc", "a b c..."},
+		{"invalid UTF-8", "a\xffb\xfe\xfdc\xe4\xb8", "a\ufffdb\ufffdc\ufffd..."},
+		{"exactly 200", strings.Repeat("x", 200), strings.Repeat("x", 200) + "..."},
+		{"201", strings.Repeat("x", 201), strings.Repeat("x", 200) + "..."},
+		{"199 then a space", a199 + " b", a199 + " ..."},
+		{"200-byte cut would split é", a199 + "éz", a199 + "é..."},
+		{"CJK", strings.Repeat("漢字", 150), strings.Repeat("漢字", 100) + "..."},
+		{"emoji", strings.Repeat("😀", 250), strings.Repeat("😀", 200) + "..."},
+		{"entity counts as one", strings.Repeat("&amp;", 201), strings.Repeat("&", 200) + "..."},
+		{
+			"markup does not count",
+			strings.Repeat("<p><strong>ab</strong></p>\n<!-- c -->", 150),
+			strings.TrimSpace(strings.Repeat("ab ", 67)) + "...",
+		},
+	}
+	e := NewExcerpter()
+	policy := bluemonday.StrictPolicy()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tt.want, e.Excerpt(tt.content)); diff != "" {
+				t.Errorf("Excerpt(%q) (-want +got):\n%s", tt.content, diff)
+			}
+			if diff := cmp.Diff(tt.want, referenceExcerpt(policy, tt.content)); diff != "" {
+				t.Errorf("referenceExcerpt(%q) (-want +got):\n%s", tt.content, diff)
+			}
+		})
+	}
+}
+
+// TestExcerptNoMarkupSurvives builds random posts whose text never holds
+// '<' or '>', wrapped in every kind of markup, and checks that none of it
+// reaches the excerpt and that the fast path matches the reference.
+func TestExcerptNoMarkupSurvives(t *testing.T) {
+	t.Parallel()
+	pieces := []string{
+		"word", "Ünïcödé", "漢字", "😀", "&amp;", "&nbsp;", "&#8217;", " ", "\n", "a,", "b.",
+		"<p>", "</p>", "<strong>", "</strong>", "<br>", "<br/>", "<h2 class=\"x\">", "</h2>",
+		"<!-- wp:paragraph -->", "<!-- /wp:paragraph -->", "<ul>", "<li>", "</li>", "</ul>",
+		"<script>if (a < b) { x = '<p>' }</script>", "<style>p>b{}</style>",
+		"<img src=\"x.jpg\" alt=\"<b>\">", "<a href=\"/x?a=1&b=2\">", "</a>",
+		"<iframe src=x><p>in</p></iframe>", "<object>", "</object>", "<title>t</title>",
+		"<!DOCTYPE html>", "<?php echo 1; ?>", "</>", "</ 3>",
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	e := NewExcerpter()
+	policy := bluemonday.StrictPolicy()
+	for i := range 3000 {
+		var b strings.Builder
+		for range rng.IntN(200) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		content := b.String()
+		got := e.Excerpt(content)
+		if strings.ContainsAny(got, "<>") {
+			t.Errorf("post %d: Excerpt(%q) = %q holds markup", i, content, got)
+		}
+		if want := referenceExcerpt(policy, content); got != want {
+			t.Errorf("post %d: Excerpt(%q) (-want +got):\n%s", i, content, cmp.Diff(want, got))
+		}
+	}
+}
+
+// checkExcerptInvariants checks what holds for every excerpt, whatever the
+// post: valid UTF-8, at most 200 characters before "...", collapsed white
+// space, and plain text: sanitizing its escaped form changes nothing, so no
+// element survives (a decoded "a < b" is text, not a tag).
+func checkExcerptInvariants(t *testing.T, e *Excerpter, content, got string) {
+	t.Helper()
+	if !utf8.ValidString(got) {
+		t.Fatalf("Excerpt(%q) = %q: invalid UTF-8", content, got)
+	}
+	text, ok := strings.CutSuffix(got, "...")
+	if !ok {
+		t.Fatalf("Excerpt(%q) = %q: no trailing ...", content, got)
+	}
+	if n := utf8.RuneCountInString(text); n > excerptRunes {
+		t.Fatalf("Excerpt(%q) has %d characters, want at most %d", content, n, excerptRunes)
+	}
+	if strings.Join(strings.Fields(text), " ") != strings.TrimRight(text, " ") || strings.HasPrefix(text, " ") {
+		t.Fatalf("Excerpt(%q) = %q: white space not collapsed", content, got)
+	}
+	escaped := html.EscapeString(text)
+	if s := e.policy.Sanitize(escaped); s != escaped {
+		t.Fatalf("Excerpt(%q) = %q: sanitizing it again gives %q, want %q", content, got, s, escaped)
+	}
+}
+
+// excerptSeeds is realistic Gutenberg content and the edges of the cut.
+func excerptSeeds() []string {
+	long := strings.Repeat("Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 8)
+	return []string{
+		"",
+		"plain text",
+		gutenbergPost(2 << 10),
+		gutenbergPost(8 << 10),
+		"<!-- wp:paragraph -->\n<p>" + long + "</p>\n<!-- /wp:paragraph -->",
+		"<!-- wp:heading {\"level\":3} -->\n<h3 class=\"wp-block-heading\">Title &amp; more</h3>\n<!-- /wp:heading -->\n\n<!-- wp:list -->\n<ul class=\"wp-block-list\"><!-- wp:list-item -->\n<li>one</li>\n<!-- /wp:list-item --></ul>\n<!-- /wp:list -->",
+		"<!-- wp:gallery {\"linkTo\":\"none\"} -->\n<figure class=\"wp-block-gallery has-nested-images columns-default\"><!-- wp:image {\"id\":12} -->\n<figure class=\"wp-block-image size-large\"><img src=\"https://example.com/a.jpg\" alt=\"A &quot;quoted&quot; alt\" class=\"wp-image-12\"/><figcaption class=\"wp-element-caption\">Caption one</figcaption></figure>\n<!-- /wp:image --></figure>\n<!-- /wp:gallery -->",
+		"<!-- wp:embed {\"url\":\"https://www.youtube.com/watch?v=x\",\"type\":\"video\"} -->\n<figure class=\"wp-block-embed is-type-video\"><div class=\"wp-block-embed__wrapper\">\nhttps://www.youtube.com/watch?v=x\n</div><figcaption>Video</figcaption></figure>\n<!-- /wp:embed -->",
+		"<!-- wp:html -->\n<script>document.write('<p>" + long + "</p>')</script><style>p{}</style><noscript>" + long + "</noscript>\n<!-- /wp:html -->" + long,
+		strings.Repeat("漢字かな交じり文。", 30),
+		strings.Repeat("👩‍👩‍👧‍👦 🇫🇷 ", 60),
+		strings.Repeat("a", 199) + "é" + strings.Repeat("b", 10),
+		strings.Repeat("x ", 100) + "<p>y</p>",
+		strings.Repeat("&nbsp;", 300) + long,
+		strings.Repeat("&amp;&#8217;&#x1F600;&notit;&amp", 60),
+		"<p>unclosed <b>bold <i>italic " + long,
+		"<div><p>a < b and c > d, 1 <2, x<y " + long,
+		"<img src=\"" + strings.Repeat("x", 5000) + "\" alt=\"" + strings.Repeat("&lt;", 100) + "\">" + long,
+		"<p>" + long + "<!-- unterminated comment " + long,
+		"<xmp><b>shown &amp; raw</b></xmp><plaintext>" + long + "</plaintext>" + long,
+		"</iframe><iframe>" + long + "</iframe>" + long,
+		"<script/>" + long + "</script>" + long,
+		"\xff\xfe<p>\xe4\xb8</p>\xad" + long,
+		"a\r\nb\rc\x00d " + long,
+	}
+}
+
+func FuzzExcerpt(f *testing.F) {
+	for _, s := range excerptSeeds() {
+		f.Add(s)
+	}
+	e := NewExcerpter()
+	policy := bluemonday.StrictPolicy()
+	f.Fuzz(func(t *testing.T, content string) {
+		got := e.Excerpt(content)
+		if want := referenceExcerpt(policy, content); got != want {
+			t.Fatalf("Excerpt(%q) differs from the whole-post reference (-want +got):\n%s", content, cmp.Diff(want, got))
+		}
+		checkExcerptInvariants(t, e, content, got)
+	})
+}
+
+// TestExcerptConcurrent shares one Excerpter between goroutines; run it with
+// -race to check the pooled buffers.
+func TestExcerptConcurrent(t *testing.T) {
+	t.Parallel()
+	e := NewExcerpter()
+	seeds := excerptSeeds()
+	policy := bluemonday.StrictPolicy()
+	want := make([]string, len(seeds))
+	for i, s := range seeds {
+		want[i] = referenceExcerpt(policy, s)
+	}
+	for g := range 4 {
+		t.Run(fmt.Sprint("goroutine", g), func(t *testing.T) {
+			t.Parallel()
+			for range 20 {
+				for i, s := range seeds {
+					if got := e.Excerpt(s); got != want[i] {
+						t.Fatalf("seed %d (-want +got):\n%s", i, cmp.Diff(want[i], got))
+					}
+				}
+			}
+		})
+	}
+}
