@@ -1,0 +1,147 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/wploadmore/wploadmore/session/sessiontest"
+)
+
+// harness is one store under test with raw access to what it stored, so
+// one table of cases runs against Redis and memory alike.
+type harness struct {
+	kind  string
+	cfg   Config
+	store *Store
+	logs  *syncBuffer
+
+	get func(t *testing.T, id string) ([]byte, bool) // the stored value, as PHP would GET it
+	set func(t *testing.T, id string, v []byte)      // store a value as a PHP page would
+	// expire makes sure the session of id has expired after cfg.MaxLifetime
+	// (Redis: checks the TTL, then waits it out; memory: moves the clock).
+	expire func(t *testing.T, id string)
+	ttl    func(t *testing.T, id string) time.Duration
+}
+
+var storeKinds = []string{"redis", "memory"}
+
+// newHarness returns a store of kind with cfg (its KeyPrefix set to one
+// unique to t) and logs captured.
+func newHarness(t testing.TB, kind string, cfg Config) *harness {
+	t.Helper()
+	logs := &syncBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, nil))
+	h := &harness{kind: kind, logs: logs}
+	switch kind {
+	case "redis":
+		r := sessiontest.New(t)
+		cfg.KeyPrefix = r.Prefix
+		s, err := OpenRedis(context.Background(), r.URL, cfg, logger)
+		if err != nil {
+			t.Fatalf("OpenRedis: %v", err)
+		}
+		t.Cleanup(func() { s.Close() })
+		h.store = s
+		h.cfg = s.cfg
+		h.get = func(t *testing.T, id string) ([]byte, bool) { return r.Get(h.cfg.KeyPrefix + id) }
+		h.set = func(t *testing.T, id string, v []byte) { r.Set(h.cfg.KeyPrefix+id, v, h.cfg.MaxLifetime) }
+		h.ttl = func(t *testing.T, id string) time.Duration { return r.TTL(h.cfg.KeyPrefix + id) }
+		h.expire = func(t *testing.T, id string) {
+			t.Helper()
+			key := h.cfg.KeyPrefix + id
+			if ttl := r.TTL(key); ttl <= 0 || ttl > h.cfg.MaxLifetime {
+				t.Fatalf("TTL of %s = %v, want in (0, %v]", key, ttl, h.cfg.MaxLifetime)
+			}
+			// Redis expires the key itself; only wait it out (about one
+			// second: MaxLifetime in these tests).
+			deadline := time.Now().Add(h.cfg.MaxLifetime + 3*time.Second)
+			for r.TTL(key) != -2*time.Millisecond {
+				if time.Now().After(deadline) {
+					t.Fatalf("%s did not expire", key)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+	case "memory":
+		cfg.KeyPrefix = "test:"
+		cfg = cfg.withDefaults()
+		clock := &fakeClock{now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+		m := newMemoryBackend(cfg.KeyPrefix, cfg.MaxLifetime, clock.Now)
+		h.store = newStore(cfg, logger, m)
+		h.cfg = cfg
+		h.get = func(t *testing.T, id string) ([]byte, bool) { return m.get(id) }
+		h.set = func(t *testing.T, id string, v []byte) { m.set(id, v) }
+		h.ttl = func(t *testing.T, id string) time.Duration {
+			m.mu.Lock()
+			defer m.mu.Unlock()
+			return m.entries[m.prefix+id].expires.Sub(clock.Now())
+		}
+		h.expire = func(t *testing.T, id string) {
+			clock.Advance(h.cfg.MaxLifetime - time.Nanosecond)
+			if _, ok := m.get(id); !ok {
+				t.Fatalf("session %s expired before MaxLifetime", id)
+			}
+			clock.Advance(time.Nanosecond)
+		}
+	default:
+		t.Fatalf("unknown store kind %q", kind)
+	}
+	return h
+}
+
+// get returns a live value of the memory store.
+func (m *memoryBackend) get(id string) ([]byte, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.entries[m.prefix+id]
+	if !ok || !m.now().Before(e.expires) {
+		return nil, false
+	}
+	return e.value, true
+}
+
+// set stores a value in the memory store as a PHP page would.
+func (m *memoryBackend) set(id string, value []byte) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.entries[m.prefix+id] = memoryEntry{value: value, expires: m.now().Add(m.lifetime)}
+}
+
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// syncBuffer collects log output written from several goroutines.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

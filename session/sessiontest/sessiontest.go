@@ -1,0 +1,244 @@
+// Package sessiontest gives tests a real Redis: the shared one at
+// 127.0.0.1:6379 under a key prefix of their own (New), or a throwaway
+// redis-server they may stop and start (StartServer).
+package sessiontest
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+)
+
+// Addr is where `make services` runs Redis.
+const Addr = "127.0.0.1:6379"
+
+// Redis is the shared Redis as one test sees it.
+type Redis struct {
+	URL    string // redis://127.0.0.1:6379/0, for session.OpenRedis
+	Addr   string // host:port, for PHP's session.save_path
+	Prefix string // this test's own key prefix, for session.Config.KeyPrefix
+	t      testing.TB
+}
+
+// New connects to the Redis at Addr and returns it with a key prefix
+// unique to t; every key under the prefix is deleted when t ends. When
+// Redis is unreachable, t fails (never skips) saying how to start it.
+func New(t testing.TB) *Redis {
+	t.Helper()
+	r := &Redis{
+		URL:    "redis://" + Addr + "/0",
+		Addr:   Addr,
+		Prefix: "wploadmore-test:" + sanitize(t.Name()) + ":" + randomHex(t, 4) + ":",
+		t:      t,
+	}
+	c, err := redis.Dial("tcp", Addr, redis.DialConnectTimeout(2*time.Second))
+	if err == nil {
+		_, err = c.Do("PING")
+		c.Close()
+	}
+	if err != nil {
+		t.Fatalf("sessiontest: Redis at %s is unreachable (start Redis with `make services`): %v", Addr, err)
+	}
+	t.Cleanup(r.deleteAll)
+	return r
+}
+
+// Do runs one command on a new connection and fails t on a connection
+// error; Redis's own error replies are returned.
+func (r *Redis) Do(cmd string, args ...any) (any, error) {
+	r.t.Helper()
+	c, err := redis.Dial("tcp", r.Addr, redis.DialConnectTimeout(2*time.Second), redis.DialReadTimeout(5*time.Second))
+	if err != nil {
+		r.t.Fatalf("sessiontest: connect to Redis at %s (start Redis with `make services`): %v", r.Addr, err)
+	}
+	defer c.Close()
+	return c.Do(cmd, args...)
+}
+
+// Get returns the value of key and whether it exists.
+func (r *Redis) Get(key string) ([]byte, bool) {
+	r.t.Helper()
+	v, err := redis.Bytes(r.Do("GET", key))
+	if errors.Is(err, redis.ErrNil) {
+		return nil, false
+	}
+	if err != nil {
+		r.t.Fatalf("sessiontest: GET %s: %v", key, err)
+	}
+	return v, true
+}
+
+// Set stores value under key, expiring after ttl (none when ttl is 0).
+func (r *Redis) Set(key string, value []byte, ttl time.Duration) {
+	r.t.Helper()
+	args := []any{key, value}
+	if ttl > 0 {
+		args = append(args, "PX", ttl.Milliseconds())
+	}
+	if _, err := r.Do("SET", args...); err != nil {
+		r.t.Fatalf("sessiontest: SET %s: %v", key, err)
+	}
+}
+
+// TTL returns the remaining time to live of key: -1ms for none, -2ms for
+// a missing key, as Redis's PTTL says.
+func (r *Redis) TTL(key string) time.Duration {
+	r.t.Helper()
+	ms, err := redis.Int64(r.Do("PTTL", key))
+	if err != nil {
+		r.t.Fatalf("sessiontest: PTTL %s: %v", key, err)
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+// Keys returns the keys under the test's prefix.
+func (r *Redis) Keys() []string {
+	r.t.Helper()
+	keys, err := r.scan()
+	if err != nil {
+		r.t.Fatalf("sessiontest: SCAN %s*: %v", r.Prefix, err)
+	}
+	return keys
+}
+
+func (r *Redis) scan() ([]string, error) {
+	c, err := redis.Dial("tcp", r.Addr, redis.DialConnectTimeout(2*time.Second), redis.DialReadTimeout(5*time.Second))
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	var keys []string
+	cursor := "0"
+	for {
+		reply, err := redis.Values(c.Do("SCAN", cursor, "MATCH", r.Prefix+"*", "COUNT", 1000))
+		if err != nil {
+			return nil, err
+		}
+		var batch []string
+		if _, err := redis.Scan(reply, &cursor, &batch); err != nil {
+			return nil, err
+		}
+		keys = append(keys, batch...)
+		if cursor == "0" {
+			return keys, nil
+		}
+	}
+}
+
+func (r *Redis) deleteAll() {
+	keys, err := r.scan()
+	if err != nil {
+		r.t.Errorf("sessiontest: clean up %s*: %v", r.Prefix, err)
+		return
+	}
+	for _, k := range keys {
+		if _, err := r.Do("DEL", k); err != nil {
+			r.t.Errorf("sessiontest: clean up %s: %v", k, err)
+		}
+	}
+}
+
+// sanitize keeps a test name usable in a key prefix, a SCAN pattern and a
+// PHP save_path query.
+func sanitize(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9', r == '_', r == '-':
+			return r
+		}
+		return '_'
+	}, name)
+}
+
+func randomHex(t testing.TB, n int) string {
+	b := make([]byte, n)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatalf("sessiontest: random: %v", err)
+	}
+	return hex.EncodeToString(b)
+}
+
+// Server is a throwaway redis-server of one test, which the test may stop
+// and start again on the same port to play a Redis outage.
+type Server struct {
+	Port int
+	URL  string // redis://127.0.0.1:<Port>/0
+	t    testing.TB
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// StartServer starts redis-server on a free port without persistence and
+// stops it when t ends. It fails t when redis-server is not installed.
+func StartServer(t testing.TB) *Server {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("sessiontest: find a free port: %v", err)
+	}
+	port := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	s := &Server{Port: port, URL: "redis://127.0.0.1:" + strconv.Itoa(port) + "/0", t: t}
+	s.Start()
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// Start starts the server (again) and waits until it answers PING.
+func (s *Server) Start() {
+	s.t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		s.t.Fatalf("sessiontest: redis-server not found (apt-get install redis-server): %v", err)
+	}
+	s.cmd = exec.Command(bin, "--port", strconv.Itoa(s.Port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning")
+	if err := s.cmd.Start(); err != nil {
+		s.t.Fatalf("sessiontest: start redis-server: %v", err)
+	}
+	s.done = make(chan struct{})
+	go func(cmd *exec.Cmd, done chan struct{}) {
+		cmd.Wait()
+		close(done)
+	}(s.cmd, s.done)
+	addr := fmt.Sprintf("127.0.0.1:%d", s.Port)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := redis.Dial("tcp", addr, redis.DialConnectTimeout(time.Second))
+		if err == nil {
+			_, err = c.Do("PING")
+			c.Close()
+			if err == nil {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			s.Stop()
+			s.t.Fatalf("sessiontest: redis-server on port %d does not answer: %v", s.Port, err)
+		}
+		select {
+		case <-s.done:
+			s.t.Fatalf("sessiontest: redis-server on port %d exited at start (port taken?)", s.Port)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// Stop kills the server, as a crash would, and waits until it is gone.
+func (s *Server) Stop() {
+	if s.cmd == nil {
+		return
+	}
+	s.cmd.Process.Kill()
+	<-s.done
+	s.cmd = nil
+}
