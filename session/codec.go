@@ -77,7 +77,8 @@ type Data struct {
 // NewData returns an empty session that Encode writes in format f (an
 // unknown Format is written as FormatPHP).
 func NewData(f Format) *Data {
-	d := &Data{format: f}
+	// PHP writes an empty php_serialize session as a:0:{}.
+	d := &Data{format: f, wrapped: f == FormatPHPSerialize}
 	d.entries = d.small[:0]
 	return d
 }
@@ -101,6 +102,7 @@ func Decode(f Format, b []byte) (*Data, error) {
 		return nil, fmt.Errorf("session: decode: unknown format %d", int(f))
 	}
 	d := NewData(f)
+	d.wrapped = false // so that an empty input encodes back to empty
 	if len(b) == 0 {
 		return d, nil
 	}
@@ -178,6 +180,14 @@ func (d *Data) find(name string) int {
 // Anything else (missing, null, bool, other strings or floats, arrays,
 // objects, references) gives ok == false.
 func (d *Data) Int(name string) (v int64, ok bool) {
+	v, ok = d.int(name)
+	if !ok {
+		return 0, false
+	}
+	return v, true
+}
+
+func (d *Data) int(name string) (int64, bool) {
 	i := d.find(name)
 	if i < 0 {
 		return 0, false

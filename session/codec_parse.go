@@ -24,17 +24,16 @@ var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
 // parser walks serialize() output by byte lengths only. It never copies or
 // allocates in proportion to a declared length or count: lengths are checked
 // against the bytes left and counts are consumed one element at a time.
+//
+// Back references (r:N; R:N;) are checked to be positive but not to point
+// at an earlier value: SetInt may replace an array or object by an int,
+// which shifts PHP's value numbering, and it promises to leave every other
+// entry byte for byte as it was, so Decode must still read the result.
+// (The numbering cannot be checked exactly anyway: a C: payload holds
+// values PHP numbers but we do not parse.)
 type parser struct {
 	b   []byte
 	pos int
-	// values numbers the values as PHP's serializer does, so that a back
-	// reference (r:N; R:N;) can be checked to point at an earlier value.
-	// Every value counts once (PHP skips R: itself, so this bound is loose
-	// in the safe direction).
-	values int
-	// refsUnchecked is set after a C: value: its raw payload may hold values
-	// that later references point into, and we do not parse it.
-	refsUnchecked bool
 }
 
 func (p *parser) fail(what string) error {
@@ -75,7 +74,6 @@ func (p *parser) sessionPHPSerialize(d *Data) error {
 	if !p.lit(":{") {
 		return p.fail("want :{ after array count")
 	}
-	p.values++ // $_SESSION itself is value 1
 	for ; n > 0; n-- {
 		kstart := p.pos
 		name, intKey, err := p.key()
@@ -323,7 +321,6 @@ func (p *parser) value(depth int) error {
 	if len(p.b)-p.pos < 2 {
 		return p.fail("want a value, found the end of the data")
 	}
-	p.values++
 	t := p.b[p.pos]
 	if t == 'N' {
 		if !p.lit("N;") {
@@ -385,7 +382,6 @@ func (p *parser) value(depth int) error {
 		if !p.lit("}") {
 			return p.fail("want } after Serializable payload (wrong length?)")
 		}
-		p.refsUnchecked = true
 		return nil
 	case 'E':
 		soff := p.pos
@@ -403,8 +399,8 @@ func (p *parser) value(depth int) error {
 		if err != nil {
 			return err
 		}
-		if n < 1 || (!p.refsUnchecked && n >= p.values) {
-			return &malformedError{off: nstart, what: "reference to a value that does not precede it"}
+		if n < 1 {
+			return &malformedError{off: nstart, what: "reference to value 0 (PHP numbers values from 1)"}
 		}
 	default:
 		p.pos = start
