@@ -18,6 +18,7 @@ type harness struct {
 	cfg   Config
 	store *Store
 	logs  *syncBuffer
+	redis *sessiontest.Redis // the Redis behind a "redis" store
 
 	get func(t *testing.T, id string) ([]byte, bool) // the stored value, as PHP would GET it
 	set func(t *testing.T, id string, v []byte)      // store a value as a PHP page would
@@ -39,6 +40,7 @@ func newHarness(t testing.TB, kind string, cfg Config) *harness {
 	switch kind {
 	case "redis":
 		r := sessiontest.New(t)
+		h.redis = r
 		cfg.KeyPrefix = r.Prefix
 		s, err := OpenRedis(context.Background(), r.URL, cfg, logger)
 		if err != nil {

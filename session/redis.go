@@ -120,6 +120,8 @@ type redisBackend struct {
 	// conflicts counts WATCH aborts (another writer came in between), for
 	// the concurrency test and the benchmarks.
 	conflicts atomic.Int64
+	// mostAttempts is the largest number of attempts one update needed.
+	mostAttempts atomic.Int64
 }
 
 // unavailable wraps a Redis or network error.
@@ -224,6 +226,8 @@ func (b *redisBackend) update(ctx context.Context, id string, fresh bool, fn fun
 			return err
 		}
 		if reply != nil {
+			for n := b.mostAttempts.Load(); int64(attempt) > n && !b.mostAttempts.CompareAndSwap(n, int64(attempt)); n = b.mostAttempts.Load() {
+			}
 			return nil
 		}
 		b.conflicts.Add(1)

@@ -1,0 +1,249 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wploadmore/wploadmore/session/sessiontest"
+)
+
+func TestOpenRedisBadURL(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, url, want string
+	}{
+		{"empty", "", "scheme must be redis:// or rediss://"},
+		{"http scheme", "http://127.0.0.1:6379", "scheme must be redis:// or rediss://"},
+		{"no scheme", "127.0.0.1:6379", "does not parse"},
+		{"no host", "redis:///0", "no host"},
+		{"opaque", "redis:127.0.0.1", "no host"},
+		{"bad port", "redis://127.0.0.1:99999/0", `bad port "99999"`},
+		{"bad database", "redis://127.0.0.1:6379/sessions", `database "sessions" is not a number`},
+		{"password hidden", "redis://:s3cret@127.0.0.1:6379/x", "redis://:xxxxx@127.0.0.1:6379/x"},
+		{"unparsable with password", "redis://:s3cret@127.0.0.1:6379/%zz", "does not parse"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := OpenRedis(context.Background(), tt.url, Config{}, nil)
+			if err == nil {
+				s.Close()
+				t.Fatal("OpenRedis succeeded")
+			}
+			if !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("err = %q, want it to say %q and hide the password", err, tt.want)
+			}
+			if errors.Is(err, ErrUnavailable) {
+				t.Errorf("err = %v wraps ErrUnavailable; a bad URL is the operator's mistake", err)
+			}
+		})
+	}
+}
+
+func TestOpenRedisURLForms(t *testing.T) {
+	t.Parallel()
+	r := sessiontest.New(t)
+	for _, url := range []string{"redis://127.0.0.1:6379", "redis://127.0.0.1:6379/", "redis://127.0.0.1/0", "redis://127.0.0.1:6379/3"} {
+		t.Run(url, func(t *testing.T) {
+			s, err := OpenRedis(context.Background(), url, Config{KeyPrefix: r.Prefix}, nil)
+			if err != nil {
+				t.Fatalf("OpenRedis(%s): %v", url, err)
+			}
+			defer s.Close()
+			if err := s.Ping(context.Background()); err != nil {
+				t.Errorf("Ping: %v", err)
+			}
+		})
+	}
+}
+
+func TestOpenRedisUnreachable(t *testing.T) {
+	t.Parallel()
+	srv := sessiontest.StartServer(t)
+	srv.Stop()
+	_, err := OpenRedis(context.Background(), srv.URL, Config{OpTimeout: 500 * time.Millisecond}, nil)
+	if !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("err = %v, want ErrUnavailable", err)
+	}
+}
+
+// TestRedisOutage stops Redis under an open store, then starts it again:
+// while it is down every method fails with ErrUnavailable, and afterwards
+// the same store works again.
+func TestRedisOutage(t *testing.T) {
+	t.Parallel()
+	srv := sessiontest.StartServer(t)
+	ctx := context.Background()
+	s, err := OpenRedis(ctx, srv.URL, Config{OpTimeout: 500 * time.Millisecond}, nil)
+	if err != nil {
+		t.Fatalf("OpenRedis: %v", err)
+	}
+	defer s.Close()
+	st, err := s.PostsStart(ctx, "")
+	if err != nil {
+		t.Fatalf("PostsStart: %v", err)
+	}
+
+	srv.Stop()
+	calls := map[string]func() error{
+		"PostsStart new":    func() error { _, err := s.PostsStart(ctx, ""); return err },
+		"PostsStart known":  func() error { _, err := s.PostsStart(ctx, st.ID); return err },
+		"AddPostsStart":     func() error { _, err := s.AddPostsStart(ctx, st.ID, 2); return err },
+		"AddPostsStart new": func() error { _, err := s.AddPostsStart(ctx, "", 2); return err },
+		"Ping":              func() error { return s.Ping(ctx) },
+	}
+	for name, call := range calls {
+		if err := call(); !errors.Is(err, ErrUnavailable) {
+			t.Errorf("%s with Redis down: err = %v, want ErrUnavailable", name, err)
+		}
+	}
+
+	srv.Start()
+	// The pool drops broken connections as they fail; give it a few
+	// requests' worth of tries rather than a fixed sleep.
+	var got State
+	for try := 0; ; try++ {
+		got, err = s.AddPostsStart(ctx, st.ID, 3)
+		if err == nil {
+			break
+		}
+		if try == 20 {
+			t.Fatalf("store did not recover after Redis came back: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The throwaway Redis keeps nothing on disk, so the session is gone and
+	// a new one starts, as after any Redis restart without persistence.
+	if !got.New || got.PostsStart != 5 {
+		t.Errorf("after restart got %+v, want a new session at 5", got)
+	}
+	if err := s.Ping(ctx); err != nil {
+		t.Errorf("Ping after restart: %v", err)
+	}
+}
+
+func TestRedisLocking(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	const phpLock = "php-host|4242" // what phpredis writes: "<hostname>|<pid>"
+
+	setup := func(t *testing.T, cfg Config) (*harness, *sessiontest.Redis, string) {
+		cfg.Locking = true
+		h := newHarness(t, "redis", cfg)
+		r := h.redis
+		h.set(t, idHex32, []byte(`posts_start|i:4;`))
+		return h, r, h.cfg.KeyPrefix + idHex32 + "_LOCK"
+	}
+
+	t.Run("our lock is released after the write", func(t *testing.T) {
+		t.Parallel()
+		h, r, lockKey := setup(t, Config{})
+		mustAdd(t, h, idHex32, 1)
+		mustPostsStart(t, h, idHex32)
+		if v, ok := r.Get(lockKey); ok {
+			t.Errorf("lock %s left behind: %q", lockKey, v)
+		}
+	})
+
+	t.Run("held lock delays, released lock proceeds", func(t *testing.T) {
+		t.Parallel()
+		h, r, lockKey := setup(t, Config{LockRetries: -1})
+		r.Set(lockKey, []byte(phpLock), time.Minute)
+		done := make(chan error, 1)
+		go func() {
+			_, err := h.store.AddPostsStart(ctx, idHex32, 3)
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			t.Fatalf("AddPostsStart returned while PHP held the lock: %v", err)
+		case <-time.After(200 * time.Millisecond):
+		}
+		if v, _ := h.get(t, idHex32); string(v) != `posts_start|i:4;` {
+			t.Fatalf("session written under PHP's lock: %q", v)
+		}
+		r.Do("DEL", lockKey) // the PHP request ends
+		if err := <-done; err != nil {
+			t.Fatalf("AddPostsStart after the lock was released: %v", err)
+		}
+		if v, _ := h.get(t, idHex32); string(v) != `posts_start|i:7;` {
+			t.Errorf("stored %q, want posts_start|i:7;", v)
+		}
+	})
+
+	t.Run("lock never released is ErrLocked", func(t *testing.T) {
+		t.Parallel()
+		h, r, lockKey := setup(t, Config{LockRetries: 3, LockWait: 10 * time.Millisecond})
+		r.Set(lockKey, []byte(phpLock), time.Minute)
+		for name, call := range map[string]func() error{
+			"PostsStart":    func() error { _, err := h.store.PostsStart(ctx, idHex32); return err },
+			"AddPostsStart": func() error { _, err := h.store.AddPostsStart(ctx, idHex32, 1); return err },
+		} {
+			err := call()
+			if !errors.Is(err, ErrLocked) || !errors.Is(err, ErrUnavailable) {
+				t.Errorf("%s: err = %v, want ErrLocked and ErrUnavailable", name, err)
+			}
+		}
+		if v, _ := r.Get(lockKey); string(v) != phpLock {
+			t.Errorf("PHP's lock became %q", v)
+		}
+		if v, _ := h.get(t, idHex32); string(v) != `posts_start|i:4;` {
+			t.Errorf("session written under PHP's lock: %q", v)
+		}
+	})
+
+	t.Run("a new session needs no lock", func(t *testing.T) {
+		t.Parallel()
+		h, _, _ := setup(t, Config{LockRetries: 1, LockWait: time.Millisecond})
+		checkNew(t, h, mustPostsStart(t, h, ""), "", 2)
+	})
+
+	t.Run("lock taken like phpredis, never deleted when not ours", func(t *testing.T) {
+		t.Parallel()
+		h, r, lockKey := setup(t, Config{LockExpire: 7 * time.Second})
+		b := h.store.b.(*redisBackend)
+		c, err := b.conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		unlock, err := b.lock(ctx, c, h.cfg.KeyPrefix+idHex32)
+		if err != nil {
+			t.Fatalf("lock: %v", err)
+		}
+		token, _ := r.Get(lockKey)
+		if !strings.HasPrefix(string(token), b.lockOwner+"|") || strings.Count(b.lockOwner, "|") != 1 {
+			t.Errorf("lock value %q, want %q followed by a random part", token, b.lockOwner+"|")
+		}
+		if ttl := r.TTL(lockKey); ttl <= 6*time.Second || ttl > 7*time.Second {
+			t.Errorf("lock TTL = %v, want LockExpire 7s", ttl)
+		}
+		// Our lock expired and PHP took it: releasing ours must keep PHP's.
+		r.Set(lockKey, []byte(phpLock), time.Minute)
+		unlock()
+		if v, ok := r.Get(lockKey); !ok || string(v) != phpLock {
+			t.Errorf("after our unlock, PHP's lock is %q (exists %v)", v, ok)
+		}
+	})
+}
+
+func TestConfigDefaults(t *testing.T) {
+	t.Parallel()
+	want := Config{
+		KeyPrefix:         "PHPREDIS_SESSION:",
+		Format:            FormatPHP,
+		MaxLifetime:       1440 * time.Second,
+		InitialPostsStart: 2,
+		LockExpire:        30 * time.Second,
+		LockRetries:       100,
+		LockWait:          20 * time.Millisecond,
+		OpTimeout:         2 * time.Second,
+	}
+	if diff := cmp.Diff(want, Config{}.withDefaults()); diff != "" {
+		t.Errorf("defaults (-want +got):\n%s", diff)
+	}
+}
