@@ -1,0 +1,249 @@
+package wpdb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// SeedRow is one wp_posts row as a seed script writes it. Empty text
+// fields are written as empty strings, as WordPress writes them.
+type SeedRow struct {
+	ID            uint64
+	Author        uint64
+	Date          string // post_date, "YYYY-MM-DD HH:MM:SS"
+	DateGMT       string // post_date_gmt
+	Content       string
+	Title         string
+	Excerpt       string
+	Status        string // post_status
+	CommentStatus string // comment_status (and ping_status)
+	Name          string // post_name, the slug
+	Modified      string // post_modified (and post_modified_gmt)
+	Parent        uint64
+	GUID          string
+	MenuOrder     int
+	Type          string // post_type
+	MimeType      string
+	CommentCount  int
+}
+
+// seedColumns are the columns Seeder.Insert writes, in SeedRow's order.
+var seedColumns = []string{
+	"ID", "post_author", "post_date", "post_date_gmt", "post_content", "post_title", "post_excerpt",
+	"post_status", "comment_status", "ping_status", "post_name", "to_ping", "pinged",
+	"post_modified", "post_modified_gmt", "post_content_filtered", "post_parent", "guid",
+	"menu_order", "post_type", "post_mime_type", "comment_count",
+}
+
+func (r *SeedRow) args(dst []any) []any {
+	return append(dst, r.ID, r.Author, r.Date, r.DateGMT, r.Content, r.Title, r.Excerpt,
+		r.Status, r.CommentStatus, r.CommentStatus, r.Name, "", "",
+		r.Modified, r.Modified, "", r.Parent, r.GUID,
+		r.MenuOrder, r.Type, r.MimeType, r.CommentCount)
+}
+
+// Limits of one multi-row INSERT: MySQL refuses a packet over
+// max_allowed_packet (16 MB by default in MariaDB) and SQLite more than
+// 32 766 bound parameters; staying well under both keeps one statement
+// valid on any default configuration.
+const (
+	seedMaxStmtBytes = 4 << 20
+	seedMaxStmtRows  = 500
+)
+
+// Seeder writes rows into a WordPress posts table. It is for seed scripts
+// and benchmarks filling a test database, never for the server, which only
+// reads: unlike [Store] it creates what is missing (the MySQL database, the
+// SQLite file, the posts table).
+type Seeder struct {
+	db      *sql.DB
+	driver  string
+	table   string
+	timeout time.Duration
+}
+
+// OpenSeeder connects to the database cfg names for writing. It creates the
+// MySQL database (utf8mb4, as WordPress does) or the SQLite file when it
+// does not exist, and the posts table with [Schema] when it is missing.
+//
+// It returns an error when cfg is invalid, the database cannot be reached
+// or a creating statement fails.
+func OpenSeeder(ctx context.Context, cfg Config) (*Seeder, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("wpdb: seeder: %w", err)
+	}
+	// Long posts in large transactions take longer than a page query.
+	timeout := max(cfg.QueryTimeout, 5*time.Minute)
+	var db *sql.DB
+	switch cfg.Driver {
+	case DriverMySQL:
+		mc, err := mysqlConfig(cfg.DSN)
+		if err != nil {
+			return nil, fmt.Errorf("wpdb: seeder: %w", err)
+		}
+		if err := createMySQLDatabase(ctx, mc); err != nil {
+			return nil, err
+		}
+		// One text query per INSERT instead of prepare, execute and close:
+		// a third of the round trips for statements used once.
+		mc.InterpolateParams = true
+		mc.ReadTimeout, mc.WriteTimeout = timeout, timeout
+		conn, err := mysql.NewConnector(mc)
+		if err != nil {
+			return nil, fmt.Errorf("wpdb: seeder: mysql connector: %w", err)
+		}
+		db = sql.OpenDB(conn)
+	case DriverSQLite:
+		dsn := sqliteDSN(cfg.DSN, timeout, true) +
+			"&_pragma=journal_mode(wal)&_pragma=synchronous(normal)"
+		if db, err = sql.Open(DriverSQLite, dsn); err != nil {
+			return nil, fmt.Errorf("wpdb: seeder: open sqlite: %w", err)
+		}
+		db.SetMaxOpenConns(1) // one writer at a time is all SQLite allows
+	}
+	s := &Seeder{db: db, driver: cfg.Driver, table: cfg.TablePrefix + "posts", timeout: timeout}
+	store := newStore(db, cfg)
+	err = store.checkTable(ctx, s.table, cfg.Driver+" database")
+	switch {
+	case err == nil:
+	case errors.Is(err, ErrNoPostsTable):
+		cctx, cancel := context.WithTimeout(ctx, s.timeout)
+		defer cancel()
+		if err := CreateSchema(cctx, db, cfg.Driver, cfg.TablePrefix); err != nil {
+			db.Close()
+			return nil, err
+		}
+	default:
+		db.Close()
+		return nil, fmt.Errorf("wpdb: seeder: %w", err)
+	}
+	return s, nil
+}
+
+// createMySQLDatabase creates mc's database when it does not exist, through
+// a connection that names no database.
+func createMySQLDatabase(ctx context.Context, mc *mysql.Config) error {
+	admin := mc.Clone()
+	admin.DBName = ""
+	conn, err := mysql.NewConnector(admin)
+	if err != nil {
+		return fmt.Errorf("wpdb: seeder: mysql connector: %w", err)
+	}
+	db := sql.OpenDB(conn)
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	name := "`" + strings.ReplaceAll(mc.DBName, "`", "``") + "`"
+	if _, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+name+
+		" CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci"); err != nil {
+		return fmt.Errorf("wpdb: seeder: create database %s: %w", mc.DBName, err)
+	}
+	return nil
+}
+
+// MaxID returns the largest ID in the posts table, 0 when it is empty. A
+// seed script that inserts in ID order resumes after it.
+//
+// It returns the driver's error, wrapped, when the query fails.
+func (s *Seeder) MaxID(ctx context.Context) (uint64, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	var id sql.NullInt64
+	if err := s.db.QueryRowContext(ctx, "SELECT MAX(ID) FROM "+s.quote(s.table)).Scan(&id); err != nil {
+		return 0, fmt.Errorf("wpdb: seeder: max ID: %w", err)
+	}
+	return uint64(id.Int64), nil
+}
+
+// Insert writes rows in one transaction, as few multi-row INSERTs as the
+// statement limits allow. A row whose ID is already present is skipped
+// (INSERT IGNORE), so rerunning an interrupted seed is safe.
+//
+// It returns the driver's error, wrapped, when a statement or the commit
+// fails; nothing of rows is written then.
+func (s *Seeder) Insert(ctx context.Context, rows []SeedRow) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("wpdb: seeder: begin: %w", err)
+	}
+	defer tx.Rollback()
+	var stmt strings.Builder
+	args := make([]any, 0, seedMaxStmtRows*len(seedColumns))
+	size, n := 0, 0
+	flush := func() error {
+		if n == 0 {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, stmt.String(), args...); err != nil {
+			return fmt.Errorf("wpdb: seeder: insert %d rows from ID %d: %w", n, args[0], err)
+		}
+		stmt.Reset()
+		args, size, n = args[:0], 0, 0
+		return nil
+	}
+	row := "(?" + strings.Repeat(", ?", len(seedColumns)-1) + ")"
+	for i := range rows {
+		r := &rows[i]
+		rowSize := len(r.Content) + len(r.Title) + len(r.Excerpt) + 512
+		if n > 0 && (n == seedMaxStmtRows || size+rowSize > seedMaxStmtBytes) {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		if n == 0 {
+			stmt.WriteString(s.insertHead())
+		} else {
+			stmt.WriteString(", ")
+		}
+		stmt.WriteString(row)
+		args = r.args(args)
+		size += rowSize
+		n++
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("wpdb: seeder: commit: %w", err)
+	}
+	return nil
+}
+
+func (s *Seeder) insertHead() string {
+	verb := "INSERT IGNORE INTO "
+	if s.driver == DriverSQLite {
+		verb = "INSERT OR IGNORE INTO "
+	}
+	cols := make([]string, len(seedColumns))
+	for i, c := range seedColumns {
+		cols[i] = s.quote(c)
+	}
+	return verb + s.quote(s.table) + " (" + strings.Join(cols, ", ") + ") VALUES "
+}
+
+func (s *Seeder) quote(name string) string {
+	if s.driver == DriverSQLite {
+		return `"` + name + `"`
+	}
+	return "`" + name + "`"
+}
+
+// Close closes the connection pool. It returns the driver's error, if any.
+func (s *Seeder) Close() error {
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("wpdb: seeder: close: %w", err)
+	}
+	return nil
+}
