@@ -67,7 +67,7 @@ func capturePHP(t *testing.T) {
 	}
 }
 
-func readGolden(t *testing.T, name string, f Format) []byte {
+func readGolden(t testing.TB, name string, f Format) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(codecGoldenDir, name+"."+f.String()+".golden"))
 	if err != nil {
@@ -385,5 +385,28 @@ func TestDecodeCopies(t *testing.T) {
 	copy(in, bytes.Repeat([]byte{'#'}, len(in)))
 	if got := string(d.Encode()); got != `posts_start|i:4;u|s:1:"x";` {
 		t.Errorf("Encode after the input changed = %q", got)
+	}
+}
+
+// BenchmarkCodec measures one request's work on a typical session: decode
+// what Redis returned, add to posts_start, encode what goes back.
+func BenchmarkCodec(b *testing.B) {
+	for _, f := range codecFormats {
+		b.Run(f.String(), func(b *testing.B) {
+			in := readGolden(b, "typical", f)
+			b.SetBytes(int64(len(in)))
+			b.ReportAllocs()
+			for b.Loop() {
+				d, err := Decode(f, in)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n, _ := d.Int("posts_start")
+				d.SetInt("posts_start", n+2)
+				if len(d.Encode()) == 0 {
+					b.Fatal("empty encoding")
+				}
+			}
+		})
 	}
 }
