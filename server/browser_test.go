@@ -1,0 +1,615 @@
+package main
+
+// The browser tests drive the page, the widget script and the real server
+// together in a headless Chromium, so what they check is what a visitor sees.
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+	"github.com/go-sql-driver/mysql"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wploadmore/wploadmore/session/sessiontest"
+	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+)
+
+// chromiumPath is where Debian's chromium package puts the browser.
+const chromiumPath = "/usr/bin/chromium"
+
+// The widget's messages, as public/load-more.js words them.
+const (
+	msgNoMore         = "No more data"
+	msgRequestFailed  = "Loading more posts failed. Please try again."
+	msgTemplateFailed = "Posts cannot be loaded right now: the post template is unavailable."
+)
+
+// Titles of the seeded posts, newest first: the order the page lists them.
+// Two try to inject markup, one in the posts the server renders and one in
+// a batch the browser renders.
+var browserTitles = []string{
+	`<img src=x onerror="window.__xssServer=1"> Seven & "quoted"`,
+	"Post six",
+	"Post five",
+	`<img src=x onerror="window.__xssClient=1"> Four`,
+	"Post three",
+	"Post two",
+	"Post one",
+}
+
+// seedBrowserPosts fills cfg's posts table with browserTitles, plus rows
+// the page must not list (a draft and a page).
+func seedBrowserPosts(t *testing.T, cfg wpdb.Config) {
+	t.Helper()
+	var rows []wpdbtest.Row
+	for i, title := range browserTitles {
+		day := len(browserTitles) - i
+		rows = append(rows, wpdbtest.Row{
+			Date:    fmt.Sprintf("2024-03-%02d 09:30:00", day),
+			Title:   title,
+			Name:    fmt.Sprintf("post-%d", day),
+			Content: fmt.Sprintf("<!-- wp:paragraph --><p>Body of post %d, with <strong>markup</strong> removed.</p><!-- /wp:paragraph -->", day),
+		})
+	}
+	rows = append(rows,
+		wpdbtest.Row{Date: "2024-03-20 00:00:00", Title: "A draft", Status: "draft"},
+		wpdbtest.Row{Date: "2024-03-21 00:00:00", Title: "A page", Type: "page"},
+	)
+	wpdbtest.Insert(t, cfg, rows...)
+}
+
+// startBrowserServer runs the server on the SQLite database cfg with
+// in-memory sessions and returns the URL of its page.
+func startBrowserServer(t *testing.T, cfg wpdb.Config, env map[string]string) string {
+	t.Helper()
+	all := map[string]string{"LOADMORE_DB": "sqlite:" + cfg.DSN}
+	for k, v := range env {
+		all[k] = v
+	}
+	return startServerTmp(t, all) + "/load-more.php"
+}
+
+// browser starts a headless Chromium for t, stopped when t ends, and
+// returns the context of its first tab. Without Chromium the test is
+// skipped, except under CI where that is a failure.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	if _, err := exec.LookPath(chromiumPath); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("browser tests need Chromium at %s: apt-get install -y chromium", chromiumPath)
+		}
+		t.Skipf("Chromium not found at %s (apt-get install -y chromium); skipping the browser tests", chromiumPath)
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromiumPath),
+		chromedp.Headless,
+		chromedp.NoSandbox, // root in containers
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+	}
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(allocCtx)
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+	})
+	// Started without a deadline: a deadline here would stop the browser.
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start Chromium: %v", err)
+	}
+	return ctx
+}
+
+// tab is one page in a browser context of its own, so it starts with no
+// cookies: a new visitor with a new session.
+type tab struct {
+	t   *testing.T
+	ctx context.Context
+
+	mu      sync.Mutex
+	console []chromedp.ConsoleMessage
+}
+
+// newTab opens a tab in browserCtx for t, closed when t ends, with a
+// deadline for everything it does, and records its console.
+func newTab(t *testing.T, browserCtx context.Context) *tab {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(browserCtx, chromedp.WithNewBrowserContext())
+	t.Cleanup(cancel)
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("open tab: %v", err)
+	}
+	tb := &tab{t: t}
+	messages := chromedp.Console(ctx)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			tb.mu.Lock()
+			tb.console = append(tb.console, m)
+			tb.mu.Unlock()
+		}
+	}()
+	ctx, cancelTimeout := context.WithTimeout(ctx, 30*time.Second)
+	t.Cleanup(cancelTimeout)
+	tb.ctx = ctx
+	return tb
+}
+
+// do runs actions, failing the test on an error.
+func (tb *tab) do(actions ...chromedp.Action[chromedp.Void]) {
+	tb.t.Helper()
+	if err := chromedp.Do(tb.ctx, actions...); err != nil {
+		tb.t.Fatalf("browser: %v", err)
+	}
+}
+
+// eval evaluates a JavaScript expression in the page into a T.
+func eval[T any](tb *tab, expr string) T {
+	tb.t.Helper()
+	v, err := chromedp.Run(tb.ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		tb.t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+// waitFor waits until a JavaScript expression is true in the page.
+func (tb *tab) waitFor(expr string) {
+	tb.t.Helper()
+	if _, err := chromedp.Run(tb.ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		tb.t.Fatalf("waiting for %s: %v (page: %s)", expr, err, tb.describe())
+	}
+}
+
+// pageState is what a visitor sees of the widget.
+type pageState struct {
+	Titles []string
+	Badge  string
+	Button bool   // the "more" button is there
+	Status string // the live region's text
+}
+
+const pageStateJS = `(() => ({
+	Titles: [...document.querySelectorAll('#posts article.post .post-title')].map((e) => e.textContent),
+	Badge: document.getElementById('posts-start')?.textContent ?? '',
+	Button: document.getElementById('more') !== null,
+	Status: document.getElementById('status')?.textContent ?? '',
+}))()`
+
+func (tb *tab) state() pageState {
+	tb.t.Helper()
+	return eval[pageState](tb, pageStateJS)
+}
+
+// describe is the page state for failure messages.
+func (tb *tab) describe() string {
+	s, err := chromedp.Run(tb.ctx, chromedp.Evaluate[pageState](pageStateJS))
+	if err != nil {
+		return "unreadable: " + err.Error()
+	}
+	return fmt.Sprintf("%+v", s)
+}
+
+// postsShown is how many posts the page holds.
+func (tb *tab) postsShown() int {
+	tb.t.Helper()
+	return eval[int](tb, `document.querySelectorAll('#posts article.post').length`)
+}
+
+// clickMore clicks the button and waits until the request it sent is
+// over: the button is back and enabled, or gone.
+func (tb *tab) clickMore() {
+	tb.t.Helper()
+	tb.do(chromedp.WaitEnabled("#more"), chromedp.Click("#more"))
+	tb.waitIdle()
+}
+
+// waitIdle waits until no request of the widget runs: the button is back
+// and enabled, or gone.
+func (tb *tab) waitIdle() {
+	tb.t.Helper()
+	tb.waitFor(`(() => { const b = document.getElementById('more'); return b === null || (!b.disabled && b.getAttribute('aria-busy') !== 'true'); })()`)
+}
+
+// consoleProblems are the errors and uncaught exceptions the page logged,
+// leaving out the browser's network errors when allowNetwork is set (a
+// test that makes a request fail on purpose gets those).
+func (tb *tab) consoleProblems(allowNetwork bool) []string {
+	tb.mu.Lock()
+	defer tb.mu.Unlock()
+	var out []string
+	for _, m := range tb.console {
+		if m.Type != chromedp.ConsoleError && !m.IsException() {
+			continue
+		}
+		if allowNetwork && m.Source == "network" {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s (%s:%d)", m, m.URL, m.Line))
+	}
+	return out
+}
+
+// noConsoleProblems fails the test for any console error or exception.
+func (tb *tab) noConsoleProblems(allowNetwork bool) {
+	tb.t.Helper()
+	// Let the last messages of the page arrive.
+	tb.do(chromedp.Sleep(100 * time.Millisecond))
+	if p := tb.consoleProblems(allowNetwork); len(p) > 0 {
+		tb.t.Errorf("console problems:\n%s", strings.Join(p, "\n"))
+	}
+}
+
+// screenshot saves a full-page PNG under testoutput/ at the repository
+// root (ignored by git) for a person to look at.
+func (tb *tab) screenshot(name string) {
+	tb.t.Helper()
+	png, err := chromedp.Run(tb.ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		tb.t.Fatalf("screenshot: %v", err)
+	}
+	dir := filepath.Join("..", "testoutput")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.t.Fatal(err)
+	}
+	path := filepath.Join(dir, name+".png")
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		tb.t.Fatal(err)
+	}
+	abs, _ := filepath.Abs(path)
+	tb.t.Logf("screenshot: %s", abs)
+}
+
+// faultProxy stands in front of the server to count the widget's JSON
+// requests and to make chosen requests fail, as a broken network or a
+// broken deployment would.
+type faultProxy struct {
+	URL string // the page's URL through the proxy
+
+	mu           sync.Mutex
+	jsonRequests int
+	failTemplate bool
+	failJSON     int           // how many JSON requests still to fail
+	delayJSON    time.Duration // added before each JSON answer
+}
+
+// newFaultProxy proxies to pageURL's server for t.
+func newFaultProxy(t *testing.T, pageURL string) *faultProxy {
+	t.Helper()
+	target, err := url.Parse(pageURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &faultProxy{}
+	rp := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(&url.URL{Scheme: target.Scheme, Host: target.Host})
+	}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		isJSON := strings.HasSuffix(r.URL.Path, "/load-more.php") && r.URL.Query().Has("start")
+		if isJSON {
+			p.jsonRequests++
+		}
+		failTemplate := p.failTemplate && strings.HasSuffix(r.URL.Path, "/load-more.mustache")
+		failJSON := isJSON && p.failJSON > 0
+		if failJSON {
+			p.failJSON--
+		}
+		delay := p.delayJSON
+		p.mu.Unlock()
+		switch {
+		case failTemplate:
+			http.Error(w, "template unavailable", http.StatusInternalServerError)
+		case failJSON:
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintln(w, `{"error":"database unavailable"}`)
+		default:
+			if isJSON && delay > 0 {
+				time.Sleep(delay)
+			}
+			rp.ServeHTTP(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	p.URL = srv.URL + target.Path
+	return p
+}
+
+func (p *faultProxy) requests() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.jsonRequests
+}
+
+func TestBrowser(t *testing.T) {
+	browserCtx := browser(t)
+	db := wpdbtest.SQLite(t)
+	seedBrowserPosts(t, db)
+	pageURL := startBrowserServer(t, db, nil)
+
+	t.Run("load more until no more data", func(t *testing.T) {
+		tb := newTab(t, browserCtx)
+		tb.do(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(pageURL), chromedp.WaitVisible("#more"))
+		steps := []pageState{
+			{Titles: browserTitles[:2], Badge: "2", Button: true},
+			{Titles: browserTitles[:4], Badge: "4", Button: true, Status: "2 more posts loaded."},
+			{Titles: browserTitles[:6], Badge: "6", Button: true, Status: "2 more posts loaded."},
+			{Titles: browserTitles[:7], Badge: "7", Button: true, Status: "1 more post loaded."},
+			{Titles: browserTitles[:7], Badge: "7", Button: false, Status: msgNoMore},
+		}
+		for i, want := range steps {
+			if i > 0 {
+				tb.clickMore()
+			}
+			if diff := cmp.Diff(want, tb.state()); diff != "" {
+				t.Fatalf("after %d clicks (-want +got)\n%s", i, diff)
+			}
+			if i == 1 {
+				// The first new post has the focus, for keyboard and screen reader users.
+				if got := eval[string](tb, `document.activeElement?.querySelector('.post-title')?.textContent ?? ''`); got != browserTitles[2] {
+					t.Errorf("focus after the first click on post %q, want %q", got, browserTitles[2])
+				}
+			}
+			if i == 2 {
+				tb.screenshot("browser-desktop")
+			}
+		}
+		if got := eval[string](tb, `document.getElementById('status').getAttribute('aria-live')`); got != "polite" {
+			t.Errorf("status aria-live = %q, want polite", got)
+		}
+		if got := eval[string](tb, `String(window.__xssServer) + ' ' + String(window.__xssClient)`); got != "undefined undefined" {
+			t.Errorf("a title ran script: flags %s", got)
+		}
+		if n := eval[int](tb, `document.querySelectorAll('#posts img').length`); n != 0 {
+			t.Errorf("%d img elements in the posts, want none: titles must be text", n)
+		}
+		tb.noConsoleProblems(false)
+	})
+
+	t.Run("reload shows the posts the session counted", func(t *testing.T) {
+		tb := newTab(t, browserCtx)
+		tb.do(chromedp.Navigate(pageURL), chromedp.WaitVisible("#more"))
+		tb.clickMore()
+		tb.clickMore()
+		tb.do(chromedp.Reload(), chromedp.WaitVisible("#more"))
+		want := pageState{Titles: browserTitles[:6], Badge: "6", Button: true}
+		if diff := cmp.Diff(want, tb.state()); diff != "" {
+			t.Fatalf("after two clicks and a reload (-want +got)\n%s", diff)
+		}
+		tb.clickMore()
+		want = pageState{Titles: browserTitles[:7], Badge: "7", Button: true, Status: "1 more post loaded."}
+		if diff := cmp.Diff(want, tb.state()); diff != "" {
+			t.Fatalf("after one more click (-want +got)\n%s", diff)
+		}
+		tb.noConsoleProblems(false)
+	})
+
+	t.Run("quick clicks send one request", func(t *testing.T) {
+		proxy := newFaultProxy(t, pageURL)
+		proxy.delayJSON = 300 * time.Millisecond
+		tb := newTab(t, browserCtx)
+		tb.do(chromedp.Navigate(proxy.URL), chromedp.WaitVisible("#more"))
+
+		// Each answer takes 300 ms, so every click after the first comes
+		// while its request runs.
+		tb.do(chromedp.Click("#more"), chromedp.Click("#more"))
+		tb.waitIdle()
+		if got := proxy.requests(); got != 1 {
+			t.Errorf("two quick clicks sent %d requests, want 1", got)
+		}
+		eval[chromedp.Void](tb, `(() => { const b = document.getElementById('more'); b.click(); b.click(); b.click(); })()`)
+		tb.waitIdle()
+		if got := proxy.requests(); got != 2 {
+			t.Errorf("two clicks then three scripted clicks sent %d requests, want 2", got)
+		}
+		want := pageState{Titles: browserTitles[:6], Badge: "6", Button: true, Status: "2 more posts loaded."}
+		if diff := cmp.Diff(want, tb.state()); diff != "" {
+			t.Errorf("(-want +got)\n%s", diff)
+		}
+		tb.noConsoleProblems(false)
+	})
+
+	t.Run("template failure removes the widget", func(t *testing.T) {
+		proxy := newFaultProxy(t, pageURL)
+		proxy.failTemplate = true
+		tb := newTab(t, browserCtx)
+		tb.do(chromedp.Navigate(proxy.URL))
+		tb.waitFor(`document.getElementById('load-more') === null`)
+		want := pageState{Titles: browserTitles[:2], Badge: "2", Button: false, Status: msgTemplateFailed}
+		if diff := cmp.Diff(want, tb.state()); diff != "" {
+			t.Errorf("(-want +got)\n%s", diff)
+		}
+		if got := proxy.requests(); got != 0 {
+			t.Errorf("%d JSON requests, want none", got)
+		}
+		tb.noConsoleProblems(true)
+	})
+
+	t.Run("request failure brings the button back", func(t *testing.T) {
+		proxy := newFaultProxy(t, pageURL)
+		proxy.failJSON = 1
+		tb := newTab(t, browserCtx)
+		tb.do(chromedp.Navigate(proxy.URL), chromedp.WaitVisible("#more"))
+		tb.clickMore()
+		want := pageState{Titles: browserTitles[:2], Badge: "2", Button: true, Status: msgRequestFailed}
+		if diff := cmp.Diff(want, tb.state()); diff != "" {
+			t.Fatalf("after a failed request (-want +got)\n%s", diff)
+		}
+		if got := eval[string](tb, `document.activeElement?.id ?? ''`); got != "more" {
+			t.Errorf("focus on %q after the failure, want the button", got)
+		}
+		tb.clickMore()
+		want = pageState{Titles: browserTitles[:4], Badge: "4", Button: true, Status: "2 more posts loaded."}
+		if diff := cmp.Diff(want, tb.state()); diff != "" {
+			t.Fatalf("after the retry (-want +got)\n%s", diff)
+		}
+		if got := proxy.requests(); got != 2 {
+			t.Errorf("%d JSON requests, want 2", got)
+		}
+		tb.noConsoleProblems(true)
+	})
+
+	t.Run("posts show without JavaScript", func(t *testing.T) {
+		tb := newTab(t, browserCtx)
+		if _, err := chromedp.Call(tb.ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+			t.Fatal(err)
+		}
+		tb.do(chromedp.Navigate(pageURL), chromedp.WaitVisible("#posts"))
+		var titles []string
+		for i := range 2 {
+			text, err := chromedp.Run(tb.ctx, chromedp.Text(fmt.Sprintf("#posts article.post:nth-of-type(%d) .post-title", i+1)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			titles = append(titles, text)
+		}
+		if diff := cmp.Diff(browserTitles[:2], titles); diff != "" {
+			t.Errorf("titles (-want +got)\n%s", diff)
+		}
+		// A button that could do nothing is not shown.
+		tb.do(chromedp.WaitNotVisible("#more"))
+		tb.screenshot("browser-no-javascript")
+	})
+
+	t.Run("phone", func(t *testing.T) {
+		tb := newTab(t, browserCtx)
+		tb.do(
+			chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile, chromedp.EmulateTouch),
+			chromedp.Navigate(pageURL), chromedp.WaitVisible("#more"),
+		)
+		tb.clickMore()
+		tb.clickMore()
+		if got := tb.postsShown(); got != 6 {
+			t.Fatalf("%d posts after two taps, want 6", got)
+		}
+		// Nothing sticks out sideways on a narrow screen.
+		if w := eval[int](tb, `document.documentElement.scrollWidth`); w > 390 {
+			t.Errorf("page is %d px wide on a 390 px screen", w)
+		}
+		tb.screenshot("browser-phone")
+		if _, err := chromedp.Call(tb.ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if bg := eval[string](tb, `getComputedStyle(document.body).backgroundColor`); bg == "rgb(246, 247, 249)" {
+			t.Errorf("dark scheme kept the light background %s", bg)
+		}
+		tb.screenshot("browser-phone-dark")
+		tb.noConsoleProblems(false)
+	})
+
+	t.Run("under a base path", func(t *testing.T) {
+		blogURL := startBrowserServer(t, db, map[string]string{"LOADMORE_BASE_PATH": "/blog"})
+		if !strings.HasSuffix(blogURL, "/blog/load-more.php") {
+			t.Fatalf("page URL %s, want it under /blog/", blogURL)
+		}
+		tb := newTab(t, browserCtx)
+		tb.do(chromedp.Navigate(blogURL), chromedp.WaitVisible("#more"))
+		tb.clickMore()
+		want := pageState{Titles: browserTitles[:4], Badge: "4", Button: true, Status: "2 more posts loaded."}
+		if diff := cmp.Diff(want, tb.state()); diff != "" {
+			t.Errorf("(-want +got)\n%s", diff)
+		}
+		tb.noConsoleProblems(false)
+	})
+}
+
+// TestBrowserMariaDBRedis runs a visit against MariaDB and Redis, the
+// production setup, and checks the counter lands in Redis in PHP's format.
+func TestBrowserMariaDBRedis(t *testing.T) {
+	browserCtx := browser(t)
+	db := wpdbtest.MySQL(t)
+	seedBrowserPosts(t, db)
+	mc, err := mysql.ParseDSN(db.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rds := sessiontest.New(t)
+	pageURL := startServerTmp(t, map[string]string{
+		"LOADMORE_DB":             (&url.URL{Scheme: "mysql", User: url.User(mc.User), Host: mc.Addr, Path: "/" + mc.DBName}).String(),
+		"LOADMORE_REDIS":          rds.URL,
+		"LOADMORE_SESSION_PREFIX": rds.Prefix,
+	}) + "/load-more.php"
+
+	tb := newTab(t, browserCtx)
+	tb.do(chromedp.Navigate(pageURL), chromedp.WaitVisible("#more"))
+	tb.clickMore()
+	tb.do(chromedp.Reload(), chromedp.WaitVisible("#more"))
+	want := pageState{Titles: browserTitles[:4], Badge: "4", Button: true}
+	if diff := cmp.Diff(want, tb.state()); diff != "" {
+		t.Fatalf("after a click and a reload (-want +got)\n%s", diff)
+	}
+	keys := rds.Keys()
+	if len(keys) != 1 {
+		t.Fatalf("Redis keys under %s: %q, want one session", rds.Prefix, keys)
+	}
+	data, _ := rds.Get(keys[0])
+	if !strings.Contains(string(data), "posts_start|i:4;") {
+		t.Errorf("session %s = %q, want posts_start|i:4;", keys[0], data)
+	}
+	tb.noConsoleProblems(false)
+}
+
+// startServerTmp stands in for the lead's startServer until it lands.
+func startServerTmp(t *testing.T, env map[string]string) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	all := map[string]string{"LOADMORE_ADDR": addr, "LOADMORE_LOG_LEVEL": "warn", "LOADMORE_DATA_DIR": t.TempDir()}
+	for k, v := range env {
+		all[k] = v
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, []string{"wploadmore"}, func(k string) string { return all[k] }, os.Stderr) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("run: %v", err)
+		}
+	})
+	for range 100 {
+		res, err := http.Get("http://" + addr + "/healthz")
+		if err == nil {
+			res.Body.Close()
+			return "http://" + addr + all["LOADMORE_BASE_PATH"]
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("run: %v", err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	t.Fatal("server did not start")
+	return ""
+}
