@@ -309,6 +309,17 @@ func (r *validUTF8Reader) Read(p []byte) (int, error) {
 	if r.pos >= len(r.s) {
 		return 0, io.EOF
 	}
+	// Posts are almost always valid UTF-8: copy whole runes at once.
+	end := min(len(r.s), r.pos+len(p))
+	for i := 0; i < utf8.UTFMax-1 && end < len(r.s) && end > r.pos && !utf8.RuneStart(r.s[end]); i++ {
+		end--
+	}
+	if end > r.pos && utf8.ValidString(r.s[r.pos:end]) {
+		n := copy(p, r.s[r.pos:end])
+		r.pos = end
+		r.bad = false
+		return n, nil
+	}
 	n := 0
 	for n < len(p) && r.pos < len(r.s) {
 		c := r.s[r.pos]

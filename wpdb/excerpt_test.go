@@ -144,6 +144,37 @@ func TestExcerptNoMarkupSurvives(t *testing.T) {
 	}
 }
 
+// TestExcerptHostileMarkup is TestExcerptNoMarkupSurvives with the pieces
+// that make HTML tokenizing hard: raw-text elements whose text shows tags,
+// stray end tags (bluemonday's skip counter goes negative), split and
+// invalid UTF-8, bare ampersands, carriage returns and NULs.
+func TestExcerptHostileMarkup(t *testing.T) {
+	t.Parallel()
+	pieces := []string{
+		"word", "漢字", " ", "\n", "\r", "\r\n", "\x00", "\xff", "\xe4\xb8", "\xad", "&", "&amp", "&#", "&#x",
+		"&#8217", "&nbsp", ";", "&notit;", "<p>", "</p>", "<br>", "<b>", "</b>", "<xmp>", "</xmp>",
+		"<textarea>", "</textarea>", "<plaintext>", "<iframe>", "</iframe>", "<noscript>", "</noscript>",
+		"<script>", "</script>", "<script/>", "<style>", "</style >", "<title>", "</title>", "<!--", "-->",
+		"<!-- c -->", "<", ">", "</", "<!", "<?", "<a href=\"", "\"", "'", "=", "<svg>", "<math>",
+		"<![CDATA[", "]]>", "<SCRIPT>", "</SCRIPT>", "<frameset>", "</object>",
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	e := NewExcerpter()
+	policy := bluemonday.StrictPolicy()
+	for i := range 5000 {
+		var b strings.Builder
+		for range rng.IntN(400) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		content := b.String()
+		got := e.Excerpt(content)
+		if want := referenceExcerpt(policy, content); got != want {
+			t.Fatalf("post %d: Excerpt(%q) (-want +got):\n%s", i, content, cmp.Diff(want, got))
+		}
+		checkExcerptInvariants(t, e, content, got)
+	}
+}
+
 // checkExcerptInvariants checks what holds for every excerpt, whatever the
 // post: valid UTF-8, at most 200 characters before "...", collapsed white
 // space, and plain text: sanitizing its escaped form changes nothing, so no
