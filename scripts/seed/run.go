@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/wploadmore/wploadmore/scripts/seed/fixture"
+	"github.com/wploadmore/wploadmore/wpdb"
+)
+
+// options are the command line, checked.
+type options struct {
+	db          wpdb.Config
+	posts       int
+	seed        uint64
+	batch       int // posts per transaction
+	workers     int // goroutines generating content
+	quiet       bool
+	description string // where the rows go, for messages (never the password)
+}
+
+func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dbURL := fs.String("db", getenv("LOADMORE_DB"), "WordPress database: mysql://user:password@host:port/dbname or sqlite:PATH")
+	wpConfig := fs.String("wp-config", getenv("LOADMORE_WP_CONFIG"), "`path` to a wp-config.php naming the database")
+	prefix := fs.String("table-prefix", "", "table `prefix` (default wp_, or $table_prefix from -wp-config)")
+	fs.IntVar(&o.posts, "n", 100_000, "published posts to have in the database")
+	fs.Uint64Var(&o.seed, "seed", 1, "random seed; a rerun must use the same one to continue a data set")
+	fs.IntVar(&o.batch, "batch", 200, "posts (with their revisions and other rows) per transaction")
+	fs.IntVar(&o.workers, "workers", runtime.GOMAXPROCS(0), "goroutines generating content")
+	fs.BoolVar(&o.quiet, "quiet", false, "no progress bar")
+	if err := fs.Parse(args[1:]); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	var err error
+	switch {
+	case *dbURL != "" && *wpConfig != "":
+		return o, errors.New("-db and -wp-config: give one or the other")
+	case *wpConfig != "":
+		if o.db, err = wpdb.LoadWPConfig(*wpConfig); err != nil {
+			return o, fmt.Errorf("-wp-config: %w", err)
+		}
+		o.description = *wpConfig
+	case *dbURL != "":
+		if o.db, err = wpdb.ParseURL(*dbURL); err != nil {
+			return o, fmt.Errorf("-db: %w", err)
+		}
+		o.description = o.db.Driver + " database"
+	default:
+		return o, errors.New("no database: give -db mysql://… or sqlite:PATH, or -wp-config")
+	}
+	if *prefix != "" {
+		o.db.TablePrefix = *prefix
+	}
+	switch {
+	case o.posts < 0:
+		return o, fmt.Errorf("-n: %d is negative", o.posts)
+	case o.batch < 1:
+		return o, fmt.Errorf("-batch: %d is not positive", o.batch)
+	case o.workers < 1:
+		return o, fmt.Errorf("-workers: %d is not positive", o.workers)
+	}
+	return o, nil
+}
+
+// run seeds the database the command line names and reports the rate.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	o, err := parseOptions(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	s, err := wpdb.OpenSeeder(ctx, o.db)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	maxID, err := s.MaxID(ctx)
+	if err != nil {
+		return err
+	}
+	if maxID > fixture.LastID(o.posts) {
+		return fmt.Errorf("the table holds ID %d, beyond the %d posts asked for: "+
+			"not a data set of this seed script, or made with a larger -n", maxID, o.posts)
+	}
+	// Batches commit in order, so every post before the one holding the
+	// largest ID is complete; that one is written again and its present
+	// rows are skipped.
+	first := 0
+	if maxID > 0 {
+		first = fixture.PostIndex(maxID)
+	}
+	if maxID >= fixture.PostID(o.posts-1) && o.posts > 0 && complete(maxID, o) {
+		fmt.Fprintf(stdout, "seed: %s already holds the %d posts of seed %d\n", o.description, o.posts, o.seed)
+		return nil
+	}
+	if first > 0 {
+		fmt.Fprintf(stdout, "seed: resuming at post %d of %d\n", first, o.posts)
+	}
+
+	bar := progressbar.NewOptions(o.posts-first,
+		progressbar.OptionSetWriter(stderr),
+		progressbar.OptionSetVisibility(!o.quiet),
+		progressbar.OptionSetDescription("seeding posts"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString("posts"),
+		progressbar.OptionThrottle(200*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+	start := time.Now()
+	var rows, bytes int64
+	err = generate(ctx, o, first, func(batch []wpdb.SeedRow, posts int) error {
+		if err := s.Insert(ctx, batch); err != nil {
+			return err
+		}
+		rows += int64(len(batch))
+		for i := range batch {
+			bytes += int64(len(batch[i].Content))
+		}
+		return bar.Add(posts)
+	})
+	bar.Finish()
+	elapsed := time.Since(start)
+	fmt.Fprintf(stdout, "seed: wrote %d posts (%d rows, %.0f MB of content) in %s: %.0f rows/s, %.1f MB/s\n",
+		o.posts-first, rows, float64(bytes)/1e6, elapsed.Round(time.Millisecond),
+		float64(rows)/elapsed.Seconds(), float64(bytes)/1e6/elapsed.Seconds())
+	return err
+}
+
+// complete says whether the last post's rows are all written: its own ID
+// range is full up to the last row Rows makes for it.
+func complete(maxID uint64, o options) bool {
+	rows := fixture.Rows(o.seed, o.posts-1)
+	return maxID >= rows[len(rows)-1].ID
+}
+
+// generate makes the rows of posts first..o.posts-1 in batches of o.batch
+// posts on o.workers goroutines and hands them to write in ID order.
+func generate(ctx context.Context, o options, first int, write func(rows []wpdb.SeedRow, posts int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	type batch struct {
+		rows  []wpdb.SeedRow
+		posts int
+	}
+	// Each batch gets its own result channel, queued in order: workers
+	// finish in any order, the writer still takes them in sequence.
+	queue := make(chan chan batch, o.workers*2)
+	sem := make(chan struct{}, o.workers)
+	go func() {
+		defer close(queue)
+		for lo := first; lo < o.posts; lo += o.batch {
+			hi := min(lo+o.batch, o.posts)
+			result := make(chan batch, 1)
+			select {
+			case queue <- result:
+			case <-ctx.Done():
+				return
+			}
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				return
+			}
+			go func() {
+				defer func() { <-sem }()
+				var rows []wpdb.SeedRow
+				for i := lo; i < hi; i++ {
+					rows = append(rows, fixture.Rows(o.seed, i)...)
+				}
+				result <- batch{rows, hi - lo}
+			}()
+		}
+	}()
+	for result := range queue {
+		var b batch
+		select {
+		case b = <-result:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if err := write(b.rows, b.posts); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
