@@ -23,6 +23,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/go-sql-driver/mysql"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
@@ -521,6 +522,37 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("dark scheme kept the light background %s", bg)
 		}
 		tb.screenshot("browser-phone-dark")
+		tb.noConsoleProblems(false)
+	})
+
+	t.Run("keyboard", func(t *testing.T) {
+		tb := newTab(t, browserCtx)
+		tb.do(chromedp.Navigate(pageURL), chromedp.WaitVisible("#more"), chromedp.Focus("#more"), chromedp.KeyEvent("\r"))
+		tb.waitIdle()
+		if got := tb.postsShown(); got != 4 {
+			t.Fatalf("%d posts after Enter on the button, want 4", got)
+		}
+		// The focus moved to the first new post and shows there.
+		got := eval[[]string](tb, `[document.activeElement?.querySelector('.post-title')?.textContent ?? '', String(document.activeElement?.matches(':focus-visible'))]`)
+		if diff := cmp.Diff([]string{browserTitles[2], "true"}, got); diff != "" {
+			t.Errorf("focused post and :focus-visible (-want +got)\n%s", diff)
+		}
+		tb.noConsoleProblems(false)
+	})
+
+	t.Run("a site without posts", func(t *testing.T) {
+		emptyURL := startBrowserServer(t, wpdbtest.SQLite(t), nil)
+		tb := newTab(t, browserCtx)
+		tb.do(chromedp.Navigate(emptyURL), chromedp.WaitVisible("#posts .no-posts"))
+		tb.clickMore()
+		// The badge keeps PHP's initial posts_start although nothing is listed.
+		want := pageState{Titles: nil, Badge: "2", Button: false, Status: msgNoMore}
+		if diff := cmp.Diff(want, tb.state(), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("(-want +got)\n%s", diff)
+		}
+		if got := eval[string](tb, `document.querySelector('#posts .no-posts')?.textContent ?? ''`); got != "No posts yet." {
+			t.Errorf("empty list says %q, want No posts yet.", got)
+		}
 		tb.noConsoleProblems(false)
 	})
 
