@@ -6,7 +6,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -21,7 +20,6 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
-	"github.com/go-sql-driver/mysql"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -74,15 +72,16 @@ func seedBrowserPosts(t *testing.T, cfg wpdb.Config) {
 	wpdbtest.Insert(t, cfg, rows...)
 }
 
-// startBrowserServer runs the server on the SQLite database cfg with
-// in-memory sessions and returns the URL of its page.
+// startBrowserServer runs the server on the database cfg, with env added
+// to its environment (in-memory sessions unless env names Redis), and
+// returns the URL of its page.
 func startBrowserServer(t *testing.T, cfg wpdb.Config, env map[string]string) string {
 	t.Helper()
-	all := map[string]string{"LOADMORE_DB": "sqlite:" + cfg.DSN}
+	all := map[string]string{"LOADMORE_DB": dbURL(t, cfg)}
 	for k, v := range env {
 		all[k] = v
 	}
-	return startServerTmp(t, all) + "/load-more.php"
+	return startServer(t, all).URL + all["LOADMORE_BASE_PATH"] + "/load-more.php"
 }
 
 // browser starts a headless Chromium for t, stopped when t ends, and
@@ -578,16 +577,11 @@ func TestBrowserMariaDBRedis(t *testing.T) {
 	browserCtx := browser(t)
 	db := wpdbtest.MySQL(t)
 	seedBrowserPosts(t, db)
-	mc, err := mysql.ParseDSN(db.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
 	rds := sessiontest.New(t)
-	pageURL := startServerTmp(t, map[string]string{
-		"LOADMORE_DB":             (&url.URL{Scheme: "mysql", User: url.User(mc.User), Host: mc.Addr, Path: "/" + mc.DBName}).String(),
+	pageURL := startBrowserServer(t, db, map[string]string{
 		"LOADMORE_REDIS":          rds.URL,
 		"LOADMORE_SESSION_PREFIX": rds.Prefix,
-	}) + "/load-more.php"
+	})
 
 	tb := newTab(t, browserCtx)
 	tb.do(chromedp.Navigate(pageURL), chromedp.WaitVisible("#more"))
@@ -606,42 +600,4 @@ func TestBrowserMariaDBRedis(t *testing.T) {
 		t.Errorf("session %s = %q, want posts_start|i:4;", keys[0], data)
 	}
 	tb.noConsoleProblems(false)
-}
-
-// startServerTmp stands in for the lead's startServer until it lands.
-func startServerTmp(t *testing.T, env map[string]string) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	all := map[string]string{"LOADMORE_ADDR": addr, "LOADMORE_LOG_LEVEL": "warn", "LOADMORE_DATA_DIR": t.TempDir()}
-	for k, v := range env {
-		all[k] = v
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"wploadmore"}, func(k string) string { return all[k] }, os.Stderr) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("run: %v", err)
-		}
-	})
-	for range 100 {
-		res, err := http.Get("http://" + addr + "/healthz")
-		if err == nil {
-			res.Body.Close()
-			return "http://" + addr + all["LOADMORE_BASE_PATH"]
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("run: %v", err)
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-	t.Fatal("server did not start")
-	return ""
 }
