@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -201,6 +202,11 @@ func (b *redisBackend) update(ctx context.Context, id string, fresh bool, fn fun
 			return unavailable("WATCH", err)
 		}
 		reply, err := b.do(ctx, c, "GET", key)
+		if rerr, ok := errors.AsType[redis.Error](err); ok && strings.HasPrefix(string(rerr), "WRONGTYPE") {
+			// Somebody put a hash or list under the session key: not a
+			// session we can read, and not ours to overwrite.
+			return fmt.Errorf("%w: the key holds a non-string Redis value", errUnreadable)
+		}
 		if err != nil {
 			return err
 		}

@@ -126,6 +126,55 @@ func TestRedisOutage(t *testing.T) {
 	}
 }
 
+// TestRedisHung freezes Redis: every call must give up with ErrUnavailable
+// (after OpTimeout) instead of hanging the request.
+func TestRedisHung(t *testing.T) {
+	t.Parallel()
+	srv := sessiontest.StartServer(t)
+	ctx := context.Background()
+	s, err := OpenRedis(ctx, srv.URL, Config{OpTimeout: 200 * time.Millisecond}, nil)
+	if err != nil {
+		t.Fatalf("OpenRedis: %v", err)
+	}
+	defer s.Close()
+	st, err := s.PostsStart(ctx, "")
+	if err != nil {
+		t.Fatalf("PostsStart: %v", err)
+	}
+	srv.Pause()
+	t.Cleanup(srv.Resume) // a stopped process cannot be killed cleanly
+	if _, err := s.AddPostsStart(ctx, st.ID, 1); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("AddPostsStart on a hung Redis: err = %v, want ErrUnavailable", err)
+	}
+	if err := s.Ping(ctx); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("Ping on a hung Redis: err = %v, want ErrUnavailable", err)
+	}
+	srv.Resume()
+	for try := 0; ; try++ {
+		_, err := s.AddPostsStart(ctx, st.ID, 1)
+		if err == nil {
+			break
+		}
+		if try == 20 {
+			t.Fatalf("store did not recover after Redis resumed: %v", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestRedisWrongType(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t, "redis", Config{})
+	key := h.cfg.KeyPrefix + idHex32
+	if _, err := h.redis.Do("RPUSH", key, "x"); err != nil {
+		t.Fatal(err)
+	}
+	checkNew(t, h, mustAdd(t, h, idHex32, 1), idHex32, 3)
+	if n, err := h.redis.Do("LLEN", key); err != nil || n != int64(1) {
+		t.Errorf("the list under the session key became %v, %v", n, err)
+	}
+}
+
 func TestRedisLocking(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -230,6 +231,23 @@ func (s *Server) Start() {
 			s.t.Fatalf("sessiontest: redis-server on port %d exited at start (port taken?)", s.Port)
 		case <-time.After(20 * time.Millisecond):
 		}
+	}
+}
+
+// Pause freezes the server (SIGSTOP): connections stay open but nothing
+// answers, as with a hung or overloaded Redis. Resume undoes it.
+func (s *Server) Pause() {
+	s.t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		s.t.Fatalf("sessiontest: pause redis-server: %v", err)
+	}
+}
+
+// Resume lets a paused server run again.
+func (s *Server) Resume() {
+	s.t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		s.t.Fatalf("sessiontest: resume redis-server: %v", err)
 	}
 }
 
