@@ -216,9 +216,8 @@ func (b *redisBackend) update(ctx context.Context, id string, fresh bool, fn fun
 		}
 		next, err := fn(cur, exists)
 		if err != nil {
-			if _, uerr := b.do(ctx, c, "UNWATCH"); uerr != nil {
-				return errors.Join(err, uerr)
-			}
+			// No UNWATCH round trip: the pool sends it, pipelined, when
+			// the connection goes back (redigo tracks the WATCH).
 			return err
 		}
 		if err := c.Send("MULTI"); err != nil {
