@@ -75,6 +75,11 @@ function mount(doc) {
     status.textContent = msg;
   }
 
+  /** reveal scrolls the status into view for sighted users. */
+  function reveal() {
+    status.scrollIntoView({ behavior: reduceMotion.matches ? 'auto' : 'smooth', block: 'nearest' });
+  }
+
   // Fetched once, as soon as the page runs, and kept for every click.
   const template = get(new URL(widget.dataset.template || 'load-more.mustache', doc.baseURI), {})
     .then((res) => res.text())
@@ -86,6 +91,7 @@ function mount(doc) {
     console.warn('load-more: template:', err);
     announce(MESSAGES.templateFailed, 'error');
     widget.remove();
+    reveal();
   });
 
   let busy = false;
@@ -140,11 +146,13 @@ function mount(doc) {
     } catch (err) {
       console.warn('load-more: request:', err);
       announce(MESSAGES.requestFailed, 'error');
+      reveal();
       return;
     }
     if (data.length === 0) {
       announce(MESSAGES.noMore);
       button.remove();
+      reveal();
       return;
     }
     show(tpl, data);
