@@ -127,12 +127,9 @@ func ParseURL(s string) (Config, error) {
 func parseMySQLURL(s string) (Config, error) {
 	u, err := url.Parse(s)
 	if err != nil {
-		// url.Error repeats the whole URL, password included: keep only the reason.
-		var uerr *url.Error
-		if errors.As(err, &uerr) {
-			err = uerr.Err
-		}
-		return Config{}, fmt.Errorf("wpdb: mysql URL: %w", err)
+		// The url error quotes the part it could not read, which may be a
+		// piece of the password: say what to check instead.
+		return Config{}, errors.New("wpdb: mysql URL is malformed (check host:port, and percent-encode / ? # and % in the user name and password)")
 	}
 	mc := mysql.NewConfig()
 	if u.User != nil {

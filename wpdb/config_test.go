@@ -1,0 +1,148 @@
+package wpdb
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseURL(t *testing.T) {
+	post := []string{"post"}
+	tests := []struct {
+		name, url string
+		want      dbView
+	}{
+		{"mysql", "mysql://wp:secret@db.example.com:3307/wordpress",
+			dbView{"mysql", "tcp", "db.example.com:3307", "wp", "secret", "wordpress", "", "wp_", post}},
+		{"default port", "mysql://wp@127.0.0.1/wordpress",
+			dbView{"mysql", "tcp", "127.0.0.1:3306", "wp", "", "wordpress", "", "wp_", post}},
+		{"ipv6", "mysql://root:@[::1]:3306/wp",
+			dbView{"mysql", "tcp", "[::1]:3306", "root", "", "wp", "", "wp_", post}},
+		{"percent-encoded password", "mysql://wp:p%40ss%3Aw%2Frd%3F%23%25@db/wp",
+			dbView{"mysql", "tcp", "db:3306", "wp", "p@ss:w/rd?#%", "wp", "", "wp_", post}},
+		{"raw @ and ! in password", "mysql://wp:p@ss!word@db/wp",
+			dbView{"mysql", "tcp", "db:3306", "wp", "p@ss!word", "wp", "", "wp_", post}},
+		{"socket", "mysql://wp:pw@/wp?socket=/run/mysqld/mysqld.sock",
+			dbView{"mysql", "unix", "/run/mysqld/mysqld.sock", "wp", "pw", "wp", "", "wp_", post}},
+		{"driver parameters", "mysql://wp:pw@db/wp?charset=latin1&readTimeout=2s",
+			dbView{"mysql", "tcp", "db:3306", "wp", "pw", "wp", "latin1", "wp_", post}},
+		{"sqlite relative", "sqlite:data/wordpress.sqlite", dbView{Driver: "sqlite", Addr: "data/wordpress.sqlite", Prefix: "wp_", PostTypes: post}},
+		{"sqlite slashes", "sqlite://wp-content/database/.ht.sqlite", dbView{Driver: "sqlite", Addr: "wp-content/database/.ht.sqlite", Prefix: "wp_", PostTypes: post}},
+		{"sqlite absolute", "sqlite:///var/www/wp-content/database/.ht.sqlite", dbView{Driver: "sqlite", Addr: "/var/www/wp-content/database/.ht.sqlite", Prefix: "wp_", PostTypes: post}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := ParseURL(tt.url)
+			if err != nil {
+				t.Fatalf("ParseURL(%q): %v", tt.url, err)
+			}
+			if diff := cmp.Diff(tt.want, viewOf(t, cfg)); diff != "" {
+				t.Errorf("ParseURL(%q) (-want +got):\n%s", tt.url, diff)
+			}
+			if _, err := cfg.withDefaults(); err != nil {
+				t.Errorf("config does not validate: %v", err)
+			}
+		})
+	}
+}
+
+func TestParseURLErrors(t *testing.T) {
+	tests := []struct {
+		name, url, want string
+	}{
+		{"empty", "", "database URL is empty"},
+		{"no scheme", "db.example.com/wordpress", "no scheme"},
+		{"other scheme", "postgres://u:p@h/db", `scheme "postgres" is not supported`},
+		{"missing db name", "mysql://wp:pw@db:3306", "no database name"},
+		{"missing db name slash", "mysql://wp:pw@db:3306/", "no database name"},
+		{"no host", "mysql://wp:pw@/wp", "no host"},
+		{"bad port", "mysql://wp:topsecret@db:port/wp", "malformed"},
+		{"host and socket", "mysql://wp:pw@db/wp?socket=/tmp/s", "both a host and a socket"},
+		{"bad parameter", "mysql://wp:topsecret@db/wp?readTimeout=soon", "parameters"},
+		{"raw slash in password", "mysql://wp:top/secret@db/wp", "malformed"},
+		{"sqlite without path", "sqlite:", "no file path"},
+		{"sqlite without path slashes", "sqlite://", "no file path"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseURL(tt.url)
+			if err == nil {
+				t.Fatalf("ParseURL(%q) succeeded, want an error", tt.url)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("ParseURL(%q) error %q does not say %q", tt.url, err, tt.want)
+			}
+			if strings.Contains(err.Error(), "topsecret") {
+				t.Errorf("ParseURL(%q) error %q shows the password", tt.url, err)
+			}
+		})
+	}
+}
+
+func TestConfigValidation(t *testing.T) {
+	ok := Config{Driver: DriverSQLite, DSN: "x.sqlite"}
+	tests := []struct {
+		name   string
+		modify func(*Config)
+		want   string
+	}{
+		{"unknown driver", func(c *Config) { c.Driver = "postgres" }, `unknown driver "postgres"`},
+		{"empty DSN", func(c *Config) { c.DSN = "" }, "DSN is empty"},
+		{"bad prefix", func(c *Config) { c.TablePrefix = "wp_`; --" }, "may only contain letters, digits and underscores"},
+		{"negative timeout", func(c *Config) { c.QueryTimeout = -time.Second }, "negative"},
+		{"empty post type", func(c *Config) { c.PostTypes = []string{"post", ""} }, "post type"},
+		{"long post type", func(c *Config) { c.PostTypes = []string{strings.Repeat("x", 21)} }, "post type"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := ok
+			tt.modify(&cfg)
+			if _, err := cfg.withDefaults(); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("withDefaults() error = %v, want %q", err, tt.want)
+			}
+		})
+	}
+	t.Run("defaults", func(t *testing.T) {
+		got, err := ok.withDefaults()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := Config{Driver: DriverSQLite, DSN: "x.sqlite", TablePrefix: "wp_", PostTypes: []string{"post"}, QueryTimeout: 5 * time.Second}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("defaults (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestMySQLConfig(t *testing.T) {
+	tests := []struct {
+		dsn, charset string
+	}{
+		{"u:p@tcp(h:3306)/db", "utf8mb4"},
+		{"u:p@tcp(h:3306)/db?charset=utf8", "utf8mb4"},
+		{"u:p@tcp(h:3306)/db?charset=utf8mb3&parseTime=true", "utf8mb4"},
+		{"u:p@tcp(h:3306)/db?charset=latin1", "latin1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dsn, func(t *testing.T) {
+			mc, err := mysqlConfig(tt.dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := mysqlCharset(mc); got != tt.charset {
+				t.Errorf("charset = %q, want %q", got, tt.charset)
+			}
+			if mc.ParseTime {
+				t.Error("parseTime is on; post_date would not come back as stored")
+			}
+			if mc.Timeout == 0 || mc.ReadTimeout == 0 || mc.WriteTimeout == 0 {
+				t.Errorf("timeouts not set: %v %v %v", mc.Timeout, mc.ReadTimeout, mc.WriteTimeout)
+			}
+		})
+	}
+	if _, err := mysqlConfig("u:p@tcp(h:3306)/"); err == nil {
+		t.Error("DSN without a database accepted")
+	}
+}

@@ -1,0 +1,4 @@
+<?php
+define( 'DB_NAME', 'wordpress' );
+/* a comment that never ends
+define( 'DB_USER', 'wp' );

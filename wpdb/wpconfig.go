@@ -1,0 +1,174 @@
+package wpdb
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// LoadWPConfig reads the database settings of a WordPress site from its
+// wp-config.php at path; see [ParseWPConfig].
+//
+// It returns an error when the file cannot be read or ParseWPConfig fails.
+func LoadWPConfig(path string) (Config, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("wpdb: read wp-config: %w", err)
+	}
+	cfg, err := ParseWPConfig(src)
+	if err != nil {
+		return Config{}, fmt.Errorf("%w (in %s)", err, path)
+	}
+	return cfg, nil
+}
+
+// ParseWPConfig reads the database settings from the PHP source of a
+// wp-config.php: the constants DB_NAME, DB_USER, DB_PASSWORD, DB_HOST and
+// DB_CHARSET set with define() (or const), and $table_prefix. It does not run PHP: each
+// must be a plain string literal (single or double quotes, any spacing,
+// comments anywhere). As in PHP, the first define() of a constant wins and
+// the last assignment of $table_prefix wins.
+//
+// DB_HOST is read as WordPress reads it: host, host:port, [::1]:3306, or
+// localhost:/path/to/mysqld.sock for a Unix socket. A bare "localhost"
+// connects over TCP to port 3306, where PHP's mysqli would use the default
+// socket. DB_CHARSET 'utf8' is upgraded to utf8mb4, as WordPress does.
+//
+// It returns an error naming the setting that is missing or not a literal.
+func ParseWPConfig(src []byte) (Config, error) {
+	toks, err := lexPHP(string(src))
+	if err != nil {
+		return Config{}, fmt.Errorf("wpdb: wp-config: %w", err)
+	}
+	consts := map[string]string{}
+	notLiteral := map[string]bool{}
+	prefix, prefixSet, prefixLiteral := "", false, true
+	for i := range toks {
+		switch {
+		case toks[i].kind == tokIdent && strings.EqualFold(toks[i].text, "define") &&
+			i+3 < len(toks) && toks[i+1].is("(") && toks[i+2].kind == tokString && toks[i+3].is(","):
+			name := toks[i+2].text
+			if _, ok := consts[name]; ok || notLiteral[name] {
+				continue // PHP keeps the first definition
+			}
+			if i+5 < len(toks) && toks[i+4].kind == tokString && toks[i+5].is(")") {
+				consts[name] = toks[i+4].text
+			} else {
+				notLiteral[name] = true
+			}
+		case toks[i].kind == tokIdent && strings.EqualFold(toks[i].text, "const") &&
+			i+2 < len(toks) && toks[i+1].kind == tokIdent && toks[i+2].is("="):
+			name := toks[i+1].text
+			if _, ok := consts[name]; ok || notLiteral[name] {
+				continue
+			}
+			if i+4 < len(toks) && toks[i+3].kind == tokString && toks[i+4].is(";") {
+				consts[name] = toks[i+3].text
+			} else {
+				notLiteral[name] = true
+			}
+		case toks[i].kind == tokVar && toks[i].text == "$table_prefix" && i+1 < len(toks) && toks[i+1].is("="):
+			if i+3 < len(toks) && toks[i+2].kind == tokString && toks[i+3].is(";") {
+				prefix, prefixSet, prefixLiteral = toks[i+2].text, true, true
+			} else {
+				prefixLiteral = false
+			}
+		}
+	}
+	get := func(name string) (string, error) {
+		if notLiteral[name] {
+			return "", fmt.Errorf("wpdb: wp-config: %s is not a plain string literal (computed values such as getenv() are not supported; give a database URL instead)", name)
+		}
+		v, ok := consts[name]
+		if !ok {
+			return "", fmt.Errorf("wpdb: wp-config: %s is not defined", name)
+		}
+		return v, nil
+	}
+	mc := mysql.NewConfig()
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"DB_NAME", &mc.DBName}, {"DB_USER", &mc.User}, {"DB_PASSWORD", &mc.Passwd}, {"DB_HOST", &mc.Addr}} {
+		if *f.dst, err = get(f.name); err != nil {
+			return Config{}, err
+		}
+	}
+	if mc.DBName == "" {
+		return Config{}, errors.New("wpdb: wp-config: DB_NAME is empty")
+	}
+	if mc.Net, mc.Addr, err = parseDBHost(mc.Addr); err != nil {
+		return Config{}, fmt.Errorf("wpdb: wp-config: DB_HOST: %w", err)
+	}
+	charset := "utf8mb4"
+	if cs, err := get("DB_CHARSET"); err == nil && cs != "" && cs != "utf8" && cs != "utf8mb3" {
+		charset = cs
+	}
+	if !isWord(charset) {
+		return Config{}, fmt.Errorf("wpdb: wp-config: DB_CHARSET %q is not a charset name", charset)
+	}
+	if err := mc.Apply(mysql.Charset(charset, "")); err != nil {
+		return Config{}, fmt.Errorf("wpdb: wp-config: DB_CHARSET: %w", err)
+	}
+	if !prefixLiteral {
+		return Config{}, errors.New("wpdb: wp-config: $table_prefix is not set to a plain string literal")
+	}
+	cfg := withURLDefaults(Config{Driver: DriverMySQL, DSN: mc.FormatDSN()})
+	if prefixSet {
+		if err := validatePrefix(prefix); err != nil {
+			return Config{}, fmt.Errorf("wpdb: wp-config: $table_prefix: %w", err)
+		}
+		cfg.TablePrefix = prefix
+	}
+	return cfg, nil
+}
+
+func isWord(s string) bool {
+	return s != "" && validatePrefix(s) == nil
+}
+
+// parseDBHost splits DB_HOST the way wpdb::parse_db_host does and returns
+// the go-sql-driver network and address.
+func parseDBHost(h string) (network, addr string, err error) {
+	host, socket, hasSocket := strings.Cut(h, ":/")
+	if hasSocket {
+		return "unix", "/" + socket, nil
+	}
+	port := "3306"
+	switch {
+	case strings.HasPrefix(host, "["):
+		end := strings.Index(host, "]")
+		if end < 0 {
+			return "", "", fmt.Errorf("%q has no closing ]", h)
+		}
+		rest := host[end+1:]
+		host = host[1:end]
+		if rest != "" {
+			p, ok := strings.CutPrefix(rest, ":")
+			if !ok {
+				return "", "", fmt.Errorf("%q has text after ]", h)
+			}
+			port = p
+		}
+	case strings.Count(host, ":") > 1: // a bare IPv6 address
+	default:
+		if hp, p, ok := strings.Cut(host, ":"); ok {
+			host, port = hp, p
+		}
+	}
+	if host == "" {
+		host = "localhost"
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || strings.ContainsAny(port, "+-") {
+		return "", "", fmt.Errorf("%q has an invalid port %q", h, port)
+	}
+	if strings.ContainsAny(host, "/()@?[] \t\r\n") {
+		return "", "", fmt.Errorf("%q is not a host name", h)
+	}
+	return "tcp", net.JoinHostPort(host, port), nil
+}
