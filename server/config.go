@@ -1,0 +1,301 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/netip"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/wploadmore/wploadmore/session"
+	"github.com/wploadmore/wploadmore/wpdb"
+)
+
+// envPrefix is put before a flag's name, upper-cased with dashes as
+// underscores, to name its environment variable: -max-batch is
+// LOADMORE_MAX_BATCH. Deployment scripts depend on these names.
+const envPrefix = "LOADMORE_"
+
+// Config is everything the server is told at start. It is built once by
+// parseConfig and not changed afterwards.
+type Config struct {
+	Addr     string
+	BasePath string // "" or "/blog": the folder the PHP file lived in
+
+	DB          string // mysql://… or sqlite:PATH; "" means the embedded default
+	DataDir     string // where the embedded default lives
+	WPConfig    string // path to a wp-config.php to take the database from
+	TablePrefix string // overrides the prefix from -db or -wp-config when set
+	PostTypes   []string
+	Batch       int // desiredPosts when the request names none, and the page's step
+	MaxBatch    int
+	QueryTime   time.Duration
+
+	Redis           string // redis://… or rediss://…; "" keeps sessions in memory
+	SessionName     string
+	SessionPrefix   string
+	SessionFormat   session.Format
+	SessionLifetime time.Duration
+	SessionLocking  bool
+	CookiePath      string
+	TrustedProxies  []netip.Prefix
+
+	Templates       string // a folder of templates replacing the embedded ones
+	Title           string
+	MaxPagePosts    int
+	ShutdownTimeout time.Duration
+	LogFormat       string
+	LogLevel        slog.Level
+
+	// Healthcheck, when set, makes the binary probe that URL and exit, for
+	// container health checks in images that have no curl.
+	Healthcheck string
+}
+
+// parseConfig reads the flags in args (args[0] is the program name) and,
+// for every flag not given, its LOADMORE_ environment variable. A flag wins
+// over the environment so a one-off command line can override a deployment.
+func parseConfig(args []string, getenv func(string) string, output io.Writer) (Config, error) {
+	cfg := Config{}
+	fs := flag.NewFlagSet(programName(args), flag.ContinueOnError)
+	fs.SetOutput(output)
+
+	fs.StringVar(&cfg.Addr, "addr", ":8080", "`address` to listen on")
+	fs.StringVar(&cfg.BasePath, "base-path", "", "URL `path` the PHP file lived under, e.g. /blog, so the page answers at /blog/load-more.php")
+
+	fs.StringVar(&cfg.DB, "db", "", "WordPress database: mysql://user:password@host:port/dbname?params or sqlite:PATH (empty: the embedded demo database)")
+	fs.StringVar(&cfg.DataDir, "data-dir", "data", "`folder` holding the embedded demo database")
+	fs.StringVar(&cfg.WPConfig, "wp-config", "", "`path` to a wp-config.php to read the database credentials and table prefix from")
+	fs.StringVar(&cfg.TablePrefix, "table-prefix", "", "WordPress table `prefix` (default wp_, or $table_prefix from -wp-config)")
+	postTypes := fs.String("post-types", "post", "comma-separated post `types` to list")
+	fs.IntVar(&cfg.Batch, "batch", 2, "posts per request when desiredPosts is absent, and per click on the page")
+	fs.IntVar(&cfg.MaxBatch, "max-batch", 100, "largest desiredPosts accepted")
+	fs.DurationVar(&cfg.QueryTime, "query-timeout", 5*time.Second, "deadline of each database query")
+
+	fs.StringVar(&cfg.Redis, "redis", "", "Redis `URL` for sessions: redis://[:password@]host:port/db or rediss:// for TLS (empty: in memory)")
+	fs.StringVar(&cfg.SessionName, "session-name", "PHPSESSID", "session cookie `name` (PHP's session.name)")
+	fs.StringVar(&cfg.SessionPrefix, "session-prefix", "PHPREDIS_SESSION:", "Redis key `prefix` of sessions (phpredis's prefix)")
+	format := fs.String("session-serializer", "php", "PHP session.serialize_handler: php or php_serialize")
+	fs.DurationVar(&cfg.SessionLifetime, "session-lifetime", 1440*time.Second, "session expiry (PHP's session.gc_maxlifetime)")
+	fs.BoolVar(&cfg.SessionLocking, "session-locking", false, "honour phpredis's session lock (redis.session.locking_enabled)")
+	fs.StringVar(&cfg.CookiePath, "cookie-path", "/", "session cookie `path` (PHP's session.cookie_path)")
+	proxies := fs.String("trusted-proxies", "", "comma-separated `CIDRs` of proxies whose X-Forwarded-Proto is believed")
+
+	fs.StringVar(&cfg.Templates, "templates", "", "`folder` of templates (load-more.mustache, page.html) replacing the embedded ones")
+	fs.StringVar(&cfg.Title, "title", "Load more posts", "page `title`")
+	fs.IntVar(&cfg.MaxPagePosts, "max-page-posts", 1000, "most posts the page renders, whatever posts_start says")
+	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "how long in-flight requests may finish on SIGTERM")
+	fs.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
+	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	fs.StringVar(&cfg.Healthcheck, "healthcheck", "", "probe this `URL` (e.g. http://127.0.0.1:8080/readyz), exit 0 when it answers 200, and do nothing else")
+
+	if err := fs.Parse(args[1:]); err != nil {
+		return Config{}, err
+	}
+	if fs.NArg() > 0 {
+		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if err := applyEnv(fs, getenv); err != nil {
+		return Config{}, err
+	}
+
+	var err error
+	if cfg.PostTypes, err = parsePostTypes(*postTypes); err != nil {
+		return Config{}, fmt.Errorf("-post-types: %w", err)
+	}
+	if cfg.SessionFormat, err = session.ParseFormat(*format); err != nil {
+		return Config{}, fmt.Errorf("-session-serializer: %w", err)
+	}
+	if cfg.TrustedProxies, err = parsePrefixes(*proxies); err != nil {
+		return Config{}, fmt.Errorf("-trusted-proxies: %w", err)
+	}
+	if err := cfg.LogLevel.UnmarshalText([]byte(*logLevel)); err != nil {
+		return Config{}, fmt.Errorf("-log-level: %q is not debug, info, warn or error", *logLevel)
+	}
+	if err := cfg.validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+// applyEnv sets every flag not given on the command line from its
+// environment variable, naming the variable when its value is refused.
+func applyEnv(fs *flag.FlagSet, getenv func(string) string) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		if given[f.Name] {
+			return
+		}
+		name := envName(f.Name)
+		value := getenv(name)
+		if value == "" {
+			return
+		}
+		if err := fs.Set(f.Name, value); err != nil {
+			errs = append(errs, fmt.Errorf("%s: invalid value %q: %w", name, value, err))
+		}
+	})
+	return errors.Join(errs...)
+}
+
+func envName(flagName string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+func programName(args []string) string {
+	if len(args) == 0 {
+		return "wploadmore"
+	}
+	return args[0]
+}
+
+// validate checks what each setting alone cannot: ranges and combinations.
+// Each error names the flag, so one line tells the operator what to fix.
+func (c *Config) validate() error {
+	switch {
+	case c.Addr == "":
+		return errors.New("-addr: empty")
+	case c.DB != "" && c.WPConfig != "":
+		return errors.New("-db and -wp-config: give one or the other")
+	case c.MaxBatch < 1 || c.MaxBatch > 1000:
+		return fmt.Errorf("-max-batch: %d is not from 1 to 1000", c.MaxBatch)
+	case c.Batch < 1 || c.Batch > c.MaxBatch:
+		return fmt.Errorf("-batch: %d is not from 1 to -max-batch (%d)", c.Batch, c.MaxBatch)
+	case c.QueryTime <= 0:
+		return fmt.Errorf("-query-timeout: %v is not positive", c.QueryTime)
+	case c.SessionLifetime < time.Second:
+		return fmt.Errorf("-session-lifetime: %v is under one second", c.SessionLifetime)
+	case c.SessionName == "" || strings.ContainsFunc(c.SessionName, notCookieNameRune):
+		return fmt.Errorf("-session-name: %q is not a cookie name", c.SessionName)
+	case c.SessionPrefix == "":
+		return errors.New("-session-prefix: empty")
+	case !strings.HasPrefix(c.CookiePath, "/"):
+		return fmt.Errorf("-cookie-path: %q does not start with /", c.CookiePath)
+	case c.MaxPagePosts < 1:
+		return fmt.Errorf("-max-page-posts: %d is not positive", c.MaxPagePosts)
+	case c.ShutdownTimeout <= 0:
+		return fmt.Errorf("-shutdown-timeout: %v is not positive", c.ShutdownTimeout)
+	case c.LogFormat != "text" && c.LogFormat != "json":
+		return fmt.Errorf("-log-format: %q is not text or json", c.LogFormat)
+	case c.Title == "":
+		return errors.New("-title: empty")
+	}
+	basePath, err := cleanBasePath(c.BasePath)
+	if err != nil {
+		return fmt.Errorf("-base-path: %w", err)
+	}
+	c.BasePath = basePath
+	return nil
+}
+
+// cleanBasePath turns "blog", "/blog/" and "/blog" into "/blog", and "/"
+// into "", so routes can be written as basePath+"/load-more.php".
+func cleanBasePath(p string) (string, error) {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return "", nil
+	}
+	for _, segment := range strings.Split(p, "/") {
+		if segment == "" || segment == "." || segment == ".." {
+			return "", fmt.Errorf("%q is not a clean path", p)
+		}
+		if strings.ContainsFunc(segment, func(r rune) bool {
+			return !(r == '-' || r == '_' || r == '.' || r == '~' || r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)))
+		}) {
+			return "", fmt.Errorf("%q has characters a URL path needs escaped", p)
+		}
+	}
+	return "/" + p, nil
+}
+
+func notCookieNameRune(r rune) bool {
+	// RFC 6265 token characters, which PHP's session.name also keeps to.
+	return r <= ' ' || r >= unicode.MaxASCII || strings.ContainsRune(`()<>@,;:\"/[]?={}`, r)
+}
+
+func parsePostTypes(s string) ([]string, error) {
+	var types []string
+	for _, t := range strings.Split(s, ",") {
+		t = strings.TrimSpace(t)
+		if t == "" {
+			continue
+		}
+		// WordPress keys post types with sanitize_key: lower-case letters,
+		// digits, dashes and underscores, at most 20 characters.
+		if len(t) > 20 || strings.ContainsFunc(t, func(r rune) bool {
+			return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+		}) {
+			return nil, fmt.Errorf("%q is not a WordPress post type", t)
+		}
+		types = append(types, t)
+	}
+	if len(types) == 0 {
+		return nil, errors.New("no post type given")
+	}
+	return types, nil
+}
+
+func parsePrefixes(s string) ([]netip.Prefix, error) {
+	var prefixes []netip.Prefix
+	for _, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if !strings.Contains(p, "/") {
+			addr, err := netip.ParseAddr(p)
+			if err != nil {
+				return nil, fmt.Errorf("%q is not an address or CIDR", p)
+			}
+			prefixes = append(prefixes, netip.PrefixFrom(addr, addr.BitLen()))
+			continue
+		}
+		prefix, err := netip.ParsePrefix(p)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an address or CIDR", p)
+		}
+		prefixes = append(prefixes, prefix.Masked())
+	}
+	return prefixes, nil
+}
+
+// databaseConfig resolves -db, -wp-config and -table-prefix into the store's
+// configuration; ok is false when the embedded default is to be used.
+func (c *Config) databaseConfig() (cfg wpdb.Config, ok bool, err error) {
+	switch {
+	case c.WPConfig != "":
+		cfg, err = wpdb.LoadWPConfig(c.WPConfig)
+		if err != nil {
+			return wpdb.Config{}, false, fmt.Errorf("-wp-config: %w", err)
+		}
+	case c.DB != "":
+		cfg, err = wpdb.ParseURL(c.DB)
+		if err != nil {
+			return wpdb.Config{}, false, fmt.Errorf("-db: %w", err)
+		}
+	default:
+		return wpdb.Config{}, false, nil
+	}
+	if c.TablePrefix != "" {
+		cfg.TablePrefix = c.TablePrefix
+	}
+	cfg.PostTypes = c.PostTypes
+	cfg.QueryTimeout = c.QueryTime
+	return cfg, true, nil
+}
+
+func (c *Config) sessionConfig() session.Config {
+	return session.Config{
+		KeyPrefix:         c.SessionPrefix,
+		Format:            c.SessionFormat,
+		MaxLifetime:       c.SessionLifetime,
+		InitialPostsStart: c.Batch,
+		Locking:           c.SessionLocking,
+	}
+}

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/wploadmore/wploadmore/public"
+	"github.com/wploadmore/wploadmore/session"
+	"github.com/wploadmore/wploadmore/templates"
+	"github.com/wploadmore/wploadmore/wpdb"
+)
+
+// run is the whole server: it reads the configuration, opens the database
+// and the session store, serves until ctx is cancelled, then drains
+// in-flight requests and closes everything in reverse order.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	cfg, err := parseConfig(args, getenv, stdout)
+	if err != nil {
+		return err
+	}
+	if cfg.Healthcheck != "" {
+		return probe(ctx, cfg.Healthcheck)
+	}
+	logger := newLogger(cfg, stdout)
+
+	openCtx, cancelOpen := context.WithTimeout(ctx, 30*time.Second)
+	defer cancelOpen()
+
+	posts, err := openPosts(openCtx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer closeLogged(logger, "database", posts)
+
+	sessions, err := openSessions(openCtx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer closeLogged(logger, "sessions", sessions)
+
+	tmplFS, err := templateFS(cfg)
+	if err != nil {
+		return err
+	}
+	handler, err := newServer(serverDeps{
+		Config:    cfg,
+		Logger:    logger,
+		Posts:     posts,
+		Sessions:  sessions,
+		Templates: tmplFS,
+		Public:    public.FS,
+	})
+	if err != nil {
+		return err
+	}
+
+	// Listening before serving makes a busy port fail here, at start,
+	// rather than in a goroutine after we claimed to be up.
+	listener, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("-addr: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      cfg.QueryTime + 15*time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(listener) }()
+	logger.Info("listening", "addr", listener.Addr().String(), "url", "http://"+listener.Addr().String()+cfg.BasePath+"/load-more.php")
+
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down", "timeout", cfg.ShutdownTimeout)
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", err)
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+func newLogger(cfg Config, w io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+func openPosts(ctx context.Context, cfg Config, logger *slog.Logger) (*wpdb.Store, error) {
+	dbCfg, configured, err := cfg.databaseConfig()
+	if err != nil {
+		return nil, err
+	}
+	if !configured {
+		store, err := wpdb.OpenDefault(ctx, cfg.DataDir)
+		if err != nil {
+			return nil, fmt.Errorf("-data-dir: embedded default database: %w", err)
+		}
+		logger.Info("database: embedded default (SQLite)", "data_dir", cfg.DataDir)
+		return store, nil
+	}
+	store, err := wpdb.Open(ctx, dbCfg)
+	if err != nil {
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	logger.Info("database: opened", "driver", dbCfg.Driver, "table_prefix", dbCfg.TablePrefix, "post_types", dbCfg.PostTypes)
+	return store, nil
+}
+
+func openSessions(ctx context.Context, cfg Config, logger *slog.Logger) (*session.Store, error) {
+	if cfg.Redis == "" {
+		logger.Info("sessions: in memory (set -redis to share them with PHP)")
+		return session.NewMemory(cfg.sessionConfig(), logger), nil
+	}
+	store, err := session.OpenRedis(ctx, cfg.Redis, cfg.sessionConfig(), logger)
+	if err != nil {
+		return nil, fmt.Errorf("-redis: %w", err)
+	}
+	logger.Info("sessions: Redis", "key_prefix", cfg.SessionPrefix, "serializer", cfg.SessionFormat.String(), "locking", cfg.SessionLocking)
+	return store, nil
+}
+
+func closeLogged(logger *slog.Logger, what string, c io.Closer) {
+	if err := c.Close(); err != nil {
+		logger.Error("close", "what", what, "err", err)
+	}
+}
+
+// templateFS is the embedded templates, or the operator's folder when
+// -templates names one, so a site can restyle without rebuilding.
+func templateFS(cfg Config) (fs.FS, error) {
+	if cfg.Templates == "" {
+		return templates.FS, nil
+	}
+	info, err := os.Stat(cfg.Templates)
+	if err != nil {
+		return nil, fmt.Errorf("-templates: %w", err)
+	}
+	if !info.IsDir() {
+		return nil, fmt.Errorf("-templates: %s is not a folder", cfg.Templates)
+	}
+	return overlayFS{top: os.DirFS(cfg.Templates), base: templates.FS}, nil
+}
+
+// probe GETs url and succeeds only on a 200.
+func probe(ctx context.Context, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return fmt.Errorf("-healthcheck: %w", err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("-healthcheck: %w", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("-healthcheck: %s answered %s", url, resp.Status)
+	}
+	return nil
+}
