@@ -1,0 +1,79 @@
+package main
+
+import (
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+)
+
+// maxStart bounds the offset: far past any real blog, and small enough
+// that every database and driver takes it as a plain integer.
+const maxStart = math.MaxInt32
+
+// loadMoreQuery is what a request to load-more.php asks for.
+type loadMoreQuery struct {
+	wantsJSON bool // start is present: the JSON endpoint, as PHP's isset($_GET['start'])
+	start     int
+	desired   int
+}
+
+// parseLoadMoreQuery reads start and desiredPosts from a raw query string.
+// It splits the query itself rather than using url.ParseQuery, which drops
+// a whole pair at a ';' ("start=1;DROP TABLE") and would so turn a bad
+// JSON request into a page view instead of the 400 it deserves. Other
+// parameters are ignored, as PHP ignored them.
+func parseLoadMoreQuery(raw string, defaultDesired, maxDesired int) (loadMoreQuery, error) {
+	var starts, desireds []string
+	for pair := range strings.SplitSeq(raw, "&") {
+		rawKey, rawValue, _ := strings.Cut(pair, "=")
+		key, err := url.QueryUnescape(rawKey)
+		if err != nil {
+			continue // not a name we know, whatever it is
+		}
+		// PHP reads "start[]=1" as an array named start: a start, but not
+		// a number.
+		if name, _, isArray := strings.Cut(key, "["); isArray {
+			key, rawValue = name, "[]"
+		}
+		switch key {
+		case "start":
+			starts = append(starts, rawValue)
+		case "desiredPosts":
+			desireds = append(desireds, rawValue)
+		}
+	}
+	q := loadMoreQuery{wantsJSON: len(starts) > 0, desired: defaultDesired}
+	if !q.wantsJSON {
+		return q, nil
+	}
+	var err error
+	if q.start, err = wholeNumber("start", starts, 0, maxStart); err != nil {
+		return q, err
+	}
+	if len(desireds) > 0 {
+		if q.desired, err = wholeNumber("desiredPosts", desireds, 1, maxDesired); err != nil {
+			return q, err
+		}
+	}
+	return q, nil
+}
+
+// wholeNumber parses the one value of a parameter as a decimal integer in
+// [lo, hi]. Signs, spaces and anything else strconv would forgive are
+// refused: the PHP script's callers send plain digits.
+func wholeNumber(name string, rawValues []string, lo, hi int) (int, error) {
+	if len(rawValues) > 1 {
+		return 0, badRequest("%s must be given once", name)
+	}
+	refused := badRequest("%s must be a whole number from %d to %d", name, lo, hi)
+	value, err := url.QueryUnescape(rawValues[0])
+	if err != nil || value == "" || len(value) > 10 || strings.Trim(value, "0123456789") != "" {
+		return 0, refused
+	}
+	n, err := strconv.Atoi(value)
+	if err != nil || n < lo || n > hi {
+		return 0, refused
+	}
+	return n, nil
+}

@@ -1,0 +1,96 @@
+package main
+
+import (
+	"errors"
+	"net/http"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseLoadMoreQuery(t *testing.T) {
+	tests := []struct {
+		name    string
+		raw     string
+		want    loadMoreQuery
+		wantErr string // the client-facing message; "" for none
+	}{
+		{"page", "", loadMoreQuery{desired: 2}, ""},
+		{"page with other parameters", "utm_source=x&p=%zz", loadMoreQuery{desired: 2}, ""},
+		{"start only", "start=4", loadMoreQuery{wantsJSON: true, start: 4, desired: 2}, ""},
+		{"both", "start=4&desiredPosts=7", loadMoreQuery{wantsJSON: true, start: 4, desired: 7}, ""},
+		{"order does not matter", "desiredPosts=3&start=0", loadMoreQuery{wantsJSON: true, start: 0, desired: 3}, ""},
+		{"escaped name", "st%61rt=5", loadMoreQuery{wantsJSON: true, start: 5, desired: 2}, ""},
+		{"largest start", "start=2147483647", loadMoreQuery{wantsJSON: true, start: 2147483647, desired: 2}, ""},
+		{"largest desiredPosts", "start=0&desiredPosts=100", loadMoreQuery{wantsJSON: true, start: 0, desired: 100}, ""},
+		{"leading zeros", "start=007", loadMoreQuery{wantsJSON: true, start: 7, desired: 2}, ""},
+
+		{"empty start", "start=", loadMoreQuery{wantsJSON: true}, "start must be a whole number from 0 to 2147483647"},
+		{"bare start", "start", loadMoreQuery{wantsJSON: true}, "start must be a whole number from 0 to 2147483647"},
+		{"negative start", "start=-1", loadMoreQuery{wantsJSON: true}, "start must be a whole number from 0 to 2147483647"},
+		{"plus sign", "start=%2B1", loadMoreQuery{wantsJSON: true}, "start must be a whole number from 0 to 2147483647"},
+		{"non-numeric start", "start=abc", loadMoreQuery{wantsJSON: true}, "start must be a whole number from 0 to 2147483647"},
+		{"fraction", "start=1.5", loadMoreQuery{wantsJSON: true}, "start must be a whole number from 0 to 2147483647"},
+		{"overflowing start", "start=2147483648", loadMoreQuery{wantsJSON: true}, "start must be a whole number from 0 to 2147483647"},
+		{"huge start", "start=99999999999999999999999", loadMoreQuery{wantsJSON: true}, "start must be a whole number from 0 to 2147483647"},
+		{"space", "start=%201", loadMoreQuery{wantsJSON: true}, "start must be a whole number from 0 to 2147483647"},
+		{"bad escape", "start=%zz", loadMoreQuery{wantsJSON: true}, "start must be a whole number from 0 to 2147483647"},
+		{"sql injection", "start=1;DROP%20TABLE%20wp_posts", loadMoreQuery{wantsJSON: true}, "start must be a whole number from 0 to 2147483647"},
+		{"sql injection unescaped", "start=1;DROP TABLE wp_posts", loadMoreQuery{wantsJSON: true}, "start must be a whole number from 0 to 2147483647"},
+		{"quote injection", "start=0'%20OR%20'1'='1", loadMoreQuery{wantsJSON: true}, "start must be a whole number from 0 to 2147483647"},
+		{"repeated start", "start=1&start=2", loadMoreQuery{wantsJSON: true}, "start must be given once"},
+		{"array start", "start[]=1", loadMoreQuery{wantsJSON: true}, "start must be a whole number from 0 to 2147483647"},
+		{"array desiredPosts", "start=1&desiredPosts[a]=1", loadMoreQuery{wantsJSON: true}, "desiredPosts must be a whole number from 1 to 100"},
+		{"zero desiredPosts", "start=0&desiredPosts=0", loadMoreQuery{wantsJSON: true}, "desiredPosts must be a whole number from 1 to 100"},
+		{"too many desiredPosts", "start=0&desiredPosts=101", loadMoreQuery{wantsJSON: true}, "desiredPosts must be a whole number from 1 to 100"},
+		{"empty desiredPosts", "start=0&desiredPosts=", loadMoreQuery{wantsJSON: true}, "desiredPosts must be a whole number from 1 to 100"},
+		{"negative desiredPosts", "start=0&desiredPosts=-2", loadMoreQuery{wantsJSON: true}, "desiredPosts must be a whole number from 1 to 100"},
+		{"repeated desiredPosts", "start=0&desiredPosts=1&desiredPosts=2", loadMoreQuery{wantsJSON: true}, "desiredPosts must be given once"},
+		{"injected desiredPosts", "start=0&desiredPosts=2%3BDELETE%20FROM%20wp_posts", loadMoreQuery{wantsJSON: true}, "desiredPosts must be a whole number from 1 to 100"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := parseLoadMoreQuery(tt.raw, 2, 100)
+			if tt.wantErr != "" {
+				status, message := errorStatus(err)
+				if status != http.StatusBadRequest || message != tt.wantErr {
+					t.Fatalf("error = %d %q, want 400 %q", status, message, tt.wantErr)
+				}
+				if got.wantsJSON != tt.want.wantsJSON {
+					t.Errorf("wantsJSON = %v, want %v", got.wantsJSON, tt.want.wantsJSON)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("unexpected error: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(loadMoreQuery{})); diff != "" {
+				t.Errorf("(-want +got)\n%s", diff)
+			}
+		})
+	}
+}
+
+// FuzzParseLoadMoreQuery checks that whatever a client sends, the parser
+// either refuses it with a 400 or returns values inside the bounds the
+// database query is built for.
+func FuzzParseLoadMoreQuery(f *testing.F) {
+	for _, seed := range []string{
+		"", "start=0", "start=4&desiredPosts=2", "start=-1", "start=1;DROP TABLE wp_posts",
+		"start=%zz", "desiredPosts=3&start=9", "start=1&start=2", "start=2147483648", "st%61rt=1&&&=",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		q, err := parseLoadMoreQuery(raw, 2, 100)
+		if err != nil {
+			if he, ok := errors.AsType[*httpError](err); !ok || he.status != http.StatusBadRequest {
+				t.Fatalf("error %v is not a 400", err)
+			}
+			return
+		}
+		if q.start < 0 || q.start > maxStart || q.desired < 1 || q.desired > 100 {
+			t.Fatalf("out of bounds: %+v", q)
+		}
+	})
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/wploadmore/wploadmore/session"
+	"github.com/wploadmore/wploadmore/wpdb"
+)
+
+// postSource is what the handlers need of the WordPress database.
+type postSource interface {
+	// Posts returns up to limit published posts, newest first, after
+	// skipping offset of them.
+	Posts(ctx context.Context, offset, limit int) ([]wpdb.Post, error)
+	Ping(ctx context.Context) error
+}
+
+// sessionStore is what the handlers need of the PHP session.
+type sessionStore interface {
+	// PostsStart resolves the visitor's session (a fresh one when the id is
+	// unknown) and returns its posts_start.
+	PostsStart(ctx context.Context, id string) (session.State, error)
+	// AddPostsStart adds n to posts_start, atomically.
+	AddPostsStart(ctx context.Context, id string, n int) (session.State, error)
+	Ping(ctx context.Context) error
+}
+
+// serverDeps is everything newServer wires together.
+type serverDeps struct {
+	Config    Config
+	Logger    *slog.Logger
+	Posts     postSource
+	Sessions  sessionStore
+	Templates fs.FS // load-more.mustache and page.html
+	Public    fs.FS // the widget's script, styles and vendored packages
+}
+
+// newServer builds the whole HTTP handler. Everything a request needs that
+// can be prepared once (parsed templates, static files, their ETags) is
+// prepared here, so a broken template fails the start, not a request.
+func newServer(deps serverDeps) (http.Handler, error) {
+	builtAt := time.Now()
+	mustacheFile, err := loadStatic(deps.Templates, loadMoreTemplate, builtAt)
+	if err != nil {
+		return nil, fmt.Errorf("-templates: %w", err)
+	}
+	assets, err := loadStaticTree(deps.Public, builtAt)
+	if err != nil {
+		return nil, fmt.Errorf("assets: %w", err)
+	}
+	if _, ok := assets[vendoredMustache]; !ok {
+		return nil, fmt.Errorf("assets: %s is missing from the build: run `make assets` (npm ci) before building", vendoredMustache)
+	}
+	page, err := newPageRenderer(deps.Config, deps.Templates, string(mustacheFile.body))
+	if err != nil {
+		return nil, fmt.Errorf("-templates: %w", err)
+	}
+	cookie := session.Cookie{
+		Name:           deps.Config.SessionName,
+		Path:           deps.Config.CookiePath,
+		TrustedProxies: deps.Config.TrustedProxies,
+	}
+	mux := http.NewServeMux()
+	addRoutes(mux, routeDeps{
+		config:   deps.Config,
+		logger:   deps.Logger,
+		posts:    deps.Posts,
+		sessions: deps.Sessions,
+		cookie:   cookie,
+		page:     page,
+		template: mustacheFile,
+		assets:   assets,
+	})
+	return logRequests(deps.Logger, recoverPanics(deps.Logger, securityHeaders(mux))), nil
+}
