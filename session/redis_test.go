@@ -3,6 +3,7 @@ package session
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -56,6 +57,43 @@ func TestOpenRedisURLForms(t *testing.T) {
 			defer s.Close()
 			if err := s.Ping(context.Background()); err != nil {
 				t.Errorf("Ping: %v", err)
+			}
+		})
+	}
+}
+
+func TestOpenRedisAuth(t *testing.T) {
+	t.Parallel()
+	srv := sessiontest.StartServer(t, "--requirepass", "s3cret", "--user", "alice", "on", ">wonder", "~*", "+@all")
+	base := fmt.Sprintf("127.0.0.1:%d/0", srv.Port)
+	tests := []struct {
+		name, url string
+		ok        bool
+	}{
+		{"requirepass", "redis://:s3cret@" + base, true},
+		{"ACL user", "redis://alice:wonder@" + base, true},
+		{"wrong password", "redis://:nope@" + base, false},
+		{"no password", "redis://" + base, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := OpenRedis(context.Background(), tt.url, Config{OpTimeout: time.Second}, nil)
+			if tt.ok {
+				if err != nil {
+					t.Fatalf("OpenRedis: %v", err)
+				}
+				defer s.Close()
+				if _, err := s.AddPostsStart(context.Background(), "", 1); err != nil {
+					t.Errorf("AddPostsStart: %v", err)
+				}
+				return
+			}
+			if err == nil {
+				s.Close()
+				t.Fatal("OpenRedis succeeded")
+			}
+			if strings.Contains(err.Error(), "nope") {
+				t.Errorf("error shows the password: %v", err)
 			}
 		})
 	}

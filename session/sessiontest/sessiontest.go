@@ -4,6 +4,7 @@
 package sessiontest
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -174,13 +175,15 @@ type Server struct {
 	Port int
 	URL  string // redis://127.0.0.1:<Port>/0
 	t    testing.TB
+	args []string
 	cmd  *exec.Cmd
 	done chan struct{}
 }
 
 // StartServer starts redis-server on a free port without persistence and
-// stops it when t ends. It fails t when redis-server is not installed.
-func StartServer(t testing.TB) *Server {
+// stops it when t ends; args are more redis-server options, such as
+// "--requirepass", "secret". It fails t when redis-server is not installed.
+func StartServer(t testing.TB, args ...string) *Server {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -188,7 +191,7 @@ func StartServer(t testing.TB) *Server {
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	s := &Server{Port: port, URL: "redis://127.0.0.1:" + strconv.Itoa(port) + "/0", t: t}
+	s := &Server{Port: port, URL: "redis://127.0.0.1:" + strconv.Itoa(port) + "/0", t: t, args: args}
 	s.Start()
 	t.Cleanup(s.Stop)
 	return s
@@ -201,8 +204,11 @@ func (s *Server) Start() {
 	if err != nil {
 		s.t.Fatalf("sessiontest: redis-server not found (apt-get install redis-server): %v", err)
 	}
-	s.cmd = exec.Command(bin, "--port", strconv.Itoa(s.Port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning")
+	args := append([]string{"--port", strconv.Itoa(s.Port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning"}, s.args...)
+	s.cmd = exec.Command(bin, args...)
+	var out bytes.Buffer
+	s.cmd.Stdout, s.cmd.Stderr = &out, &out
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatalf("sessiontest: start redis-server: %v", err)
 	}
@@ -218,7 +224,8 @@ func (s *Server) Start() {
 		if err == nil {
 			_, err = c.Do("PING")
 			c.Close()
-			if err == nil {
+			// A server with a password answers NOAUTH: it is up.
+			if err == nil || strings.HasPrefix(err.Error(), "NOAUTH") {
 				return
 			}
 		}
@@ -228,7 +235,7 @@ func (s *Server) Start() {
 		}
 		select {
 		case <-s.done:
-			s.t.Fatalf("sessiontest: redis-server on port %d exited at start (port taken?)", s.Port)
+			s.t.Fatalf("sessiontest: redis-server on port %d exited at start: %s", s.Port, out.String())
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
