@@ -20,15 +20,18 @@ import (
 // postsStartKey is the $_SESSION entry the PHP script keeps its counter in.
 const postsStartKey = "posts_start"
 
-// Config says how sessions are kept; zero values mean PHP's defaults.
+// Config says how sessions are kept; zero values mean PHP's defaults. The
+// Key prefix, Format and MaxLifetime must match the PHP site's
+// session.save_path prefix, session.serialize_handler and
+// session.gc_maxlifetime for the two to share sessions.
 type Config struct {
 	KeyPrefix         string        // default "PHPREDIS_SESSION:" (phpredis's prefix)
 	Format            Format        // session.serialize_handler, default FormatPHP
 	MaxLifetime       time.Duration // session.gc_maxlifetime, default 1440s
 	InitialPostsStart int           // default 2
-	Locking           bool          // honour phpredis's session lock (redis.session.locking_enabled)
+	Locking           bool          // honour phpredis's session lock (redis.session.locking_enabled); Redis only
 	LockExpire        time.Duration // redis.session.lock_expire, default 30s (phpredis falls back to max_execution_time, 30s)
-	LockRetries       int           // redis.session.lock_retries, default 100
+	LockRetries       int           // redis.session.lock_retries, default 100; -1 waits until the context ends
 	LockWait          time.Duration // redis.session.lock_wait_time, default 20ms
 	OpTimeout         time.Duration // deadline of each Redis command, default 2s
 }
