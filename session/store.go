@@ -21,7 +21,7 @@ import (
 const postsStartKey = "posts_start"
 
 // Config says how sessions are kept; zero values mean PHP's defaults. The
-// Key prefix, Format and MaxLifetime must match the PHP site's
+// KeyPrefix, Format and MaxLifetime must match the PHP site's
 // session.save_path prefix, session.serialize_handler and
 // session.gc_maxlifetime for the two to share sessions.
 type Config struct {
