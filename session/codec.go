@@ -118,7 +118,7 @@ func Decode(f Format, b []byte) (*Data, error) {
 		err = p.checkDuplicates(d.entries)
 	}
 	if err != nil {
-		return nil, err
+		return nil, p.hint(err)
 	}
 	return d, nil
 }

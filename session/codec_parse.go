@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"errors"
 	"strconv"
 )
 
@@ -37,10 +38,16 @@ type parser struct {
 }
 
 func (p *parser) fail(what string) error {
-	if p.pos == 0 && bytes.HasPrefix(p.b, zstdMagic) {
-		what = "zstd-compressed data (phpredis redis.session.compression=zstd is not supported): " + what
-	}
 	return &malformedError{off: p.pos, what: what}
+}
+
+// hint adds to err what the whole input looks like when that explains it.
+func (p *parser) hint(err error) error {
+	var me *malformedError
+	if errors.As(err, &me) && bytes.HasPrefix(p.b, zstdMagic) {
+		me.what = "zstd-compressed data (phpredis redis.session.compression=zstd is not supported): " + me.what
+	}
+	return err
 }
 
 // sessionPHP parses the "php" format: name|value, back to back.
@@ -171,9 +178,12 @@ func (p *parser) int() error {
 	return nil
 }
 
-// float reads a float as serialize() prints it: INF, -INF, NAN, or
-// -?D+(.D+)?(E[+-]D+)? (shortest round-trip form since PHP 7.1, 17 digits
-// before; both fit this grammar).
+// float reads a float as serialize() prints it (zend_gcvt, for both the
+// shortest round-trip form of serialize_precision=-1 and the 17 digits of
+// older PHP): INF, -INF, NAN, -0, or
+//
+//	-?(0|[1-9][0-9]*)(\.[0-9]*[1-9])?           fixed, no trailing zero
+//	-?[1-9]\.([0-9]*[1-9]|0)E[+-][1-9][0-9]*     exponent form, e.g. 1.0E+25
 func (p *parser) float() error {
 	start := p.pos
 	for _, s := range [...]string{"INF", "-INF", "NAN"} {
@@ -181,28 +191,42 @@ func (p *parser) float() error {
 			return nil
 		}
 	}
-	digits := func() bool {
+	digits := func() []byte {
 		s := p.pos
 		for p.pos < len(p.b) && p.b[p.pos] >= '0' && p.b[p.pos] <= '9' {
 			p.pos++
 		}
-		return p.pos > s
+		return p.b[s:p.pos]
 	}
 	bad := &malformedError{off: start, what: "want a float as PHP prints it"}
 	p.lit("-")
-	if !digits() {
+	ip := digits()
+	if len(ip) == 0 || (ip[0] == '0' && len(ip) > 1) {
 		return bad
 	}
-	if p.lit(".") && !digits() {
+	var frac []byte
+	if p.lit(".") {
+		if frac = digits(); len(frac) == 0 {
+			return bad
+		}
+	}
+	if !p.lit("E") {
+		if len(frac) > 0 && frac[len(frac)-1] == '0' {
+			return bad
+		}
+		return nil
+	}
+	// Exponent form: one non-zero digit, then a fraction that is "0" or
+	// has no trailing zero, then a signed exponent without leading zero.
+	if len(ip) != 1 || ip[0] == '0' || len(frac) == 0 ||
+		(len(frac) > 1 && frac[len(frac)-1] == '0') {
 		return bad
 	}
-	if p.lit("E") {
-		if !p.lit("+") && !p.lit("-") {
-			return bad
-		}
-		if !digits() {
-			return bad
-		}
+	if !p.lit("+") && !p.lit("-") {
+		return bad
+	}
+	if e := digits(); len(e) == 0 || e[0] == '0' {
+		return bad
 	}
 	return nil
 }

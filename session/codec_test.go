@@ -168,6 +168,15 @@ func TestDecodeMalformed(t *testing.T) {
 		{"float leading dot", FormatPHP, "a|d:.5;", "float"},
 		{"float trailing dot", FormatPHP, "a|d:5.;", "float"},
 		{"float inf lower", FormatPHP, "a|d:inf;", "float"},
+		{"float leading zero", FormatPHP, "a|d:001;", "float"},
+		{"float trailing zero", FormatPHP, "a|d:0.10;", "float"},
+		{"float integral fraction", FormatPHP, "a|d:4.0;", "float"},
+		{"float exp two digits", FormatPHP, "a|d:12.0E+25;", "float"},
+		{"float exp no fraction", FormatPHP, "a|d:1E+25;", "float"},
+		{"float exp trailing zero", FormatPHP, "a|d:1.50E+25;", "float"},
+		{"float exp leading zero", FormatPHP, "a|d:1.0E+05;", "float"},
+		{"float exp zero mantissa", FormatPHP, "a|d:0.0E+5;", "float"},
+		{"float minus nan", FormatPHP, "a|d:-NAN;", "float"},
 		{"string too short", FormatPHP, `a|s:5:"abc";`, "past the end"},
 		{"string too long", FormatPHP, `a|s:2:"abc";`, `want "`},
 		{"string huge length", FormatPHP, `a|s:99999999999999999999:"a";`, "larger than the data"},
@@ -192,6 +201,8 @@ func TestDecodeMalformed(t *testing.T) {
 		{"duplicate name", FormatPHP, "a|i:1;a|i:2;", "duplicate"},
 		{"too deep", FormatPHP, "a|" + strings.Repeat("a:1:{i:0;", 4097) + "N;" + strings.Repeat("}", 4097), "deeper than 4096"},
 		{"zstd", FormatPHP, "\x28\xb5\x2f\xfd\x20\x10\x81\x00\x00", "zstd"},
+		{"zstd with bar", FormatPHP, "\x28\xb5\x2f\xfd\x20|\x81\x00\x00", "zstd"},
+		{"zstd serialize", FormatPHPSerialize, "\x28\xb5\x2f\xfd\x20|\x81\x00\x00", "zstd"},
 		{"lzf", FormatPHP, "\x1fposts_start|i:4;user|s:5:\"\xc3\xa9lan\";\x20\x10", "without '|'"},
 
 		{"serialize not array", FormatPHPSerialize, "i:1;", "one array"},
@@ -408,5 +419,25 @@ func BenchmarkCodec(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestDecodeFloats checks floats PHP writes that the golden files lack:
+// other magnitudes, and the 17 digits of serialize_precision=17 (PHP < 7.1).
+func TestDecodeFloats(t *testing.T) {
+	for _, v := range []string{
+		"1000000000000000", "100", "120", "1.0E-5", "1.234E-5", "1.5E+300", "2.0E+22",
+		"-1.0E-7", "0.10000000000000001", "1.0000000000000001E-5", "0.33333333333333331",
+		"1.0000000000000001E+25", "1.2346E+5", "0.33333", "5.0E-324",
+	} {
+		in := "a|d:" + v + ";"
+		d, err := Decode(FormatPHP, []byte(in))
+		if err != nil {
+			t.Errorf("Decode(%q): %v", in, err)
+			continue
+		}
+		if got := string(d.Encode()); got != in {
+			t.Errorf("Encode = %q; want %q", got, in)
+		}
 	}
 }
