@@ -1,0 +1,251 @@
+package wpdb_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+// open opens a Store for cfg and closes it when t ends.
+func open(t testing.TB, cfg wpdb.Config) *wpdb.Store {
+	t.Helper()
+	s, err := wpdb.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return s
+}
+
+func ids(posts []wpdb.Post) []uint64 {
+	out := []uint64{}
+	for _, p := range posts {
+		out = append(out, p.ID)
+	}
+	return out
+}
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", path, diff)
+	}
+}
+
+// TestStore runs one suite against each driver on the same fixture; both
+// must produce the same golden JSON.
+func TestStore(t *testing.T) {
+	for _, driver := range wpdbtest.Drivers() {
+		t.Run(driver, func(t *testing.T) {
+			t.Parallel()
+			rows := fixture()
+			cfg := wpdbtest.New(t, driver, "wp_")
+			wpdbtest.Insert(t, cfg, rows...)
+			s := open(t, cfg)
+			ctx := context.Background()
+			if got := s.Driver(); got != driver {
+				t.Errorf("Driver() = %q, want %q", got, driver)
+			}
+
+			t.Run("golden JSON", func(t *testing.T) {
+				posts, err := s.Posts(ctx, 0, 100)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := json.MarshalIndent(posts, "", "  ")
+				if err != nil {
+					t.Fatal(err)
+				}
+				golden(t, "posts.golden.json", append(got, '\n'))
+			})
+
+			t.Run("only published posts, newest first", func(t *testing.T) {
+				posts, err := s.Posts(ctx, 0, 100)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(publishedIDs(rows, "post"), ids(posts)); diff != "" {
+					t.Errorf("IDs (-want +got):\n%s", diff)
+				}
+			})
+
+			for _, k := range []int{1, 2, 3, 7} {
+				t.Run(fmt.Sprintf("paging K=%d", k), func(t *testing.T) {
+					var got []uint64
+					for offset := 0; ; offset += k {
+						page, err := s.Posts(ctx, offset, k)
+						if err != nil {
+							t.Fatalf("Posts(%d, %d): %v", offset, k, err)
+						}
+						if len(page) > k {
+							t.Fatalf("Posts(%d, %d) returned %d posts", offset, k, len(page))
+						}
+						got = append(got, ids(page)...)
+						if len(page) < k {
+							break
+						}
+					}
+					if diff := cmp.Diff(publishedIDs(rows, "post"), got); diff != "" {
+						t.Errorf("IDs over all pages (-want +got):\n%s", diff)
+					}
+				})
+			}
+
+			for _, tt := range []struct {
+				name          string
+				offset, limit int
+			}{
+				{"past the end", 1000, 2},
+				{"limit zero", 0, 0},
+			} {
+				t.Run(tt.name, func(t *testing.T) {
+					posts, err := s.Posts(ctx, tt.offset, tt.limit)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if posts == nil || len(posts) != 0 {
+						t.Errorf("Posts(%d, %d) = %#v, want an empty non-nil slice", tt.offset, tt.limit, posts)
+					}
+					if b, _ := json.Marshal(posts); string(b) != "[]" {
+						t.Errorf("JSON = %s, want []", b)
+					}
+				})
+			}
+
+			for _, tt := range []struct {
+				name          string
+				offset, limit int
+			}{
+				{"negative offset", -1, 2},
+				{"negative limit", 0, -2},
+			} {
+				t.Run(tt.name, func(t *testing.T) {
+					if _, err := s.Posts(ctx, tt.offset, tt.limit); err == nil {
+						t.Errorf("Posts(%d, %d) succeeded, want an error", tt.offset, tt.limit)
+					}
+				})
+			}
+
+			t.Run("canceled context", func(t *testing.T) {
+				cctx, cancel := context.WithCancel(ctx)
+				cancel()
+				_, err := s.Posts(cctx, 0, 2)
+				if !errors.Is(err, context.Canceled) {
+					t.Errorf("Posts error = %v, want context.Canceled", err)
+				}
+				if err != nil && !strings.HasPrefix(err.Error(), "wpdb: posts after offset 0: ") {
+					t.Errorf("error %q lacks the wpdb context", err)
+				}
+			})
+
+			t.Run("ping", func(t *testing.T) {
+				if err := s.Ping(ctx); err != nil {
+					t.Error(err)
+				}
+			})
+
+			for _, tt := range []struct {
+				name  string
+				types []string
+			}{
+				{"posts and pages", []string{"post", "page"}},
+				{"pages only", []string{"page"}},
+				{"custom type", []string{"product", "post"}},
+			} {
+				t.Run("post types "+tt.name, func(t *testing.T) {
+					c := cfg
+					c.PostTypes = tt.types
+					s := open(t, c)
+					posts, err := s.Posts(ctx, 0, 100)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if diff := cmp.Diff(publishedIDs(rows, tt.types...), ids(posts)); diff != "" {
+						t.Errorf("IDs (-want +got):\n%s", diff)
+					}
+				})
+			}
+		})
+	}
+}
+
+func TestStorePrefix(t *testing.T) {
+	for _, driver := range wpdbtest.Drivers() {
+		t.Run(driver, func(t *testing.T) {
+			t.Parallel()
+			cfg := wpdbtest.New(t, driver, "blog2_")
+			wpdbtest.Insert(t, cfg, wpdbtest.Row{ID: 5, Title: "in blog2", Date: "2024-05-05 05:05:05"})
+			posts, err := open(t, cfg).Posts(context.Background(), 0, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]uint64{5}, ids(posts)); diff != "" {
+				t.Errorf("IDs (-want +got):\n%s", diff)
+			}
+
+			cfg.TablePrefix = "wp_"
+			_, err = wpdb.Open(context.Background(), cfg)
+			if !errors.Is(err, wpdb.ErrNoPostsTable) || !strings.Contains(err.Error(), "table wp_posts not found in ") {
+				t.Errorf("Open with the wrong prefix: error = %v, want table wp_posts not found", err)
+			}
+		})
+	}
+}
+
+func TestOpenErrors(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing.sqlite")
+	tests := []struct {
+		name string
+		cfg  wpdb.Config
+		want string
+	}{
+		{"bad prefix", wpdb.Config{Driver: "sqlite", DSN: "x", TablePrefix: "wp_'"}, "table prefix"},
+		{"unknown driver", wpdb.Config{Driver: "oracle", DSN: "x"}, "unknown driver"},
+		{"missing sqlite file", wpdb.Config{Driver: "sqlite", DSN: missing}, "connect to sqlite file " + missing},
+		{"mysql without database", wpdb.Config{Driver: "mysql", DSN: "root@tcp(127.0.0.1:3306)/"}, "names no database"},
+		{"mysql closed port", wpdb.Config{Driver: "mysql", DSN: "root@tcp(127.0.0.1:1)/wordpress"}, "connect to mysql database wordpress"},
+		{"mysql unknown database", wpdb.Config{Driver: "mysql", DSN: "root@tcp(127.0.0.1:3306)/wpdbtest_no_such_db"}, "Unknown database"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := wpdb.Open(context.Background(), tt.cfg)
+			if err == nil {
+				s.Close()
+				t.Fatal("Open succeeded, want an error")
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not say %q", err, tt.want)
+			}
+		})
+	}
+	if _, err := os.Stat(missing); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Open created the missing SQLite file (stat: %v)", err)
+	}
+}
