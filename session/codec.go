@@ -242,8 +242,10 @@ func isSignedDigits(b []byte) bool {
 // when name exists (so the entry keeps its position) and appending it
 // otherwise. Every other entry is left byte for byte as it was.
 //
-// In FormatPHP, PHP cannot write a name containing '|' at all; SetInt panics
-// on such a name because it is a programming error (names are constants).
+// In FormatPHP, PHP cannot write a name containing '|' (it fails the whole
+// write) or an integer name such as "5" (an integer key, which it skips);
+// SetInt panics on such a name because it is a programming error (names
+// are constants in code).
 // In FormatPHPSerialize, a name that is a canonical decimal integer becomes
 // an integer key, as it would in a PHP array.
 func (d *Data) SetInt(name string, v int64) {
@@ -258,8 +260,8 @@ func (d *Data) SetInt(name string, v int64) {
 	var key, nm []byte
 	switch {
 	case d.format != FormatPHPSerialize:
-		if bytes.IndexByte([]byte(name), '|') >= 0 {
-			panic(fmt.Sprintf("session: SetInt: PHP cannot store a session name containing '|': %q", name))
+		if bytes.IndexByte([]byte(name), '|') >= 0 || isCanonicalInt([]byte(name)) {
+			panic(fmt.Sprintf("session: SetInt: PHP's php handler cannot store the session name %q", name))
 		}
 		key = []byte(name)
 		nm = key

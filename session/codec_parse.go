@@ -58,6 +58,10 @@ func (p *parser) sessionPHP(d *Data) error {
 			return p.fail("entry name without '|'")
 		}
 		name := p.b[p.pos : p.pos+bar]
+		if isCanonicalInt(name) {
+			// $_SESSION["5"] is the integer key 5, which this handler skips.
+			return p.fail("integer session name (PHP's php handler skips integer keys)")
+		}
 		p.pos += bar + 1
 		start := p.pos
 		if err := p.value(0); err != nil {
@@ -314,7 +318,9 @@ func (p *parser) key() (name []byte, intKey bool, err error) {
 }
 
 // elements reads "<n>:{" (after the count), n key/value pairs and "}".
-func (p *parser) elements(depth int) error {
+// In an array (not an object) a string key that reads as an integer
+// cannot occur: PHP stores it as that integer.
+func (p *parser) elements(depth int, array bool) error {
 	n, err := p.count()
 	if err != nil {
 		return err
@@ -326,8 +332,13 @@ func (p *parser) elements(depth int) error {
 		return p.fail("arrays or objects nested deeper than 4096")
 	}
 	for ; n > 0; n-- {
-		if _, _, err := p.key(); err != nil {
+		kstart := p.pos
+		name, intKey, err := p.key()
+		if err != nil {
 			return err
+		}
+		if array && !intKey && isCanonicalInt(name) {
+			return &malformedError{off: kstart, what: "string key that PHP would have made an integer key"}
 		}
 		if err := p.value(depth + 1); err != nil {
 			return err
@@ -374,7 +385,7 @@ func (p *parser) value(depth int) error {
 			return err
 		}
 	case 'a':
-		return p.elements(depth)
+		return p.elements(depth, true)
 	case 'O':
 		if _, err := p.className(); err != nil {
 			return err
@@ -382,7 +393,7 @@ func (p *parser) value(depth int) error {
 		if !p.lit(":") {
 			return p.fail("want : after class name")
 		}
-		return p.elements(depth)
+		return p.elements(depth, false)
 	case 'C':
 		// Serializable: the payload is whatever the class's serialize()
 		// returned; only its length delimits it.

@@ -199,6 +199,9 @@ func TestDecodeMalformed(t *testing.T) {
 		{"ref zero", FormatPHP, "a|i:1;b|R:0;", "value 0"},
 		{"ref negative", FormatPHP, "a|i:1;b|r:-1;", "decimal"},
 		{"duplicate name", FormatPHP, "a|i:1;a|i:2;", "duplicate"},
+		{"integer name", FormatPHP, "a|i:1;5|i:2;", "integer session name"},
+		{"negative integer name", FormatPHP, "-5|i:2;", "integer session name"},
+		{"array numeric string key", FormatPHP, `a|a:1:{s:1:"5";N;}`, "integer key"},
 		{"too deep", FormatPHP, "a|" + strings.Repeat("a:1:{i:0;", 4097) + "N;" + strings.Repeat("}", 4097), "deeper than 4096"},
 		{"zstd", FormatPHP, "\x28\xb5\x2f\xfd\x20\x10\x81\x00\x00", "zstd"},
 		{"zstd with bar", FormatPHP, "\x28\xb5\x2f\xfd\x20|\x81\x00\x00", "zstd"},
@@ -318,7 +321,7 @@ func TestSetInt(t *testing.T) {
 		{"php replace keeps order", FormatPHP, `posts_start|s:1:"4";a|N;`, "posts_start", 6, "posts_start|i:6;a|N;"},
 		{"php replace array", FormatPHP, `a|N;posts_start|a:1:{i:0;s:1:"|";}b|b:1;`, "posts_start", -1, "a|N;posts_start|i:-1;b|b:1;"},
 		{"php append", FormatPHP, `a|s:3:"x|y";`, "posts_start", 2, `a|s:3:"x|y";posts_start|i:2;`},
-		{"php numeric name", FormatPHP, "", "5", 1, "5|i:1;"},
+		{"php numeric-looking name", FormatPHP, "", "05", 1, "05|i:1;"},
 		{"serialize empty", FormatPHPSerialize, "", "posts_start", 4, `a:1:{s:11:"posts_start";i:4;}`},
 		{"serialize empty array", FormatPHPSerialize, "a:0:{}", "posts_start", 4, `a:1:{s:11:"posts_start";i:4;}`},
 		{"serialize replace", FormatPHPSerialize, `a:2:{s:11:"posts_start";d:4;i:0;N;}`, "posts_start", 6, `a:2:{s:11:"posts_start";i:6;i:0;N;}`},
@@ -377,13 +380,17 @@ func TestNewData(t *testing.T) {
 	}
 }
 
-func TestSetIntPanicsOnBar(t *testing.T) {
-	defer func() {
-		if recover() == nil {
-			t.Error("SetInt(\"a|b\") in FormatPHP did not panic")
-		}
-	}()
-	NewData(FormatPHP).SetInt("a|b", 1)
+func TestSetIntPanicsOnNamePHPCannotWrite(t *testing.T) {
+	for _, name := range []string{"a|b", "5", "-1"} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("SetInt(%q) in FormatPHP did not panic", name)
+				}
+			}()
+			NewData(FormatPHP).SetInt(name, 1)
+		})
+	}
 }
 
 // TestDecodeCopies checks that Data does not alias the caller's buffer.
