@@ -73,11 +73,11 @@ func (e *Excerpter) Excerpt(content string) string {
 		*bp = prefix[:0]
 		e.bufs.Put(bp)
 	}
-	return collapseAndCut(text, excerptRunes) + "..."
+	return collapseAndCut(text, excerptRunes)
 }
 
 // collapseAndCut collapses white-space runs in text to one space, trims the
-// ends and keeps the first n runes.
+// ends, keeps the first n runes and appends "...".
 func collapseAndCut(text string, n int) string {
 	var b strings.Builder
 	b.Grow(min(len(text), n*utf8.UTFMax) + len("..."))
@@ -101,6 +101,7 @@ func collapseAndCut(text string, n int) string {
 		b.WriteRune(r)
 		kept++
 	}
+	b.WriteString("...")
 	return b.String()
 }
 
@@ -118,7 +119,7 @@ func visiblePrefix(dst []byte, content string, need int) []byte {
 		// The three below mirror bluemonday's sanitize loop for a policy
 		// that allows no element (sanitize.go, v1.0.27).
 		skipping      bool   // skipElementContent
-		skipCount     int64  // skippingElementsCount; may go negative, as there
+		skipCount     int64  // skippingElementsCount: a stray end tag takes it below 0
 		mostRecentRaw string // mostRecentlyStartedToken when "script" or "style", else ""
 	)
 	for {

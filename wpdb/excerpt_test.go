@@ -246,6 +246,20 @@ func FuzzExcerpt(f *testing.F) {
 	})
 }
 
+// TestExcerptSanitizesOnlyAPrefix checks, without timing anything, that the
+// work done for a long post is bounded by the 200 characters kept: only a
+// few KB of it are handed to bluemonday, whatever the post's length.
+func TestExcerptSanitizesOnlyAPrefix(t *testing.T) {
+	t.Parallel()
+	for _, size := range []int{20 << 10, 200 << 10, 2 << 20} {
+		post := gutenbergPost(size)
+		got := visiblePrefix(nil, post, excerptRunes)
+		if len(got) > 2<<10 {
+			t.Errorf("prefix of a %d-byte post is %d bytes, want at most 2 KB", len(post), len(got))
+		}
+	}
+}
+
 // TestExcerptConcurrent shares one Excerpter between goroutines; run it with
 // -race to check the pooled buffers.
 func TestExcerptConcurrent(t *testing.T) {
