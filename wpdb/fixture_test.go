@@ -14,7 +14,7 @@ func fixture() []wpdbtest.Row {
 	// 199 ASCII bytes then a 2-byte "é": a 200-byte cut (PHP's substr)
 	// would split it; a 200-character cut keeps it whole.
 	accent := strings.Repeat("a", 199) + "été à Noël, déjà vu."
-	cjk := strings.Repeat("日本語のテキスト。", 30)      // 3-byte characters, 270 of them
+	cjk := strings.Repeat("日本語のテキスト。", 30)            // 3-byte characters, 270 of them
 	emoji := strings.Repeat("Party 🎉 time 👩‍💻! ", 20) // 4-byte characters and a ZWJ sequence
 	return []wpdbtest.Row{
 		{ID: 1, Date: "2024-01-10 09:00:00", Type: "post", Status: "publish", Name: "hello-world", Title: "Hello world!",
