@@ -1,0 +1,133 @@
+package main
+
+import (
+	"container/list"
+	"context"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/wploadmore/wploadmore/wpdb"
+	"golang.org/x/sync/singleflight"
+)
+
+// postCache is the optional micro-cache (-cache-ttl): it serves a range of
+// posts (offset, limit) it fetched less than ttl ago from memory, so a burst
+// of visitors asking for the same page costs one query. Posts change rarely
+// and a reader seeing a new post ttl late is harmless; sessions are never
+// cached, they are per visitor.
+//
+// It holds at most maxEntries ranges, dropping the least recently used;
+// errors are never cached; concurrent misses for one range share a single
+// query. It is safe for concurrent use.
+type postCache struct {
+	next       postSource
+	ttl        time.Duration
+	maxEntries int
+	now        func() time.Time // time.Now; tests move it
+
+	mu      sync.Mutex
+	entries map[pageRange]*list.Element // of *cachedPage
+	lru     list.List                   // front: most recently used
+	flight  singleflight.Group
+}
+
+type pageRange struct{ offset, limit int }
+
+type cachedPage struct {
+	key     pageRange
+	posts   []wpdb.Post
+	expires time.Time
+}
+
+// newPostCache wraps next in a cache keeping up to maxEntries post ranges
+// for ttl each. ttl must be positive and maxEntries at least 1; the caller
+// (run, from -cache-ttl and -cache-entries) does not wrap at all when the
+// cache is off.
+func newPostCache(next postSource, ttl time.Duration, maxEntries int) *postCache {
+	return &postCache{
+		next:       next,
+		ttl:        ttl,
+		maxEntries: max(maxEntries, 1),
+		now:        time.Now,
+		entries:    map[pageRange]*list.Element{},
+	}
+}
+
+// Posts returns the posts next returned for (offset, limit) less than ttl
+// ago, or asks next. Waiting for a query another request started ends
+// when ctx does. It returns next's errors, which are not remembered.
+func (c *postCache) Posts(ctx context.Context, offset, limit int) ([]wpdb.Post, error) {
+	if offset < 0 || limit <= 0 {
+		return c.next.Posts(ctx, offset, limit) // nothing worth keeping; next says what is wrong
+	}
+	key := pageRange{offset, limit}
+	if posts, ok := c.get(key); ok {
+		return posts, nil
+	}
+	// The shared query must not fail for everyone because the request that
+	// happened to start it went away: it runs without that request's
+	// cancellation, bounded by the store's own query timeout.
+	shared := context.WithoutCancel(ctx)
+	ch := c.flight.DoChan(strconv.Itoa(offset)+":"+strconv.Itoa(limit), func() (any, error) {
+		if posts, ok := c.get(key); ok {
+			return posts, nil // filled between our miss and this call
+		}
+		posts, err := c.next.Posts(shared, offset, limit)
+		if err != nil {
+			return nil, err
+		}
+		c.put(key, posts)
+		return posts, nil
+	})
+	select {
+	case res := <-ch:
+		if res.Err != nil {
+			return nil, res.Err
+		}
+		// Each caller gets its own slice: the cached one must not change.
+		return slices.Clone(res.Val.([]wpdb.Post)), nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+// get returns a copy of key's posts when they are fresh, and drops them
+// when they are not.
+func (c *postCache) get(key pageRange) ([]wpdb.Post, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.entries[key]
+	if !ok {
+		return nil, false
+	}
+	page := el.Value.(*cachedPage)
+	if !c.now().Before(page.expires) {
+		c.lru.Remove(el)
+		delete(c.entries, key)
+		return nil, false
+	}
+	c.lru.MoveToFront(el)
+	return slices.Clone(page.posts), true
+}
+
+func (c *postCache) put(key pageRange, posts []wpdb.Post) {
+	page := &cachedPage{key: key, posts: slices.Clone(posts), expires: c.now().Add(c.ttl)}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.entries[key]; ok {
+		el.Value = page
+		c.lru.MoveToFront(el)
+		return
+	}
+	c.entries[key] = c.lru.PushFront(page)
+	for c.lru.Len() > c.maxEntries {
+		oldest := c.lru.Back()
+		c.lru.Remove(oldest)
+		delete(c.entries, oldest.Value.(*cachedPage).key)
+	}
+}
+
+// Ping asks next: readiness is about the database, not the cache.
+func (c *postCache) Ping(ctx context.Context) error { return c.next.Ping(ctx) }
