@@ -82,10 +82,10 @@ func TestPostCache(t *testing.T) {
 		{"ranges are distinct", 10, []step{{0, 0, 2, 1}, {0, 2, 2, 2}, {0, 0, 3, 3}, {0, 0, 2, 3}, {0, 2, 2, 3}}},
 		{"least recently used evicted", 2, []step{
 			{0, 0, 2, 1}, {0, 2, 2, 2}, // cache: 2, 0
-			{0, 0, 2, 2},               // touch 0; cache: 0, 2
-			{0, 4, 2, 3},               // evicts 2; cache: 4, 0
-			{0, 0, 2, 3},               // still there
-			{0, 2, 2, 4},               // was evicted
+			{0, 0, 2, 2}, // touch 0; cache: 0, 2
+			{0, 4, 2, 3}, // evicts 2; cache: 4, 0
+			{0, 0, 2, 3}, // still there
+			{0, 2, 2, 4}, // was evicted
 		}},
 		{"zero limit not cached", 10, []step{{0, 0, 0, 1}, {0, 0, 0, 2}}},
 	}
