@@ -1,0 +1,67 @@
+package wpdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// DefaultDatabaseFile is the name of the SQLite file OpenDefault keeps in
+// its data directory. It holds the same wp_posts table a WordPress site has.
+const DefaultDatabaseFile = "wordpress.sqlite"
+
+// OpenDefault opens the embedded demo database, <dataDir>/wordpress.sqlite,
+// creating dataDir and the file with WordPress's wp_posts table and a set of
+// demo posts on first start and reusing it afterwards. It lets the server
+// run with no database configured.
+//
+// It returns an error when the directory or file cannot be created or the
+// file cannot be opened as a posts database.
+func OpenDefault(ctx context.Context, dataDir string) (*Store, error) {
+	path := filepath.Join(dataDir, DefaultDatabaseFile)
+	switch _, err := os.Stat(path); {
+	case errors.Is(err, fs.ErrNotExist):
+		if err := createDefault(ctx, dataDir, path); err != nil {
+			return nil, err
+		}
+	case err != nil:
+		return nil, fmt.Errorf("wpdb: default database: %w", err)
+	}
+	return Open(ctx, Config{Driver: DriverSQLite, DSN: path})
+}
+
+// createDefault builds the demo database in a temporary file and renames it
+// into place, so a first start that is interrupted, or two that race, never
+// leave a half-filled file at path for later starts to trust.
+func createDefault(ctx context.Context, dir, path string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("wpdb: default database: %w", err)
+	}
+	f, err := os.CreateTemp(dir, ".wordpress-*.sqlite.tmp")
+	if err != nil {
+		return fmt.Errorf("wpdb: default database: %w", err)
+	}
+	tmp := f.Name()
+	f.Close()
+	defer os.Remove(tmp) // fails harmlessly once renamed
+	seeder, err := OpenSeeder(ctx, Config{Driver: DriverSQLite, DSN: tmp})
+	if err != nil {
+		return fmt.Errorf("wpdb: default database: %w", err)
+	}
+	err = seeder.Insert(ctx, demoPosts())
+	// Closing the last connection checkpoints the WAL into the file, so the
+	// renamed file is complete on its own.
+	if cerr := seeder.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("wpdb: default database: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("wpdb: default database: %w", err)
+	}
+	return nil
+}
