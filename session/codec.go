@@ -240,7 +240,14 @@ func isSignedDigits(b []byte) bool {
 
 // SetInt stores v under name as an int (i:N;), replacing the value in place
 // when name exists (so the entry keeps its position) and appending it
-// otherwise. Every other entry is left byte for byte as it was.
+// otherwise. Every other entry is left byte for byte as it was, which is
+// exactly what PHP writes after $_SESSION[name] = v whenever the old value
+// was a scalar (int, string, float, bool, null), even one other variables
+// reference (R:N;), or absent. It differs from PHP only in sessions with
+// back-references where the old value was itself a reference (R:N;, PHP
+// writes v through it) or an object, enum or array that later values point
+// back into (r:N;, PHP renumbers or expands them); SetInt leaves those
+// references as they were. A counter is never stored that way.
 //
 // In FormatPHP, PHP cannot write a name containing '|' (it fails the whole
 // write) or an integer name such as "5" (an integer key, which it skips);
