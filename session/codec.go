@@ -90,13 +90,23 @@ func (d *Data) Len() int { return len(d.entries) }
 // empty input is an empty session. Decode copies b; it keeps no reference
 // to it.
 //
-// Decode is exact: it accepts only what PHP's serializer can produce (with
-// the structure checked down to every nested value, strings delimited only
-// by their byte length, nesting at most 4096 deep, no duplicate or
-// non-canonical top-level keys, no trailing bytes) and returns an error
-// wrapping ErrMalformed for anything else, including compressed sessions
-// (phpredis redis.session.compression). For an unknown f it returns a plain
-// error.
+// Decode is strict: it checks every nested value against the way PHP's
+// serializer prints it (canonical ints and floats, strings delimited only
+// by their byte length, valid class and enum names, element counts that
+// match, nesting at most 4096 deep as PHP's unserialize_max_depth), and it
+// rejects top-level names PHP cannot write (duplicates, integer names,
+// string keys that read as integers) and trailing bytes. Compressed
+// sessions (phpredis redis.session.compression) fail this check, and a zstd
+// frame is named in the message. A leading '!' is part of the name, as in
+// PHP 7 and later (PHP 5's "!name|" undefined-variable marker is not
+// supported). It does not
+// check what only PHP's runtime knows: whether classes exist, where
+// back-references (r:N; R:N;) point, duplicate keys inside nested arrays or
+// objects, and the payload of Serializable (C:) objects, which it keeps as
+// raw bytes.
+//
+// Errors for malformed data wrap ErrMalformed and give the byte offset and
+// what was wrong. For an unknown f Decode returns a plain error.
 func Decode(f Format, b []byte) (*Data, error) {
 	if f != FormatPHP && f != FormatPHPSerialize {
 		return nil, fmt.Errorf("session: decode: unknown format %d", int(f))
