@@ -114,7 +114,8 @@ func (p *parser) sessionPHPSerialize(d *Data) error {
 // cannot hold and which would make SetInt ambiguous.
 func (p *parser) checkDuplicates(es []entry) error {
 	dup := func(i int) error {
-		return &malformedError{off: 0, what: "duplicate session name " + strconv.Quote(string(es[i].name))}
+		// Every name is a subslice of p.b here, so its capacity gives its offset.
+		return &malformedError{off: cap(p.b) - cap(es[i].name), what: "duplicate session name " + strconv.Quote(string(es[i].name))}
 	}
 	if len(es) <= 16 {
 		for i := range es {
