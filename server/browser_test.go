@@ -6,6 +6,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -23,6 +24,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/wploadmore/wploadmore/public"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
@@ -94,6 +96,10 @@ func browser(t *testing.T) context.Context {
 			t.Fatalf("browser tests need Chromium at %s: apt-get install -y chromium", chromiumPath)
 		}
 		t.Skipf("Chromium not found at %s (apt-get install -y chromium); skipping the browser tests", chromiumPath)
+	}
+	// The widget imports mustache.js from the embedded vendor folder.
+	if _, err := fs.Stat(public.FS, vendoredMustache); err != nil {
+		t.Fatalf("public/%s is missing: run `make assets` before the browser tests (%v)", vendoredMustache, err)
 	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chromiumPath),
