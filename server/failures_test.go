@@ -165,7 +165,7 @@ func TestStartRefusals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer busy.Close()
+	t.Cleanup(func() { busy.Close() }) // not defer: the parallel subtests run after this function returns
 	empty := wpdbtest.SQLite(t)
 
 	tests := []struct {

@@ -134,7 +134,6 @@ func TestBadInput(t *testing.T) {
 		{"fraction", "start=1.0", startErr},
 		{"repeated", "start=0&start=2", `{"error":"start must be given once"}` + "\n"},
 		{"injection", "start=1;DROP%20TABLE%20wp_posts", startErr},
-		{"raw injection", "start=1;DROP TABLE wp_posts", startErr},
 		{"quote injection", "start=0%27%20OR%201=1--", startErr},
 		{"union injection", "start=0&desiredPosts=1%20UNION%20SELECT%20user_pass%20FROM%20wp_users", desiredErr},
 		{"desiredPosts zero", "start=0&desiredPosts=0", desiredErr},
