@@ -83,6 +83,9 @@ func TestLoadMoreJSON(t *testing.T) {
 			if diff := cmp.Diff(wantFirst, posts); diff != "" {
 				t.Errorf("first page (-want +got)\n%s", diff)
 			}
+			if !strings.Contains(first.Body, `"post_content":"Body of post 9 & more...."`) {
+				t.Errorf("the JSON does not hold plain text: %s", first.Body)
+			}
 			if !strings.Contains(first.Body, `"ID":`+fmt.Sprint(want[0])) {
 				t.Errorf("ID is not a JSON number: %s", first.Body)
 			}
