@@ -57,11 +57,10 @@ func (p *parser) sessionPHP(d *Data) error {
 		if bar < 0 {
 			return p.fail("entry name without '|'")
 		}
+		// An integer name such as "5" stays: PHP cannot create it (the
+		// integer key 5 is skipped when writing) but it decodes it into a
+		// string key and writes it back unchanged.
 		name := p.b[p.pos : p.pos+bar]
-		if isCanonicalInt(name) {
-			// $_SESSION["5"] is the integer key 5, which this handler skips.
-			return p.fail("integer session name (PHP's php handler skips integer keys)")
-		}
 		p.pos += bar + 1
 		start := p.pos
 		if err := p.value(0); err != nil {
@@ -219,6 +218,10 @@ func (p *parser) float() error {
 		if len(frac) > 0 && frac[len(frac)-1] == '0' {
 			return bad
 		}
+		// Below 1e-4 PHP switches to the exponent form.
+		if string(ip) == "0" && bytes.HasPrefix(frac, []byte("0000")) {
+			return bad
+		}
 		return nil
 	}
 	// Exponent form: one non-zero digit, then a fraction that is "0" or
@@ -227,11 +230,27 @@ func (p *parser) float() error {
 		(len(frac) > 1 && frac[len(frac)-1] == '0') {
 		return bad
 	}
-	if !p.lit("+") && !p.lit("-") {
+	neg := p.lit("-")
+	if !neg && !p.lit("+") {
 		return bad
 	}
-	if e := digits(); len(e) == 0 || e[0] == '0' {
+	e := digits()
+	if len(e) == 0 || e[0] == '0' {
 		return bad
+	}
+	// zend_gcvt uses this form only for exponents below -4 or at least the
+	// precision P, and prints at most P significant digits; so whatever
+	// serialize_precision was, a positive exponent is at least the number
+	// of significant digits.
+	sig := 1 + len(frac)
+	if string(frac) == "0" {
+		sig = 1
+	}
+	if len(e) < 4 {
+		n, _ := strconv.Atoi(string(e))
+		if (neg && n < 5) || (!neg && n < sig) {
+			return bad
+		}
 	}
 	return nil
 }
@@ -269,29 +288,24 @@ func (p *parser) className() ([]byte, error) {
 	return name, nil
 }
 
-// validClassName accepts PHP's (possibly namespaced) class names:
-// label(\label)*, a label being [A-Za-z_\x80-\xff][A-Za-z0-9_\x80-\xff]*.
+// validClassName accepts the class names PHP's unserialize() accepts and
+// serialize() gives back: bytes from [A-Za-z0-9_\\\x80-\xff], not starting
+// with a backslash. (A name such as "4" cannot be declared, but an object
+// of an unknown class survives a PHP round trip under its original name.)
 func validClassName(b []byte) bool {
-	first := true
+	if len(b) == 0 || b[0] == '\\' {
+		return false
+	}
 	for _, c := range b {
 		switch {
-		case c == '\\':
-			if first {
-				return false
-			}
-			first = true
-			continue
+		case c == '\\' || c == '_' || c >= 0x80:
 		case c >= '0' && c <= '9':
-			if first {
-				return false
-			}
-		case c == '_' || c >= 0x80 || (c|0x20 >= 'a' && c|0x20 <= 'z'):
+		case c|0x20 >= 'a' && c|0x20 <= 'z':
 		default:
 			return false
 		}
-		first = false
 	}
-	return !first
+	return true
 }
 
 // key reads an array key (i:N; or s:N:"…";) and returns the key as PHP

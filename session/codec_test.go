@@ -177,6 +177,10 @@ func TestDecodeMalformed(t *testing.T) {
 		{"float exp leading zero", FormatPHP, "a|d:1.0E+05;", "float"},
 		{"float exp zero mantissa", FormatPHP, "a|d:0.0E+5;", "float"},
 		{"float minus nan", FormatPHP, "a|d:-NAN;", "float"},
+		{"float small fixed", FormatPHP, "a|d:0.00001;", "float"},
+		{"float small exp", FormatPHP, "a|d:1.0E-4;", "float"},
+		{"float exp under digits", FormatPHP, "a|d:1.3705343696233975E+5;", "float"},
+		{"float exp zero", FormatPHP, "a|d:1.5E+0;", "float"},
 		{"string too short", FormatPHP, `a|s:5:"abc";`, "past the end"},
 		{"string too long", FormatPHP, `a|s:2:"abc";`, `want "`},
 		{"string huge length", FormatPHP, `a|s:99999999999999999999:"a";`, "larger than the data"},
@@ -188,10 +192,10 @@ func TestDecodeMalformed(t *testing.T) {
 		{"array bad key", FormatPHP, "a|a:1:{d:1.5;N;}", "array key"},
 		{"array key missing value", FormatPHP, "a|a:1:{i:0;}", "want a value"},
 		{"array semicolon", FormatPHP, "a|a:0:{};", "without '|'"},
-		{"object bad class", FormatPHP, `a|O:3:"1ab":0:{}`, "class name"},
+		{"object class leading backslash", FormatPHP, `a|O:4:"\Foo":0:{}`, "class name"},
+		{"object class dash", FormatPHP, `a|O:3:"a-b":0:{}`, "class name"},
 		{"object empty class", FormatPHP, `a|O:0:"":0:{}`, "class name"},
 		{"object class space", FormatPHP, `a|O:3:"a b":0:{}`, "class name"},
-		{"object trailing backslash", FormatPHP, `a|O:2:"a\":0:{}`, "class name"},
 		{"serializable short", FormatPHP, `a|C:1:"A":9:{abc}`, "past the end"},
 		{"serializable long", FormatPHP, `a|C:1:"A":1:{abc}`, "want }"},
 		{"enum no case", FormatPHP, `a|E:6:"Status";`, "Class:Case"},
@@ -199,8 +203,6 @@ func TestDecodeMalformed(t *testing.T) {
 		{"ref zero", FormatPHP, "a|i:1;b|R:0;", "value 0"},
 		{"ref negative", FormatPHP, "a|i:1;b|r:-1;", "decimal"},
 		{"duplicate name", FormatPHP, "a|i:1;a|i:2;", "at byte 6: duplicate"},
-		{"integer name", FormatPHP, "a|i:1;5|i:2;", "integer session name"},
-		{"negative integer name", FormatPHP, "-5|i:2;", "integer session name"},
 		{"array numeric string key", FormatPHP, `a|a:1:{s:1:"5";N;}`, "integer key"},
 		{"too deep", FormatPHP, "a|" + strings.Repeat("a:1:{i:0;", 4097) + "N;" + strings.Repeat("}", 4097), "deeper than 4096"},
 		{"zstd", FormatPHP, "\x28\xb5\x2f\xfd\x20\x10\x81\x00\x00", "zstd"},
@@ -437,9 +439,33 @@ func TestDecodeFloats(t *testing.T) {
 	for _, v := range []string{
 		"1000000000000000", "100", "120", "1.0E-5", "1.234E-5", "1.5E+300", "2.0E+22",
 		"-1.0E-7", "0.10000000000000001", "1.0000000000000001E-5", "0.33333333333333331",
-		"1.0000000000000001E+25", "1.2346E+5", "0.33333", "5.0E-324",
+		"1.0000000000000001E+25", "1.2346E+5", "0.33333", "5.0E-324", "1.0E+1", "0.0001",
+		"1.0E-5", "1.234E+4",
 	} {
 		in := "a|d:" + v + ";"
+		d, err := Decode(FormatPHP, []byte(in))
+		if err != nil {
+			t.Errorf("Decode(%q): %v", in, err)
+			continue
+		}
+		if got := string(d.Encode()); got != in {
+			t.Errorf("Encode = %q; want %q", got, in)
+		}
+	}
+}
+
+// TestDecodeOddButPHP checks inputs PHP cannot create but reads and writes
+// back unchanged, so Decode must keep them.
+func TestDecodeOddButPHP(t *testing.T) {
+	for _, in := range []string{
+		`5|i:1;posts_start|i:2;`,     // an integer name decodes to a string key
+		`-5|i:1;`,                    // the same, negative
+		`a|O:1:"4":0:{}`,             // unknown class name that cannot be declared
+		`a|O:2:"a\":0:{}`,            // trailing backslash
+		`a|O:4:"a\\b":0:{}`,          // double backslash
+		"a|O:1:\"\xff\":0:{}",        // high byte
+		`a|O:3:"1ab":1:{s:1:"0";N;}`, // leading digit, numeric property name
+	} {
 		d, err := Decode(FormatPHP, []byte(in))
 		if err != nil {
 			t.Errorf("Decode(%q): %v", in, err)
