@@ -259,10 +259,10 @@ func isSignedDigits(b []byte) bool {
 // back into (r:N;, PHP renumbers or expands them); SetInt leaves those
 // references as they were. A counter is never stored that way.
 //
-// In FormatPHP, PHP cannot write a name containing '|' (it fails the whole
-// write) or an integer name such as "5" (an integer key, which it skips);
-// SetInt panics on such a name because it is a programming error (names
-// are constants in code).
+// In FormatPHP, PHP cannot write a new name containing '|' (it fails the
+// whole write) or an integer name such as "5" (an integer key, which it
+// skips); SetInt panics when asked to add such a name, a programming error
+// since names are constants in code.
 // In FormatPHPSerialize, a name that is a canonical decimal integer becomes
 // an integer key, as it would in a PHP array.
 func (d *Data) SetInt(name string, v int64) {
