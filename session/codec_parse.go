@@ -188,6 +188,10 @@ func (p *parser) int() error {
 //
 //	-?(0|[1-9][0-9]*)(\.[0-9]*[1-9])?           fixed, no trailing zero
 //	-?[1-9]\.([0-9]*[1-9]|0)E[+-][1-9][0-9]*     exponent form, e.g. 1.0E+25
+//
+// plus the limits zend_gcvt puts on where each form is used, whatever
+// serialize_precision is. (With serialize_precision 1 to 3 PHP truncates
+// INF and NAN to "I", "NA"…, which its own unserialize rejects; so do we.)
 func (p *parser) float() error {
 	start := p.pos
 	for _, s := range [...]string{"INF", "-INF", "NAN"} {
