@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/netip"
+	"path/filepath"
 	"strings"
 	"time"
 	"unicode"
@@ -93,6 +94,14 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (C
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&cfg.Healthcheck, "healthcheck", "", "probe this `URL` (e.g. http://127.0.0.1:8080/readyz), exit 0 when it answers 200, and do nothing else")
 
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: %s [flags]\n\n"+
+			"Serves the WordPress \"load more\" page and its JSON endpoint at /load-more.php.\n"+
+			"Every flag can also be set by an environment variable: %s and the flag's name\n"+
+			"in capitals with _ for - (-max-batch is %s). A flag wins over its variable.\n\nFlags:\n",
+			fs.Name(), envPrefix, envName("max-batch"))
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args[1:]); err != nil {
 		return Config{}, err
 	}
@@ -152,7 +161,7 @@ func programName(args []string) string {
 	if len(args) == 0 {
 		return "wploadmore"
 	}
-	return args[0]
+	return filepath.Base(args[0])
 }
 
 // validate checks what each setting alone cannot: ranges and combinations.
