@@ -47,8 +47,14 @@ const excerptRunes = 200
 // mirroring bluemonday's rules for what is visible, and stops once the text
 // seen must already hold 200 characters after collapsing. Only that prefix is
 // sanitized. The fuzz test FuzzExcerpt checks the result is identical.
+// The walk still reads whole tokens, so a post whose first visible text comes
+// after a huge script, or sits in one huge tag-free paragraph, costs in
+// proportion to that token; Gutenberg posts are made of short blocks.
 type Excerpter struct {
 	policy *bluemonday.Policy
+	// window is how many bytes of a post the walk first reads; it reads four
+	// times more each time that is not enough. Tests make it tiny.
+	window int
 	// bufs recycles the prefix buffers; they reach a few KB per call.
 	bufs sync.Pool
 }
@@ -57,6 +63,8 @@ type Excerpter struct {
 func NewExcerpter() *Excerpter {
 	return &Excerpter{
 		policy: bluemonday.StrictPolicy(),
+		// The tokenizer reads 4 KB at a time anyway.
+		window: 4 << 10,
 		bufs:   sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }},
 	}
 }
@@ -66,7 +74,7 @@ func NewExcerpter() *Excerpter {
 // Empty content gives "...".
 func (e *Excerpter) Excerpt(content string) string {
 	bp := e.bufs.Get().(*[]byte)
-	prefix := visiblePrefix((*bp)[:0], content, excerptRunes)
+	prefix, _ := visiblePrefix((*bp)[:0], content, excerptRunes, e.window)
 	text := html.UnescapeString(e.policy.Sanitize(string(prefix)))
 	// Very large prefixes (a post made of one huge script) are not kept.
 	if cap(prefix) <= 64<<10 {
@@ -110,12 +118,32 @@ func collapseAndCut(text string, n int) string {
 // need non-space characters, or all of content when it holds fewer. Visible
 // means what bluemonday's strict policy keeps; the prefix is cut only after a
 // whole token, or inside a visible text token just before an ASCII white-space
-// byte, where no entity, character or tag can be split.
-func visiblePrefix(dst []byte, content string, need int) []byte {
-	r := validUTF8Reader{s: content}
+// byte, where no entity, character or tag can be split. It also returns how
+// many bytes of content it read.
+//
+// It reads at most window bytes, then four times more, and so on, so that a
+// classic-editor post (no tags, paragraphs split by blank lines) is not read
+// to its end as one text token.
+func visiblePrefix(dst []byte, content string, need, window int) ([]byte, int) {
+	base := len(dst)
+	for read := 0; ; window *= 4 {
+		var done bool
+		dst, read, done = walkPrefix(dst[:base], content, need, window, read)
+		if done {
+			return dst, read
+		}
+	}
+}
+
+// walkPrefix is visiblePrefix reading at most about limit bytes of content.
+// It reports false when those were not enough to decide; read accumulates
+// the bytes read over the attempts.
+func walkPrefix(dst []byte, content string, need, limit, read int) (_ []byte, _ int, done bool) {
+	r := validUTF8Reader{s: content, limit: limit}
 	z := nethtml.NewTokenizer(&r)
 	var (
-		seen int // non-space visible characters so far, a lower bound
+		seen     int // non-space visible characters so far, a lower bound
+		consumed int // bytes of the tokens so far, out of r.out
 		// The three below mirror bluemonday's sanitize loop for a policy
 		// that allows no element (sanitize.go, v1.0.27).
 		skipping      bool   // skipElementContent
@@ -125,12 +153,15 @@ func visiblePrefix(dst []byte, content string, need int) []byte {
 	for {
 		switch z.Next() {
 		case nethtml.ErrorToken:
-			// EOF: the strings reader and the tokenizer have no other error
-			// without SetMaxBuf; bluemonday stops at the same token.
-			return dst
+			// EOF: the reader and the tokenizer have no other error without
+			// SetMaxBuf; bluemonday stops at the same token. Only the true
+			// end of content is the end.
+			return dst, read + r.pos, r.pos == len(content)
 		case nethtml.TextToken:
+			raw := z.Raw()
+			consumed += len(raw)
 			start := len(dst)
-			dst = append(dst, z.Raw()...)
+			dst = append(dst, raw...)
 			if skipping || mostRecentRaw != "" {
 				continue
 			}
@@ -139,18 +170,27 @@ func visiblePrefix(dst []byte, content string, need int) []byte {
 				seen += n
 				continue
 			}
+			// A cut before white space holds even if the limit truncated
+			// this token; keeping the whole token needs the whole token.
 			if j, ok := cutPoint(dst[start:], need-seen); ok {
-				return dst[:start+j]
+				return dst[:start+j], read + r.pos, true
 			}
-			return dst
+			// A text token ends at a "<" the tokenizer has read past, or at
+			// the end of what the reader gave.
+			truncated := consumed == r.out && r.pos < len(content)
+			return dst, read + r.pos, !truncated
 		case nethtml.StartTagToken:
 			start := len(dst)
 			dst = append(dst, z.Raw()...)
+			consumed += len(dst) - start
 			name, _ := z.TagName()
 			dst = spaceBlock(dst, start, name)
 			switch string(name) {
-			case "script", "style":
-				mostRecentRaw = string(name)
+			case "script":
+				mostRecentRaw = "script"
+				continue
+			case "style":
+				mostRecentRaw = "style"
 				continue
 			}
 			mostRecentRaw = ""
@@ -161,6 +201,7 @@ func visiblePrefix(dst []byte, content string, need int) []byte {
 		case nethtml.EndTagToken:
 			start := len(dst)
 			dst = append(dst, z.Raw()...)
+			consumed += len(dst) - start
 			name, _ := z.TagName()
 			dst = spaceBlock(dst, start, name)
 			if string(name) == mostRecentRaw {
@@ -179,9 +220,11 @@ func visiblePrefix(dst []byte, content string, need int) []byte {
 		case nethtml.SelfClosingTagToken:
 			start := len(dst)
 			dst = append(dst, z.Raw()...)
+			consumed += len(dst) - start
 			name, _ := z.TagName()
 			dst = spaceBlock(dst, start, name)
 		default: // comments, doctypes
+			consumed += len(z.Raw())
 			dst = append(dst, z.Raw()...)
 		}
 	}
@@ -243,21 +286,18 @@ func countNonSpace(text []byte) int {
 	return n
 }
 
-// cutPoint returns the offset of the first ASCII white-space byte in raw
-// (the raw bytes of a text token) before which at least need non-space
-// characters are certain to have been decoded. It counts nothing for
-// "&…;" so it never overestimates: an entity may decode to white space.
-// Cutting there changes neither an entity nor a character nor a tag.
+// cutPoint returns an offset in raw (the raw bytes of a text token) before
+// which at least need non-space characters are certain to be decoded. It
+// counts nothing for what may be a character reference ("&", "#", "x",
+// letters and digits, ";"), as that may decode to white space or to nothing
+// of its own, and never cuts inside one or inside a UTF-8 sequence: the text
+// of raw[:j] is then a prefix of the text of raw (even "&amp" at the end
+// decodes as it does before any non-alphanumeric byte).
 func cutPoint(raw []byte, need int) (int, bool) {
 	n := 0
 	for i := 0; i < len(raw); {
 		c := raw[i]
 		switch {
-		case isASCIISpace(c):
-			if n >= need {
-				return i, true
-			}
-			i++
 		case c == '&':
 			i++
 			if i < len(raw) && raw[i] == '#' {
@@ -272,8 +312,9 @@ func cutPoint(raw []byte, need int) (int, bool) {
 			if i < len(raw) && raw[i] == ';' {
 				i++
 			}
+			continue
 		case c < utf8.RuneSelf:
-			if c != '\v' {
+			if !isASCIISpace(c) && c != '\v' {
 				n++
 			}
 			i++
@@ -283,6 +324,9 @@ func cutPoint(raw []byte, need int) (int, bool) {
 				n++
 			}
 			i += size
+		}
+		if n >= need {
+			return i, true
 		}
 	}
 	return 0, false
@@ -299,30 +343,35 @@ func isAlnum(c byte) bool {
 
 // validUTF8Reader reads s with each run of invalid UTF-8 bytes replaced by
 // one U+FFFD, exactly as strings.ToValidUTF8(s, "\uFFFD"), without scanning
-// more of s than the tokenizer asks for.
+// more of s than the tokenizer asks for, and ends (io.EOF) at the first whole
+// character at or after s[limit].
 type validUTF8Reader struct {
-	s   string
-	pos int
-	bad bool // the last byte read was invalid, so its U+FFFD is written
+	s     string
+	limit int
+	pos   int  // bytes of s read
+	out   int  // bytes given out
+	bad   bool // the last byte read was invalid, so its U+FFFD is written
 }
 
 func (r *validUTF8Reader) Read(p []byte) (int, error) {
-	if r.pos >= len(r.s) {
+	end := min(len(r.s), r.limit)
+	if r.pos >= end {
 		return 0, io.EOF
 	}
-	// Posts are almost always valid UTF-8: copy whole runes at once.
-	end := min(len(r.s), r.pos+len(p))
+	// Posts are almost always valid UTF-8: copy whole characters at once.
+	end = min(end, r.pos+len(p))
 	for i := 0; i < utf8.UTFMax-1 && end < len(r.s) && end > r.pos && !utf8.RuneStart(r.s[end]); i++ {
 		end--
 	}
 	if end > r.pos && utf8.ValidString(r.s[r.pos:end]) {
 		n := copy(p, r.s[r.pos:end])
 		r.pos = end
+		r.out += n
 		r.bad = false
 		return n, nil
 	}
 	n := 0
-	for n < len(p) && r.pos < len(r.s) {
+	for n < len(p) && r.pos < len(r.s) && r.pos < r.limit {
 		c := r.s[r.pos]
 		if c < utf8.RuneSelf {
 			p[n] = c
@@ -350,5 +399,6 @@ func (r *validUTF8Reader) Read(p []byte) (int, error) {
 		r.pos += size
 		r.bad = false
 	}
+	r.out += n
 	return n, nil
 }

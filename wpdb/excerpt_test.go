@@ -48,6 +48,14 @@ func referenceSpaceBlocks(s string) string {
 	return b.String()
 }
 
+// tinyWindowExcerpter reads posts 7 bytes at first, so that short test
+// inputs cross the walk's read limit inside tags, entities and characters.
+func tinyWindowExcerpter() *Excerpter {
+	e := NewExcerpter()
+	e.window = 7
+	return e
+}
+
 func TestExcerpt(t *testing.T) {
 	t.Parallel()
 	a199 := strings.Repeat("a", 199)
@@ -97,12 +105,16 @@ func TestExcerpt(t *testing.T) {
 		},
 	}
 	e := NewExcerpter()
+	tiny := tinyWindowExcerpter()
 	policy := bluemonday.StrictPolicy()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			if diff := cmp.Diff(tt.want, e.Excerpt(tt.content)); diff != "" {
 				t.Errorf("Excerpt(%q) (-want +got):\n%s", tt.content, diff)
+			}
+			if diff := cmp.Diff(tt.want, tiny.Excerpt(tt.content)); diff != "" {
+				t.Errorf("Excerpt(%q) with a tiny window (-want +got):\n%s", tt.content, diff)
 			}
 			if diff := cmp.Diff(tt.want, referenceExcerpt(policy, tt.content)); diff != "" {
 				t.Errorf("referenceExcerpt(%q) (-want +got):\n%s", tt.content, diff)
@@ -127,6 +139,7 @@ func TestExcerptNoMarkupSurvives(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	e := NewExcerpter()
+	tiny := tinyWindowExcerpter()
 	policy := bluemonday.StrictPolicy()
 	for i := range 3000 {
 		var b strings.Builder
@@ -135,6 +148,9 @@ func TestExcerptNoMarkupSurvives(t *testing.T) {
 		}
 		content := b.String()
 		got := e.Excerpt(content)
+		if tgot := tiny.Excerpt(content); tgot != got {
+			t.Errorf("post %d: Excerpt(%q) with a tiny window (-default +tiny):\n%s", i, content, cmp.Diff(got, tgot))
+		}
 		if strings.ContainsAny(got, "<>") {
 			t.Errorf("post %d: Excerpt(%q) = %q holds markup", i, content, got)
 		}
@@ -160,6 +176,7 @@ func TestExcerptHostileMarkup(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	e := NewExcerpter()
+	tiny := tinyWindowExcerpter()
 	policy := bluemonday.StrictPolicy()
 	for i := range 5000 {
 		var b strings.Builder
@@ -168,6 +185,9 @@ func TestExcerptHostileMarkup(t *testing.T) {
 		}
 		content := b.String()
 		got := e.Excerpt(content)
+		if tgot := tiny.Excerpt(content); tgot != got {
+			t.Fatalf("post %d: Excerpt(%q) with a tiny window (-default +tiny):\n%s", i, content, cmp.Diff(got, tgot))
+		}
 		if want := referenceExcerpt(policy, content); got != want {
 			t.Fatalf("post %d: Excerpt(%q) (-want +got):\n%s", i, content, cmp.Diff(want, got))
 		}
@@ -236,6 +256,7 @@ func FuzzExcerpt(f *testing.F) {
 		f.Add(s)
 	}
 	e := NewExcerpter()
+	tiny := tinyWindowExcerpter()
 	policy := bluemonday.StrictPolicy()
 	f.Fuzz(func(t *testing.T, content string) {
 		got := e.Excerpt(content)
@@ -243,21 +264,41 @@ func FuzzExcerpt(f *testing.F) {
 			t.Fatalf("Excerpt(%q) differs from the whole-post reference (-want +got):\n%s", content, cmp.Diff(want, got))
 		}
 		checkExcerptInvariants(t, e, content, got)
+		if tgot := tiny.Excerpt(content); tgot != got {
+			t.Fatalf("Excerpt(%q) with a tiny window (-default +tiny):\n%s", content, cmp.Diff(got, tgot))
+		}
 	})
 }
 
-// TestExcerptSanitizesOnlyAPrefix checks, without timing anything, that the
-// work done for a long post is bounded by the 200 characters kept: only a
-// few KB of it are handed to bluemonday, whatever the post's length.
-func TestExcerptSanitizesOnlyAPrefix(t *testing.T) {
+// TestExcerptReadsOnlyAPrefix checks, without timing anything, that the work
+// done for a long post is bounded by the 200 characters kept: only a few KB
+// are read and handed to bluemonday, whatever the post's length, for block
+// editor posts and for classic-editor posts (no tags, one long text token).
+func TestExcerptReadsOnlyAPrefix(t *testing.T) {
 	t.Parallel()
+	e := NewExcerpter()
 	for _, size := range []int{20 << 10, 200 << 10, 2 << 20} {
-		post := gutenbergPost(size)
-		got := visiblePrefix(nil, post, excerptRunes)
-		if len(got) > 2<<10 {
-			t.Errorf("prefix of a %d-byte post is %d bytes, want at most 2 KB", len(post), len(got))
+		for name, post := range map[string]string{
+			"gutenberg": gutenbergPost(size),
+			"classic":   classicPost(size),
+			"one word":  strings.Repeat("x", size),
+		} {
+			got, read := visiblePrefix(nil, post, excerptRunes, e.window)
+			if len(got) > 2<<10 || read > 8<<10 {
+				t.Errorf("%s post of %d bytes: read %d bytes, prefix %d bytes, want at most 8 KB and 2 KB", name, len(post), read, len(got))
+			}
 		}
 	}
+}
+
+// classicPost is a classic-editor post: text and inline tags, paragraphs
+// split by blank lines that wpautop turns into <p> only when rendering.
+func classicPost(size int) string {
+	var b strings.Builder
+	for b.Len() < size {
+		b.WriteString("The <strong>classic</strong> editor stores paragraphs as plain text &amp; blank lines.\n\n")
+	}
+	return b.String()
 }
 
 // TestExcerptConcurrent shares one Excerpter between goroutines; run it with
