@@ -52,6 +52,8 @@ type Config struct {
 	LogFormat       string
 	LogLevel        slog.Level
 
+	Pprof string // address of a separate listener for net/http/pprof; off when empty
+
 	// Healthcheck, when set, makes the binary probe that URL and exit, for
 	// container health checks in images that have no curl.
 	Healthcheck string
@@ -92,6 +94,7 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (C
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "how long in-flight requests may finish on SIGTERM")
 	fs.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	fs.StringVar(&cfg.Pprof, "pprof", "", "serve net/http/pprof on this separate `address` (e.g. 127.0.0.1:6060); off when empty")
 	fs.StringVar(&cfg.Healthcheck, "healthcheck", "", "probe this `URL` (e.g. http://127.0.0.1:8080/readyz), exit 0 when it answers 200, and do nothing else")
 
 	fs.Usage = func() {

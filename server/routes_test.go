@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -103,5 +104,31 @@ func TestProbes(t *testing.T) {
 	}
 	if got := srv.get(t, "/readyz"); got.Status != http.StatusOK || got.Body != `{"database":"ok"}`+"\n" {
 		t.Errorf("readyz %d %q", got.Status, got.Body)
+	}
+}
+
+// TestProfiles checks that profiles are served only on their own listener,
+// and only when asked for.
+func TestProfiles(t *testing.T) {
+	t.Parallel()
+	plain := startServer(t, nil)
+	if got := plain.get(t, "/debug/pprof/"); got.Status != http.StatusNotFound {
+		t.Errorf("without -pprof: %d, want 404", got.Status)
+	}
+	profiled := startServer(t, map[string]string{"LOADMORE_PPROF": "127.0.0.1:0"})
+	if got := profiled.get(t, "/debug/pprof/"); got.Status != http.StatusNotFound {
+		t.Errorf("on the site's listener: %d, want 404", got.Status)
+	}
+	m := regexp.MustCompile(`"msg":"profiles","url":"([^"]+)"`).FindStringSubmatch(profiled.Logs.String())
+	if m == nil {
+		t.Fatalf("no profiles line in the log:\n%s", profiled.Logs)
+	}
+	resp, err := http.Get(m[1] + "goroutine?debug=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("goroutine profile: %d", resp.StatusCode)
 	}
 }

@@ -77,6 +77,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	if cfg.Pprof != "" {
+		stopProfiling, err := serveProfiles(cfg.Pprof, logger)
+		if err != nil {
+			listener.Close()
+			return err
+		}
+		defer stopProfiling()
+	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(listener) }()
 	logger.Info("listening", "addr", listener.Addr().String(), "url", "http://"+listener.Addr().String()+cfg.BasePath+"/load-more.php")
