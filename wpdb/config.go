@@ -3,6 +3,7 @@ package wpdb
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/url"
 	"strings"
@@ -38,6 +39,12 @@ type Config struct {
 	TablePrefix  string        // default "wp_"; [A-Za-z0-9_]+ as WordPress requires
 	PostTypes    []string      // default ["post"]
 	QueryTimeout time.Duration // default 5s; every query runs under min(ctx deadline, this)
+
+	// Logger, when set, receives the MySQL driver's own messages (such as
+	// "closing bad idle connection" after a database restart) at Warn
+	// level; when nil they are dropped, since every failure that matters
+	// also comes back as an error from a Store method.
+	Logger *slog.Logger
 }
 
 // withDefaults returns cfg with its empty fields filled in, or an error

@@ -10,9 +10,9 @@ func PostsQuery(s *Store) (string, []any) { return s.postsSQL, s.typeArgs }
 // plan can be checked on its own.
 func InnerPostsQuery(s *Store) string {
 	q := s.postsSQL
-	start := len("SELECT ID FROM ")
+	start := len("SELECT ID, post_date FROM ")
 	for i := range q {
-		if len(q[i:]) > start && q[i:i+start] == "SELECT ID FROM " {
+		if len(q[i:]) > start && q[i:i+start] == "SELECT ID, post_date FROM " {
 			end := i
 			for end < len(q) && q[end:end+len(") AS page")] != ") AS page" {
 				end++

@@ -1,0 +1,95 @@
+package wpdb_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+)
+
+const (
+	benchRows    = 5000 // published posts; as many other rows sit between them
+	benchContent = 4000 // bytes of post_content, a typical post
+)
+
+// benchStore fills a fresh table for driver with benchRows published posts
+// of benchContent bytes, with pages, revisions and drafts between them.
+func benchStore(b *testing.B, driver string) *wpdb.Store {
+	b.Helper()
+	cfg := wpdbtest.New(b, driver, "wp_")
+	db := wpdbtest.OpenDB(b, cfg)
+	content := "<!-- wp:paragraph -->\n<p>" + strings.Repeat("Lorem ipsum dolor sit amet, consectetur. ", benchContent/42) + "</p>\n<!-- /wp:paragraph -->"
+	var rows []wpdbtest.Row
+	for i := range benchRows * 2 { // i%6 in {0, 2, 3} are published posts: benchRows of them
+		r := wpdbtest.Row{
+			Date:    fmt.Sprintf("20%02d-%02d-%02d %02d:%02d:%02d", 10+i%15, 1+i%12, 1+i%28, i%24, i%60, i%59),
+			Title:   fmt.Sprintf("Post number %d", i),
+			Name:    fmt.Sprintf("post-number-%d", i),
+			Content: content,
+		}
+		switch i % 6 {
+		case 1:
+			r.Type, r.Status = "revision", "inherit"
+		case 4:
+			r.Status = "draft"
+		case 5:
+			r.Type = "page"
+		}
+		rows = append(rows, r)
+	}
+	if _, err := wpdbtest.InsertDB(context.Background(), db, cfg.TablePrefix, rows...); err != nil {
+		b.Fatal(err)
+	}
+	analyze := "ANALYZE TABLE wp_posts"
+	if driver == wpdb.DriverSQLite {
+		analyze = "ANALYZE"
+	}
+	if _, err := db.Exec(analyze); err != nil {
+		b.Fatal(err)
+	}
+	s := open(b, cfg)
+	if driver == wpdb.DriverMySQL {
+		query, args := wpdb.PostsQuery(s)
+		for _, row := range queryStrings(b, db, "EXPLAIN "+query, append(args, 10, 0)...) {
+			b.Logf("EXPLAIN: id=%s select_type=%s table=%s type=%s key=%s rows=%s Extra=%s",
+				row["id"], row["select_type"], row["table"], row["type"], row["key"], row["rows"], row["Extra"])
+		}
+	}
+	return s
+}
+
+// BenchmarkPosts compares the deferred join (Posts) with the naive
+// LIMIT/OFFSET over full rows (NaivePosts) at the first page and at a deep
+// offset, 10 posts per page.
+func BenchmarkPosts(b *testing.B) {
+	for _, driver := range wpdbtest.Drivers() {
+		b.Run(driver, func(b *testing.B) {
+			s := benchStore(b, driver)
+			ctx := context.Background()
+			for _, offset := range []int{0, 500, benchRows - 500} {
+				for _, q := range []struct {
+					name  string
+					posts func(context.Context, int, int) ([]wpdb.Post, error)
+				}{
+					{"deferred", s.Posts},
+					{"naive", s.NaivePosts},
+				} {
+					b.Run(fmt.Sprintf("offset=%d/%s", offset, q.name), func(b *testing.B) {
+						for b.Loop() {
+							posts, err := q.posts(ctx, offset, 10)
+							if err != nil {
+								b.Fatal(err)
+							}
+							if len(posts) != 10 {
+								b.Fatalf("got %d posts, want 10", len(posts))
+							}
+						}
+					})
+				}
+			}
+		})
+	}
+}
