@@ -240,6 +240,29 @@ func (s *Seeder) quote(name string) string {
 	return "`" + name + "`"
 }
 
+// Size returns the number of rows in the posts table and the bytes the
+// table takes (data and indexes as MySQL reports them; for SQLite, the
+// whole file).
+//
+// It returns the driver's error, wrapped, when a query fails.
+func (s *Seeder) Size(ctx context.Context) (rows, bytes int64, err error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+s.quote(s.table)).Scan(&rows); err != nil {
+		return 0, 0, fmt.Errorf("wpdb: seeder: count rows: %w", err)
+	}
+	query := "SELECT data_length + index_length FROM information_schema.tables" +
+		" WHERE table_schema = DATABASE() AND table_name = ?"
+	args := []any{s.table}
+	if s.driver == DriverSQLite {
+		query, args = "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()", nil
+	}
+	if err := s.db.QueryRowContext(ctx, query, args...).Scan(&bytes); err != nil {
+		return 0, 0, fmt.Errorf("wpdb: seeder: table size: %w", err)
+	}
+	return rows, bytes, nil
+}
+
 // Close closes the connection pool. It returns the driver's error, if any.
 func (s *Seeder) Close() error {
 	if err := s.db.Close(); err != nil {

@@ -64,6 +64,10 @@ func TestSeeder(t *testing.T) {
 				t.Fatalf("MaxID = %d, %v; want %d, nil", id, err, rows[len(rows)-1].ID)
 			}
 
+			if n, size, err := s.Size(ctx); err != nil || n != int64(len(rows)) || size <= 0 {
+				t.Fatalf("Size = %d rows, %d bytes, %v; want %d rows", n, size, err, len(rows))
+			}
+
 			store, err := wpdb.Open(ctx, cfg)
 			if err != nil {
 				t.Fatalf("Open: %v", err)
