@@ -47,9 +47,9 @@ const excerptRunes = 200
 // mirroring bluemonday's rules for what is visible, and stops once the text
 // seen must already hold 200 characters after collapsing. Only that prefix is
 // sanitized. The fuzz test FuzzExcerpt checks the result is identical.
-// The walk still reads whole tokens, so a post whose first visible text comes
-// after a huge script, or sits in one huge tag-free paragraph, costs in
-// proportion to that token; Gutenberg posts are made of short blocks.
+// Its cost grows with the markup before those 200 characters, not with the
+// post: only a post that opens with a huge script, style or tag costs in
+// proportion to it, as that token must be read to its end.
 type Excerpter struct {
 	policy *bluemonday.Policy
 	// window is how many bytes of a post the walk first reads; it reads four
@@ -117,15 +117,16 @@ func collapseAndCut(text string, n int) string {
 // a space before each block-level tag, whose visible text holds at least
 // need non-space characters, or all of content when it holds fewer. Visible
 // means what bluemonday's strict policy keeps; the prefix is cut only after a
-// whole token, or inside a visible text token just before an ASCII white-space
-// byte, where no entity, character or tag can be split. It also returns how
-// many bytes of content it read.
+// whole token, or inside a visible text token where no character reference
+// or character is split (see cutPoint). It also returns how many bytes of
+// content it read.
 //
 // It reads at most window bytes, then four times more, and so on, so that a
 // classic-editor post (no tags, paragraphs split by blank lines) is not read
 // to its end as one text token.
 func visiblePrefix(dst []byte, content string, need, window int) ([]byte, int) {
 	base := len(dst)
+	window = max(window, 1)
 	for read := 0; ; window *= 4 {
 		var done bool
 		dst, read, done = walkPrefix(dst[:base], content, need, window, read)
