@@ -51,3 +51,13 @@ tag.minor: ## Minor tag incrementation
 	$(GO) run ./scripts/tag $(TAGFLAGS) minor
 tag.patch: ## Patch tag incrementation
 	$(GO) run ./scripts/tag $(TAGFLAGS) patch
+
+# SEEDFLAGS passes flags to scripts/seed; BENCHFLAGS to scripts/bench, e.g.
+# BENCHFLAGS="-n 20000 -duration 3s -cpuprofile cpu.prof -server-cpuprofile server.prof".
+SEEDFLAGS ?= -db mysql://root@127.0.0.1:3306/wploadmore_bench
+BENCHFLAGS ?=
+.PHONY: seed bench
+seed: services ## Seed a WordPress database with 100 000 posts (SEEDFLAGS="-db … -n …")
+	$(GO) run ./scripts/seed $(SEEDFLAGS)
+bench: assets services ## Benchmark the server beside the SQL+Redis limit; print the targets (BENCHFLAGS)
+	$(GO) run ./scripts/bench $(BENCHFLAGS)

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"runtime"
@@ -24,14 +25,15 @@ import (
 )
 
 type options struct {
-	db         string
-	redis      string
-	posts      int
-	conns      int
-	bounds     bounds
-	out        string
-	cpuProfile string
-	memProfile string
+	db               string
+	redis            string
+	posts            int
+	conns            int
+	bounds           bounds
+	out              string
+	cpuProfile       string
+	memProfile       string
+	serverCPUProfile string
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -47,6 +49,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.out, "out", "bench-results.json", "`file` to write the figures to")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the direct loop (the limit) to `file`")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile of the bench to `file` at the end")
+	fs.StringVar(&o.serverCPUProfile, "server-cpuprofile", "", "write a CPU profile of the server during the first start=0 round to `file` (through its -pprof listener)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return o, err
 	}
@@ -132,7 +135,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 
 	serverArgs := []string{"-db", o.db, "-redis", o.redis, "-session-prefix", prefix}
-	srv, err := startServer(ctx, serverBin, dir, "server", serverArgs, nil)
+	pprofAddr := ""
+	if o.serverCPUProfile != "" {
+		if !serverHasFlag(ctx, serverBin, "pprof") {
+			return errors.New("-server-cpuprofile: the server has no -pprof flag")
+		}
+		if pprofAddr, err = freeLoopbackAddr(); err != nil {
+			return err
+		}
+	}
+	firstArgs := serverArgs
+	if pprofAddr != "" {
+		firstArgs = append(serverArgs[:len(serverArgs):len(serverArgs)], "-pprof", pprofAddr)
+	}
+	srv, err := startServer(ctx, serverBin, dir, "server", firstArgs, nil)
 	if err != nil {
 		return err
 	}
@@ -167,10 +183,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	logf("scenario: %s, interleaved with the limit (direct SQL + Redis loop)", startZero)
 	server, limit := &measurement{}, &measurement{}
 	round := bounds{o.bounds.duration / limitRounds, max(o.bounds.requests/limitRounds, 1)}
-	for range limitRounds {
+	for i := range limitRounds {
+		profileDone := make(chan error, 1)
+		if i == 0 && pprofAddr != "" {
+			go func() { profileDone <- fetchProfile(ctx, pprofAddr, round.duration, o.serverCPUProfile) }()
+		} else {
+			profileDone <- nil
+		}
 		m, err := runHTTP(ctx, srv.baseURL, srv.pid(), scenarios[0], round, "PHPSESSID")
 		if err != nil {
 			return err
+		}
+		if err := <-profileDone; err != nil {
+			return fmt.Errorf("-server-cpuprofile: %w", err)
 		}
 		server.add(m)
 		stopProfile, err := startCPUProfile(o.cpuProfile)
@@ -423,6 +448,34 @@ func startCPUProfile(path string) (func() error, error) {
 		pprof.StopCPUProfile()
 		return f.Close()
 	}, nil
+}
+
+// fetchProfile saves a CPU profile of the server taken over d (at least a
+// second) from its pprof listener at addr.
+func fetchProfile(ctx context.Context, addr string, d time.Duration, path string) error {
+	seconds := max(int(d.Round(time.Second)/time.Second), 1)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet,
+		"http://"+addr+"/debug/pprof/profile?seconds="+strconv.Itoa(seconds), nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET profile: %s", resp.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 func writeHeapProfile(path string) error {
