@@ -146,3 +146,32 @@ func TestMySQLConfig(t *testing.T) {
 		t.Error("DSN without a database accepted")
 	}
 }
+
+func FuzzParseURL(f *testing.F) {
+	for _, s := range []string{
+		"mysql://wp:secret@db.example.com:3307/wordpress?tls=true",
+		"mysql://wp:p%40ss@[::1]:3306/wp",
+		"mysql://wp:pw@/wp?socket=/run/mysqld/mysqld.sock",
+		"mysql://wp:top/secret@db/wp",
+		"sqlite:///var/www/.ht.sqlite",
+		"sqlite:x?mode=ro",
+		"postgres://x",
+		"",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		cfg, err := ParseURL(s)
+		if err != nil {
+			return
+		}
+		if _, err := cfg.withDefaults(); err != nil {
+			t.Fatalf("ParseURL(%q) accepted a config that does not validate: %v", s, err)
+		}
+		if cfg.Driver == DriverMySQL {
+			if _, err := mysqlConfig(cfg.DSN); err != nil {
+				t.Fatalf("ParseURL(%q) gave a bad DSN %q: %v", s, cfg.DSN, err)
+			}
+		}
+	})
+}

@@ -211,3 +211,31 @@ func InsertDB(ctx context.Context, db *sql.DB, prefix string, rows ...Row) ([]ui
 	}
 	return ids, nil
 }
+
+// Store opens a wpdb.Store on cfg and closes it when t ends.
+func Store(t testing.TB, cfg wpdb.Config) *wpdb.Store {
+	t.Helper()
+	s, err := wpdb.Open(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("wpdbtest: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// Posts returns n published posts with IDs 1..n, titles "Post 1".."Post n",
+// and one date per ID, so Store.Posts returns them as n, n-1, ... 1.
+func Posts(n int) []Row {
+	rows := make([]Row, n)
+	for i := range rows {
+		id := i + 1
+		rows[i] = Row{
+			ID:      uint64(id),
+			Date:    time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(id) * time.Hour).Format(time.DateTime),
+			Title:   fmt.Sprintf("Post %d", id),
+			Name:    fmt.Sprintf("post-%d", id),
+			Content: fmt.Sprintf("<p>Content of post %d.</p>", id),
+		}
+	}
+	return rows
+}
