@@ -130,7 +130,13 @@ func newStore(db *sql.DB, cfg Config) *Store {
 // The page query is a deferred join: the inner SELECT walks the
 // type_status_date (post_type, post_status, post_date, ID) index backwards,
 // reading IDs only, so skipping OFFSET rows touches no row data; the outer
-// query then fetches the full rows of just the LIMIT IDs it returned.
+// query then fetches the full rows of just the LIMIT IDs it returned. The
+// outer sort is over the derived (ID, post_date) rows, so no temporary table
+// holds full rows (MariaDB writes those to disk when they have TEXT columns),
+// and SQLite needs no sort at all. With several post types the index gives
+// one ordered range per type, so the inner query sorts their index entries
+// (still index-only, reading no row data): EXPLAIN shows "Using index; Using
+// filesort" there, where one type gives a plain backward index scan.
 func postsQueries(driver, table string, n int) (page, naive string) {
 	typeCond := "post_type = ?"
 	if n > 1 {
