@@ -152,3 +152,15 @@ func machine() string {
 	}
 	return fmt.Sprintf("%d cores, %s", numCPU(), mem)
 }
+
+// loadAverage returns the 1-minute load average, or "?".
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	if f := bytes.Fields(b); len(f) > 0 {
+		return string(f[0])
+	}
+	return "?"
+}

@@ -219,8 +219,11 @@ func markdownTable(header []string, rows [][]string) string {
 
 // report is everything one run measured, as written to the JSON file.
 type report struct {
-	Date     time.Time `json:"date"`
-	Machine  string    `json:"machine"`
+	Date    time.Time `json:"date"`
+	Machine string    `json:"machine"`
+	// LoadAvg is /proc/loadavg's 1-minute figure at the start and the end:
+	// other work on a shared machine shows there, and skews every figure.
+	LoadAvg  [2]string `json:"load_average"`
 	Database struct {
 		Driver string  `json:"driver"`
 		Posts  int     `json:"published_posts"`
@@ -249,9 +252,9 @@ type report struct {
 // markdown renders the report for the terminal and the README.
 func (rep *report) markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s · %s · %s database, %d published posts (%d rows, %.0f MB)\n\n",
-		rep.Date.UTC().Format("2006-01-02 15:04 MST"), rep.Machine, rep.Database.Driver,
-		rep.Database.Posts, rep.Database.Rows, rep.Database.SizeMB)
+	fmt.Fprintf(&b, "%s · %s (load average %s at the start, %s at the end) · %s database, %d published posts (%d rows, %.0f MB)\n\n",
+		rep.Date.UTC().Format("2006-01-02 15:04 MST"), rep.Machine, rep.LoadAvg[0], rep.LoadAvg[1],
+		rep.Database.Driver, rep.Database.Posts, rep.Database.Rows, rep.Database.SizeMB)
 	rows := make([][]string, len(rep.Scenarios))
 	for i, r := range rep.Scenarios {
 		rows[i] = r.row()

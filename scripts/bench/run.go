@@ -95,6 +95,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 
 	rep := &report{Date: time.Now(), Machine: machine()}
+	rep.LoadAvg[0] = loadAverage()
 	rep.Database.Driver, rep.Database.Posts = dbCfg.Driver, o.posts
 	if err := databaseSize(ctx, dbCfg, rep); err != nil {
 		return err
@@ -248,6 +249,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	logf("timing content shaping of 2 KB and 200 KB posts")
 	timeExcerpt(rep)
 
+	rep.LoadAvg[1] = loadAverage()
 	rep.Targets = targets(rep, c, cacheRan)
 	fmt.Fprint(stdout, rep.markdown())
 	if err := writeJSON(o.out, rep); err != nil {
