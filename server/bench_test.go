@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/wploadmore/wploadmore/public"
+	"github.com/wploadmore/wploadmore/scripts/seed/fixture"
+	"github.com/wploadmore/wploadmore/session"
+	"github.com/wploadmore/wploadmore/templates"
+	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+)
+
+// benchHandler is the whole server handler over an SQLite blog of 50
+// block-editor posts (2 to 20 KB) and in-memory sessions, with one visitor
+// session whose id it returns. With cacheTTL > 0 the posts go through the
+// micro-cache.
+func benchHandler(b *testing.B, cacheTTL time.Duration) (http.Handler, string) {
+	b.Helper()
+	cfg, err := parseConfig([]string{"wploadmore"}, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dbCfg := wpdbtest.SQLite(b)
+	rows := make([]wpdbtest.Row, 50)
+	for i := range rows {
+		rows[i] = wpdbtest.Row{
+			Title: fmt.Sprintf("Post %d", i), Name: fmt.Sprintf("post-%d", i),
+			Date:    fmt.Sprintf("2024-02-%02d 10:00:00", 1+i%28),
+			Content: fixture.Post(uint64(i), 2<<10+i*400, i%5 == 0),
+		}
+	}
+	wpdbtest.Insert(b, dbCfg, rows...)
+	store, err := wpdb.Open(context.Background(), dbCfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { store.Close() })
+	var posts postSource = store
+	if cacheTTL > 0 {
+		posts = newPostCache(store, cacheTTL, 1024)
+	}
+	sessions := session.NewMemory(cfg.sessionConfig(), nil)
+	visitor, err := sessions.PostsStart(context.Background(), "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	h, err := newServer(serverDeps{
+		Config: cfg, Logger: slog.New(slog.DiscardHandler), Posts: posts, Sessions: sessions,
+		Templates: templates.FS, Public: public.FS,
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return h, visitor.ID
+}
+
+// BenchmarkLoadMoreJSON is one JSON request through every middleware,
+// the query, shaping, the session update and the encoding: allocations of
+// the hot path (go test -bench LoadMore -benchmem ./server).
+func BenchmarkLoadMoreJSON(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		ttl  time.Duration
+	}{{"sqlite", 0}, {"sqlite+cache", time.Minute}} {
+		b.Run(bc.name, func(b *testing.B) {
+			h, id := benchHandler(b, bc.ttl)
+			req := httptest.NewRequest(http.MethodGet, "/load-more.php?start=10&desiredPosts=2", nil)
+			req.AddCookie(&http.Cookie{Name: "PHPSESSID", Value: id})
+			b.ReportAllocs()
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				if w.Code != http.StatusOK {
+					b.Fatalf("status %d: %s", w.Code, w.Body)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkLoadMorePage renders the page for a session at posts_start 2.
+func BenchmarkLoadMorePage(b *testing.B) {
+	h, id := benchHandler(b, 0)
+	req := httptest.NewRequest(http.MethodGet, "/load-more.php", nil)
+	req.AddCookie(&http.Cookie{Name: "PHPSESSID", Value: id})
+	b.ReportAllocs()
+	for b.Loop() {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != http.StatusOK {
+			b.Fatalf("status %d: %s", w.Code, w.Body)
+		}
+	}
+}
