@@ -52,8 +52,8 @@ func benchStore(b *testing.B, driver string) *wpdb.Store {
 	}
 	s := open(b, cfg)
 	if driver == wpdb.DriverMySQL {
-		query, args := wpdb.PostsQuery(s)
-		for _, row := range queryStrings(b, db, "EXPLAIN "+query, append(args, 10, 0)...) {
+		query, args := wpdb.PostsQuery(s, 0, 10)
+		for _, row := range queryStrings(b, db, "EXPLAIN "+query, args...) {
 			b.Logf("EXPLAIN: id=%s select_type=%s table=%s type=%s key=%s rows=%s Extra=%s",
 				row["id"], row["select_type"], row["table"], row["type"], row["key"], row["rows"], row["Extra"])
 		}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -72,9 +73,13 @@ func (cfg Config) withDefaults() (Config, error) {
 	if err := validatePrefix(cfg.TablePrefix); err != nil {
 		return cfg, fmt.Errorf("config: %w", err)
 	}
-	for _, pt := range cfg.PostTypes {
+	for i, pt := range cfg.PostTypes {
 		if pt == "" || len(pt) > maxPostTypeLen {
 			return cfg, fmt.Errorf("config: post type %q must be 1 to %d bytes long", pt, maxPostTypeLen)
+		}
+		if slices.Contains(cfg.PostTypes[:i], pt) {
+			// A repeated type would return its posts twice.
+			return cfg, fmt.Errorf("config: post type %q is listed twice", pt)
 		}
 	}
 	return cfg, nil

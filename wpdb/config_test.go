@@ -94,6 +94,7 @@ func TestConfigValidation(t *testing.T) {
 		{"negative timeout", func(c *Config) { c.QueryTimeout = -time.Second }, "negative"},
 		{"empty post type", func(c *Config) { c.PostTypes = []string{"post", ""} }, "post type"},
 		{"long post type", func(c *Config) { c.PostTypes = []string{strings.Repeat("x", 21)} }, "post type"},
+		{"repeated post type", func(c *Config) { c.PostTypes = []string{"post", "page", "post"} }, `post type "post" is listed twice`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

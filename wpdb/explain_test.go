@@ -80,11 +80,13 @@ var planTypes = []struct {
 }{
 	{"post only", []string{"post"}},
 	{"post and page", []string{"post", "page"}},
+	{"three types", []string{"post", "page", "attachment"}},
 }
 
-// TestExplainMySQL proves the inner page query reads only the
-// type_status_date index ("Using index") in index order (no filesort), and
-// the outer one fetches rows by primary key.
+// TestExplainMySQL proves every read of wp_posts in the inner page query is
+// a scan of the type_status_date index alone ("Using index") in index order
+// (no filesort), that the outer query fetches rows by primary key, and that
+// no temporary table holds full rows.
 func TestExplainMySQL(t *testing.T) {
 	cfg := wpdbtest.MySQL(t)
 	db := wpdbtest.OpenDB(t, cfg)
@@ -93,46 +95,44 @@ func TestExplainMySQL(t *testing.T) {
 		t.Run(pt.name, func(t *testing.T) {
 			c := cfg
 			c.PostTypes = pt.types
-			s := open(t, c)
-			query, args := wpdb.PostsQuery(s)
-			args = append(args, 10, 500)
+			query, args := wpdb.PostsQuery(open(t, c), 500, 10)
 			plan := queryStrings(t, db, "EXPLAIN "+query, args...)
-			var derived, outer map[string]string
+			var scans int
+			var outer map[string]string
 			for _, row := range plan {
+				t.Logf("EXPLAIN: id=%s select_type=%s table=%s type=%s key=%s rows=%s Extra=%s",
+					row["id"], row["select_type"], row["table"], row["type"], row["key"], row["rows"], row["Extra"])
 				// A temporary table would hold full rows, TEXT columns
 				// included, which MariaDB writes to disk: the outer sort must
 				// be over the derived (ID, post_date) rows only.
 				if strings.Contains(row["Extra"], "Using temporary") {
 					t.Errorf("plan uses a temporary table: %v", row)
 				}
-				t.Logf("EXPLAIN: id=%s select_type=%s table=%s type=%s key=%s rows=%s Extra=%s",
-					row["id"], row["select_type"], row["table"], row["type"], row["key"], row["rows"], row["Extra"])
-				switch {
-				case row["select_type"] == "DERIVED":
-					derived = row
-				case row["table"] == "p":
+				switch row["table"] {
+				case "p":
 					outer = row
+				case "wp_posts":
+					scans++
+					if row["key"] != "type_status_date" || !strings.Contains(row["Extra"], "Using index") ||
+						strings.Contains(row["Extra"], "filesort") {
+						t.Errorf("inner scan: key=%q Extra=%q, want an index-only scan of type_status_date with no filesort",
+							row["key"], row["Extra"])
+					}
 				}
 			}
-			if derived == nil || outer == nil {
-				t.Fatalf("plan has no derived table or no outer read of p: %v", plan)
+			if scans != len(pt.types) {
+				t.Errorf("plan has %d scans of wp_posts, want one per post type (%d)", scans, len(pt.types))
 			}
-			if derived["key"] != "type_status_date" || !strings.Contains(derived["Extra"], "Using index") {
-				t.Errorf("inner scan: key=%q Extra=%q, want type_status_date and Using index", derived["key"], derived["Extra"])
-			}
-			if len(pt.types) == 1 && strings.Contains(derived["Extra"], "filesort") {
-				t.Errorf("inner scan sorts: Extra=%q, want a backward index scan", derived["Extra"])
-			}
-			if outer["key"] != "PRIMARY" || outer["type"] != "eq_ref" {
-				t.Errorf("outer read: type=%q key=%q, want eq_ref on PRIMARY", outer["type"], outer["key"])
+			if outer == nil || outer["key"] != "PRIMARY" || outer["type"] != "eq_ref" {
+				t.Errorf("outer read: %v, want eq_ref on PRIMARY", outer)
 			}
 		})
 	}
 }
 
-// TestExplainSQLite checks the same with SQLite's EXPLAIN QUERY PLAN: the
-// page subquery is a covering-index scan of <prefix>posts__type_status_date
-// with no temporary B-tree for its ORDER BY.
+// TestExplainSQLite checks the same with SQLite's EXPLAIN QUERY PLAN: each
+// post type is a covering-index search of <prefix>posts__type_status_date,
+// rows are fetched by primary key, and with one type nothing is sorted.
 func TestExplainSQLite(t *testing.T) {
 	cfg := wpdbtest.SQLite(t)
 	db := wpdbtest.OpenDB(t, cfg)
@@ -141,38 +141,22 @@ func TestExplainSQLite(t *testing.T) {
 		t.Run(pt.name, func(t *testing.T) {
 			c := cfg
 			c.PostTypes = pt.types
-			s := open(t, c)
-			_, args := wpdb.PostsQuery(s)
-			args = append(args, 10, 500)
-			inner := wpdb.InnerPostsQuery(s)
-			plan := queryStrings(t, db, "EXPLAIN QUERY PLAN "+inner, args...)
+			query, args := wpdb.PostsQuery(open(t, c), 500, 10)
 			var details []string
-			for _, row := range plan {
+			for _, row := range queryStrings(t, db, "EXPLAIN QUERY PLAN "+query, args...) {
 				details = append(details, row["detail"])
 			}
-			t.Logf("EXPLAIN QUERY PLAN (inner): %q", details)
+			t.Logf("EXPLAIN QUERY PLAN: %q", details)
 			all := strings.Join(details, "\n")
-			if !strings.Contains(all, "USING COVERING INDEX wp_posts__type_status_date") {
-				t.Errorf("inner plan does not use the covering index: %q", details)
+			const search = "SEARCH wp_posts USING COVERING INDEX wp_posts__type_status_date (post_type=? AND post_status=?)"
+			if got := strings.Count(all, search); got != len(pt.types) {
+				t.Errorf("plan has %d covering-index searches, want one per post type (%d): %q", got, len(pt.types), details)
+			}
+			if strings.Contains(all, "SCAN wp_posts") || !strings.Contains(all, "SEARCH p USING INTEGER PRIMARY KEY") {
+				t.Errorf("plan is not index searches then primary-key lookups: %q", details)
 			}
 			if len(pt.types) == 1 && strings.Contains(all, "TEMP B-TREE") {
-				t.Errorf("inner plan sorts: %q", details)
-			}
-
-			query, _ := wpdb.PostsQuery(s)
-			plan = queryStrings(t, db, "EXPLAIN QUERY PLAN "+query, args...)
-			details = details[:0]
-			for _, row := range plan {
-				details = append(details, row["detail"])
-			}
-			t.Logf("EXPLAIN QUERY PLAN (whole): %q", details)
-			all = strings.Join(details, "\n")
-			if !strings.Contains(all, "USING COVERING INDEX wp_posts__type_status_date") ||
-				!strings.Contains(all, "USING INTEGER PRIMARY KEY") {
-				t.Errorf("page plan is not index scan then primary-key lookups: %q", details)
-			}
-			if len(pt.types) == 1 && strings.Contains(all, "TEMP B-TREE") {
-				t.Errorf("page plan sorts: %q", details)
+				t.Errorf("plan sorts: %q", details)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"strings"
 	"time"
 
@@ -35,7 +36,7 @@ type Store struct {
 	// per connection instead of once per request, and a request costs one
 	// round trip instead of three (prepare, execute, close).
 	stmts     map[string]*sql.Stmt
-	typeArgs  []any // the configured post types, bound before LIMIT/OFFSET
+	types     []string // the configured post types, bound as parameters
 	excerpter *Excerpter
 }
 
@@ -116,53 +117,75 @@ func newStore(db *sql.DB, cfg Config) *Store {
 		timeout:   cfg.QueryTimeout,
 		excerpter: NewExcerpter(),
 	}
-	for _, pt := range cfg.PostTypes {
-		s.typeArgs = append(s.typeArgs, pt)
-	}
+	s.types = cfg.PostTypes
 	s.postsSQL, s.naiveSQL = postsQueries(cfg.Driver, cfg.TablePrefix+"posts", len(cfg.PostTypes))
 	return s
 }
 
 // postsQueries builds the page query and the naive one for table (already
 // validated) and n post types. Only the table name is placed in the text;
-// post types, LIMIT and OFFSET are bound parameters.
+// post types, LIMIT and OFFSET are bound parameters (see [Store.args]).
 //
 // The page query is a deferred join: the inner SELECT walks the
 // type_status_date (post_type, post_status, post_date, ID) index backwards,
-// reading IDs only, so skipping OFFSET rows touches no row data; the outer
-// query then fetches the full rows of just the LIMIT IDs it returned. The
-// outer sort is over the derived (ID, post_date) rows, so no temporary table
-// holds full rows (MariaDB writes those to disk when they have TEXT columns),
-// and SQLite needs no sort at all. With several post types the index gives
-// one ordered range per type, so the inner query sorts their index entries
-// (still index-only, reading no row data): EXPLAIN shows "Using index; Using
-// filesort" there, where one type gives a plain backward index scan.
+// reading index entries only, so skipping OFFSET rows touches no row data;
+// the outer query then fetches the full rows of just the LIMIT IDs it
+// returned. The outer sort is over the derived (ID, post_date) rows, so no
+// temporary table holds full rows (MariaDB writes those to disk when they
+// have TEXT columns), and SQLite needs no sort at all.
+//
+// With several post types the index holds one ordered range per type; an IN
+// list would make the database sort the entries of every published post of
+// those types on each request. Instead each type gets its own backward
+// index scan, cut at OFFSET+LIMIT entries, and only those are merged.
 func postsQueries(driver, table string, n int) (page, naive string) {
-	typeCond := "post_type = ?"
-	if n > 1 {
-		typeCond = "post_type IN (?" + strings.Repeat(", ?", n-1) + ")"
-	}
+	q := func(s string) string { return "`" + s + "`" }
 	// SQLite returns a column declared DATETIME as time.Time; the cast keeps
 	// the stored text. MySQL without parseTime returns DATETIME as text.
 	date := "p.post_date"
 	if driver == DriverSQLite {
+		q = func(s string) string { return `"` + s + `"` }
 		date = "CAST(p.post_date AS TEXT)"
 	}
-	q := func(s string) string { return "`" + s + "`" }
-	if driver == DriverSQLite {
-		q = func(s string) string { return `"` + s + `"` }
+	const order = " ORDER BY post_date DESC, ID DESC"
+	scan := func(typeCond string) string {
+		return "SELECT ID, post_date FROM " + q(table) +
+			" WHERE " + typeCond + " AND post_status = 'publish'" + order
+	}
+	inner := scan("post_type = ?") + " LIMIT ? OFFSET ?"
+	typeCond := "post_type = ?"
+	if n > 1 {
+		branches := make([]string, n)
+		for i := range branches {
+			branches[i] = fmt.Sprintf("SELECT ID, post_date FROM (%s LIMIT ?) AS t%d", scan("post_type = ?"), i)
+		}
+		inner = "SELECT ID, post_date FROM (" + strings.Join(branches, " UNION ALL ") + ") AS u" +
+			order + " LIMIT ? OFFSET ?"
+		typeCond = "post_type IN (?" + strings.Repeat(", ?", n-1) + ")"
 	}
 	page = "SELECT p.ID, p.post_title, p.post_content, p.post_name, " + date +
 		" FROM " + q(table) + " AS p" +
-		" JOIN (SELECT ID, post_date FROM " + q(table) +
-		" WHERE " + typeCond + " AND post_status = 'publish'" +
-		" ORDER BY post_date DESC, ID DESC LIMIT ? OFFSET ?) AS page ON page.ID = p.ID" +
+		" JOIN (" + inner + ") AS page ON page.ID = p.ID" +
 		" ORDER BY page.post_date DESC, page.ID DESC"
 	naive = "SELECT p.ID, p.post_title, p.post_content, p.post_name, " + date +
 		" FROM " + q(table) + " AS p" +
 		" WHERE " + typeCond + " AND post_status = 'publish'" +
 		" ORDER BY p.post_date DESC, p.ID DESC LIMIT ? OFFSET ?"
 	return page, naive
+}
+
+// args returns the parameters of query for one page: for the page query
+// with several post types, each type with OFFSET+LIMIT, then LIMIT and
+// OFFSET; otherwise the types, then LIMIT and OFFSET.
+func (s *Store) args(query string, offset, limit int) []any {
+	args := make([]any, 0, 2*len(s.types)+2)
+	for _, pt := range s.types {
+		args = append(args, pt)
+		if query == s.postsSQL && len(s.types) > 1 {
+			args = append(args, offset+limit)
+		}
+	}
+	return append(args, limit, offset)
 }
 
 // checkTable makes Open fail with a clear message rather than every later
@@ -214,8 +237,8 @@ func (s *Store) Posts(ctx context.Context, offset, limit int) ([]Post, error) {
 }
 
 func (s *Store) posts(ctx context.Context, query string, offset, limit int) ([]Post, error) {
-	if offset < 0 || limit < 0 {
-		return nil, fmt.Errorf("wpdb: posts after offset %d, limit %d: negative", offset, limit)
+	if offset < 0 || limit < 0 || offset > math.MaxInt-limit {
+		return nil, fmt.Errorf("wpdb: posts after offset %d, limit %d: out of range", offset, limit)
 	}
 	posts := []Post{}
 	if limit == 0 {
@@ -223,7 +246,7 @@ func (s *Store) posts(ctx context.Context, query string, offset, limit int) ([]P
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	args := append(append(make([]any, 0, len(s.typeArgs)+2), s.typeArgs...), limit, offset)
+	args := s.args(query, offset, limit)
 	var rows *sql.Rows
 	var err error
 	if stmt := s.stmts[query]; stmt != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,6 +146,7 @@ func TestStore(t *testing.T) {
 			}{
 				{"negative offset", -1, 2},
 				{"negative limit", 0, -2},
+				{"offset overflows", math.MaxInt, 2},
 			} {
 				t.Run(tt.name, func(t *testing.T) {
 					if _, err := s.Posts(ctx, tt.offset, tt.limit); err == nil {
@@ -178,6 +180,7 @@ func TestStore(t *testing.T) {
 				{"posts and pages", []string{"post", "page"}},
 				{"pages only", []string{"page"}},
 				{"custom type", []string{"product", "post"}},
+				{"every shown type", []string{"post", "page", "nav_menu_item", "product", "wp_block"}},
 			} {
 				t.Run("post types "+tt.name, func(t *testing.T) {
 					c := cfg
@@ -187,8 +190,24 @@ func TestStore(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if diff := cmp.Diff(publishedIDs(rows, tt.types...), ids(posts)); diff != "" {
+					want := publishedIDs(rows, tt.types...)
+					if diff := cmp.Diff(want, ids(posts)); diff != "" {
 						t.Errorf("IDs (-want +got):\n%s", diff)
+					}
+					// Each type is scanned separately and merged: paging must
+					// still visit every post once, in order.
+					for _, k := range []int{1, 2, 3} {
+						var got []uint64
+						for offset := 0; offset <= len(want); offset += k {
+							page, err := s.Posts(ctx, offset, k)
+							if err != nil {
+								t.Fatal(err)
+							}
+							got = append(got, ids(page)...)
+						}
+						if diff := cmp.Diff(want, got); diff != "" {
+							t.Errorf("IDs paging by %d (-want +got):\n%s", k, diff)
+						}
 					}
 				})
 			}
