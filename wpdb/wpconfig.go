@@ -37,7 +37,9 @@ func LoadWPConfig(path string) (Config, error) {
 // DB_HOST is read as WordPress reads it: host, host:port, [::1]:3306, or
 // localhost:/path/to/mysqld.sock for a Unix socket. A bare "localhost"
 // connects over TCP to port 3306, where PHP's mysqli would use the default
-// socket. DB_CHARSET 'utf8' is upgraded to utf8mb4, as WordPress does.
+// socket. DB_CHARSET 'utf8' is upgraded to utf8mb4, as WordPress does;
+// another charset (latin1 on an old site) is kept. DB_COLLATE is ignored:
+// the store compares only ASCII post types and statuses.
 //
 // It returns an error naming the setting that is missing or not a literal.
 func ParseWPConfig(src []byte) (Config, error) {
