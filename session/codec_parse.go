@@ -448,13 +448,14 @@ func (p *parser) value(depth int) error {
 			return &malformedError{off: soff, what: "want Class:Case in an enum value"}
 		}
 	case 'r', 'R':
+		// Not bounded by the data's length, unlike a count: SetInt may
+		// shrink the data around a reference it leaves as it was.
 		nstart := p.pos
-		n, err := p.count()
-		if err != nil {
-			return err
+		for p.pos < len(p.b) && p.b[p.pos] >= '0' && p.b[p.pos] <= '9' {
+			p.pos++
 		}
-		if n < 1 {
-			return &malformedError{off: nstart, what: "reference to value 0 (PHP numbers values from 1)"}
+		if n := p.b[nstart:p.pos]; len(n) == 0 || n[0] == '0' || !isCanonicalInt(n) {
+			return &malformedError{off: nstart, what: "want a value number (from 1) in a reference"}
 		}
 	default:
 		p.pos = start
