@@ -35,6 +35,8 @@ type Config struct {
 	Batch       int // desiredPosts when the request names none, and the page's step
 	MaxBatch    int
 	QueryTime   time.Duration
+	CacheTTL    time.Duration // 0: every request queries the database
+	CacheSize   int
 
 	Redis           string // redis://… or rediss://…; "" keeps sessions in memory
 	SessionName     string
@@ -78,6 +80,8 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (C
 	fs.IntVar(&cfg.Batch, "batch", 2, "posts per request when desiredPosts is absent, and per click on the page")
 	fs.IntVar(&cfg.MaxBatch, "max-batch", 100, "largest desiredPosts accepted")
 	fs.DurationVar(&cfg.QueryTime, "query-timeout", 5*time.Second, "deadline of each database query")
+	fs.DurationVar(&cfg.CacheTTL, "cache-ttl", 0, "serve a range of posts fetched less than this long ago from memory (0: off); sessions are never cached")
+	fs.IntVar(&cfg.CacheSize, "cache-entries", 1024, "most post ranges the -cache-ttl cache keeps")
 
 	fs.StringVar(&cfg.Redis, "redis", "", "Redis `URL` for sessions: redis://[:password@]host:port/db or rediss:// for TLS (empty: in memory)")
 	fs.StringVar(&cfg.SessionName, "session-name", "PHPSESSID", "session cookie `name` (PHP's session.name)")
@@ -181,6 +185,10 @@ func (c *Config) validate() error {
 		return fmt.Errorf("-batch: %d is not from 1 to -max-batch (%d)", c.Batch, c.MaxBatch)
 	case c.QueryTime <= 0:
 		return fmt.Errorf("-query-timeout: %v is not positive", c.QueryTime)
+	case c.CacheTTL < 0:
+		return fmt.Errorf("-cache-ttl: %v is negative", c.CacheTTL)
+	case c.CacheSize < 1:
+		return fmt.Errorf("-cache-entries: %d is not positive", c.CacheSize)
 	case c.SessionLifetime < time.Second:
 		return fmt.Errorf("-session-lifetime: %v is under one second", c.SessionLifetime)
 	case c.SessionName == "" || strings.ContainsFunc(c.SessionName, notCookieNameRune):

@@ -135,6 +135,8 @@ func TestParseConfigRefusals(t *testing.T) {
 		{"bad cookie name", []string{"-session-name", "PHP SESSID"}, nil, "-session-name"},
 		{"bad cookie path", []string{"-cookie-path", "blog"}, nil, "-cookie-path"},
 		{"short lifetime", []string{"-session-lifetime", "10ms"}, nil, "-session-lifetime"},
+		{"negative cache", []string{"-cache-ttl", "-1s"}, nil, "-cache-ttl"},
+		{"empty cache", []string{"-cache-ttl", "1s", "-cache-entries", "0"}, nil, "-cache-entries"},
 		{"bad log format", []string{"-log-format", "xml"}, nil, "-log-format"},
 		{"bad log level", []string{"-log-level", "loud"}, nil, "-log-level"},
 	}

@@ -291,3 +291,25 @@ func TestConcurrentVisitorRequests(t *testing.T) {
 		t.Errorf("badge %s after 50 requests of 2 posts, want 102", got)
 	}
 }
+
+// TestMicroCache turns -cache-ttl on: a post published after a range was
+// fetched shows up only once the range expired, while posts_start still
+// counts every request.
+func TestMicroCache(t *testing.T) {
+	t.Parallel()
+	cfg := wpdbtest.SQLite(t)
+	seedBlog(t, cfg, 3)
+	srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg), "LOADMORE_CACHE_TTL": "1s"})
+	before := srv.get(t, jsonPath(0, 1)).posts(t)
+	wpdbtest.Insert(t, cfg, wpdbtest.Row{Title: "Newest", Date: "2025-01-01 00:00:00"})
+	if cached := srv.get(t, jsonPath(0, 1)).posts(t); cached[0].ID != before[0].ID {
+		t.Errorf("within the TTL: post %d, want the cached %d", cached[0].ID, before[0].ID)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if fresh := srv.get(t, jsonPath(0, 1)).posts(t); fresh[0].Title != "Newest" {
+		t.Errorf("after the TTL: %q, want the new post", fresh[0].Title)
+	}
+	if got := badgeValue(t, srv.get(t, "/load-more.php").Body); got != "5" {
+		t.Errorf("badge %s, want 2+3 counted through the cache", got)
+	}
+}

@@ -46,6 +46,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 	defer closeLogged(logger, "sessions", sessions)
 
+	var source postSource = posts
+	if cfg.CacheTTL > 0 {
+		source = newPostCache(posts, cfg.CacheTTL, cfg.CacheSize)
+		logger.Info("database: micro-cache on", "ttl", cfg.CacheTTL, "entries", cfg.CacheSize)
+	}
+
 	tmplFS, err := templateFS(cfg)
 	if err != nil {
 		return err
@@ -53,7 +59,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	handler, err := newServer(serverDeps{
 		Config:    cfg,
 		Logger:    logger,
-		Posts:     posts,
+		Posts:     source,
 		Sessions:  sessions,
 		Templates: tmplFS,
 		Public:    public.FS,
