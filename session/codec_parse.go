@@ -226,7 +226,7 @@ func (p *parser) float() error {
 		if string(ip) == "0" && bytes.HasPrefix(frac, []byte("0000")) {
 			return bad
 		}
-		return nil
+		return p.finite(start, bad)
 	}
 	// Exponent form: one non-zero digit, then a fraction that is "0" or
 	// has no trailing zero, then a signed exponent without leading zero.
@@ -255,6 +255,18 @@ func (p *parser) float() error {
 		if (neg && n < 5) || (!neg && n < sig) {
 			return bad
 		}
+	}
+	return p.finite(start, bad)
+}
+
+// finite rejects a float literal (from start to p.pos) outside float64's
+// range: PHP only prints values it holds, so never one that overflows to
+// INF or underflows to zero.
+func (p *parser) finite(start int, bad error) error {
+	lit := p.b[start:p.pos]
+	f, err := strconv.ParseFloat(string(lit), 64)
+	if err != nil || (f == 0 && bytes.ContainsAny(lit, "123456789")) {
+		return bad
 	}
 	return nil
 }
