@@ -134,6 +134,7 @@ func openPosts(ctx context.Context, cfg Config, logger *slog.Logger) (*wpdb.Stor
 		logger.Info("database: embedded default (SQLite)", "data_dir", cfg.DataDir)
 		return store, nil
 	}
+	dbCfg.Logger = logger.With("component", "mysql")
 	store, err := wpdb.Open(ctx, dbCfg)
 	if err != nil {
 		return nil, fmt.Errorf("database: %w", err)
