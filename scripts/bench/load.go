@@ -129,7 +129,7 @@ func runHTTP(ctx context.Context, baseURL string, serverPID int, sc httpScenario
 // runDirect is the limit: what the server does for one JSON request, the
 // page query and the session's read-increment-write, called directly in a
 // loop on conns goroutines with the same sessions, without HTTP or JSON.
-func runDirect(ctx context.Context, store *wpdb.Store, sessions *session.Store, ids []string, conns int, b bounds) *measurement {
+func runDirect(ctx context.Context, store *wpdb.Store, sessions *session.Store, ids []string, offset, conns int, b bounds) *measurement {
 	m := &measurement{}
 	var sent, failed atomic.Int64
 	var sample atomic.Value
@@ -142,7 +142,7 @@ func runDirect(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 		wg.Go(func() {
 			for ctx.Err() == nil && sent.Add(1) <= int64(b.requests) {
 				t := time.Now()
-				err := directRequest(ctx, store, sessions, ids[next.Add(1)%uint64(len(ids))])
+				err := directRequest(ctx, store, sessions, ids[next.Add(1)%uint64(len(ids))], offset)
 				if ctx.Err() != nil {
 					return // cut by the time bound: neither a request nor an error
 				}
@@ -161,13 +161,13 @@ func runDirect(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 	return m
 }
 
-func directRequest(ctx context.Context, store *wpdb.Store, sessions *session.Store, id string) error {
-	posts, err := store.Posts(ctx, 0, 2)
+func directRequest(ctx context.Context, store *wpdb.Store, sessions *session.Store, id string, offset int) error {
+	posts, err := store.Posts(ctx, offset, 2)
 	if err != nil {
 		return err
 	}
 	if len(posts) == 0 {
-		return fmt.Errorf("no posts at start 0")
+		return fmt.Errorf("no posts at start %d", offset)
 	}
 	_, err = sessions.AddPostsStart(ctx, id, len(posts))
 	return err

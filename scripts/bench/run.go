@@ -203,7 +203,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		limit.add(runDirect(ctx, store, sessions, visitors[:c], c, round))
+		limit.add(runDirect(ctx, store, sessions, visitors[:c], 0, c, round))
 		if err := stopProfile(); err != nil {
 			return err
 		}
@@ -217,6 +217,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		rep.Scenarios = append(rep.Scenarios, m.result(sc.name, sc.conns))
+		if sc.path == json(mid) {
+			// The same floor at a deep offset: whether the database or the
+			// server sets the pace there.
+			logf("scenario: the limit at start=%d", mid)
+			name := fmt.Sprintf("limit: direct SQL + Redis, start=%d", mid)
+			rep.Scenarios = append(rep.Scenarios, runDirect(ctx, store, sessions, visitors[:c], mid, c, o.bounds).result(name, c))
+		}
 	}
 	if err := srv.stop(); err != nil {
 		return err
