@@ -236,14 +236,20 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		sc := scenarios[0]
-		sc.name = fmt.Sprintf("JSON start=0, %d conns, cache 1s", c)
-		m, err := runHTTP(ctx, cached.baseURL, cached.pid(), sc, o.bounds, "PHPSESSID")
-		cached.stop()
-		if err != nil {
+		// What the cache buys where it can: the same first page for every
+		// visitor, and the page view's long range.
+		for _, sc := range []httpScenario{scenarios[0], scenarios[5]} {
+			sc.name += ", cache 1s"
+			m, err := runHTTP(ctx, cached.baseURL, cached.pid(), sc, o.bounds, "PHPSESSID")
+			if err != nil {
+				cached.stop()
+				return err
+			}
+			rep.Scenarios = append(rep.Scenarios, m.result(sc.name, sc.conns))
+		}
+		if err := cached.stop(); err != nil {
 			return err
 		}
-		rep.Scenarios = append(rep.Scenarios, m.result(sc.name, sc.conns))
 		cacheRan = true
 	} else {
 		logf("the server has no -cache-ttl flag yet: the cache scenario is skipped")
