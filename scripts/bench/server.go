@@ -52,7 +52,23 @@ func freeLoopbackAddr() (string, error) {
 
 // startServer runs bin with args (plus -addr) and extra environment, its
 // output going to a log file in dir, and waits until /readyz answers 200.
+// A server that exits at start is started again, twice at most: on a
+// machine loaded by other work, its first database ping can miss its
+// deadline.
 func startServer(ctx context.Context, bin, dir, name string, args, env []string) (*serverProcess, error) {
+	var err error
+	for range 3 {
+		var p *serverProcess
+		if p, err = startServerOnce(ctx, bin, dir, name, args, env); err == nil || !errors.Is(err, errExitedAtStart) {
+			return p, err
+		}
+	}
+	return nil, err
+}
+
+var errExitedAtStart = errors.New("server exited at start")
+
+func startServerOnce(ctx context.Context, bin, dir, name string, args, env []string) (*serverProcess, error) {
 	addr, err := freeLoopbackAddr()
 	if err != nil {
 		return nil, fmt.Errorf("find a free port: %w", err)
@@ -79,7 +95,7 @@ func startServer(ctx context.Context, bin, dir, name string, args, env []string)
 	for {
 		select {
 		case <-p.exited:
-			return nil, fmt.Errorf("server exited at start:\n%s", p.logTail())
+			return nil, fmt.Errorf("%w:\n%s", errExitedAtStart, p.logTail())
 		case <-ctx.Done():
 			p.stop()
 			return nil, ctx.Err()
