@@ -82,6 +82,16 @@ func BenchmarkExcerpt(b *testing.B) {
 			}
 		})
 	}
+	// A classic-editor post is one long text token: the walk must not read
+	// it to its end.
+	post := classicPost(200 << 10)
+	b.Run("200KB-classic", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(post)))
+		for b.Loop() {
+			e.Excerpt(post)
+		}
+	})
 }
 
 // BenchmarkExcerptReference is the whole-post pipeline, for comparison.
