@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -22,19 +20,13 @@ func TestDatabaseOutage(t *testing.T) {
 	t.Parallel()
 	cfg := wpdbtest.MySQL(t)
 	seedBlog(t, cfg, 4)
-	dsn, err := mysql.ParseDSN(cfg.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := startProxy(t, dsn.Addr)
-	dsn.Addr = proxy.Addr
-	cfg.DSN = dsn.FormatDSN()
+	cfg, proxy := wpdbtest.ThroughProxy(t, cfg)
 	srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg), "LOADMORE_QUERY_TIMEOUT": "2s"})
 
 	if n := len(srv.get(t, jsonPath(0, 2)).posts(t)); n != 2 {
 		t.Fatalf("before the outage: %d posts", n)
 	}
-	proxy.Stop()
+	proxy.Refuse()
 	down := srv.get(t, jsonPath(0, 2))
 	if down.Status != http.StatusServiceUnavailable || down.Body != `{"error":"database unavailable"}`+"\n" {
 		t.Errorf("during the outage: %d %q, want 503 database unavailable", down.Status, down.Body)
@@ -52,7 +44,7 @@ func TestDatabaseOutage(t *testing.T) {
 		t.Errorf("the error shows SQL: %s", down.Body)
 	}
 
-	proxy.Start()
+	proxy.Restore()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		got := srv.get(t, jsonPath(0, 2))
@@ -114,17 +106,11 @@ func TestGracefulShutdown(t *testing.T) {
 	t.Parallel()
 	cfg := wpdbtest.MySQL(t)
 	seedBlog(t, cfg, 4)
-	dsn, err := mysql.ParseDSN(cfg.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proxy := startProxy(t, dsn.Addr)
-	dsn.Addr = proxy.Addr
-	cfg.DSN = dsn.FormatDSN()
+	cfg, proxy := wpdbtest.ThroughProxy(t, cfg)
 	srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg)})
-	proxy.Stop() // drop the pool's idle connections, so the next query dials anew, slowly
+	proxy.Refuse() // drop the pool's idle connections, so the next query dials anew, slowly
 	proxy.SetDelay(500 * time.Millisecond)
-	proxy.Start()
+	proxy.Restore()
 
 	type result struct {
 		status int

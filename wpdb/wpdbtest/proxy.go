@@ -1,0 +1,165 @@
+package wpdbtest
+
+import (
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/wploadmore/wploadmore/wpdb"
+)
+
+// Proxy stands between a client and a database so that a test can take the
+// database away and bring it back on the same address: refused (nothing
+// listens), hung (connections are accepted and never answered), slowed, or
+// forwarding.
+type Proxy struct {
+	Addr string // host:port to connect to instead of the database
+
+	t      testing.TB
+	target string
+
+	mu       sync.Mutex
+	listener net.Listener
+	hung     bool
+	delay    time.Duration
+	conns    map[net.Conn]struct{}
+}
+
+// StartProxy forwards a free loopback port to target until t ends.
+func StartProxy(t testing.TB, target string) *Proxy {
+	t.Helper()
+	p := &Proxy{t: t, target: target, conns: map[net.Conn]struct{}{}}
+	p.listen("127.0.0.1:0")
+	t.Cleanup(p.Refuse)
+	return p
+}
+
+// ThroughProxy returns cfg, a MySQL test database, reached through a new
+// Proxy, and the Proxy.
+func ThroughProxy(t testing.TB, cfg wpdb.Config) (wpdb.Config, *Proxy) {
+	t.Helper()
+	mc, err := mysql.ParseDSN(cfg.DSN)
+	if err != nil {
+		t.Fatalf("wpdbtest: %v", err)
+	}
+	p := StartProxy(t, mc.Addr)
+	mc.Addr = p.Addr
+	cfg.DSN = mc.FormatDSN()
+	return cfg, p
+}
+
+func (p *Proxy) listen(addr string) {
+	p.t.Helper()
+	var listener net.Listener
+	var err error
+	// The port was ours a moment ago; give the kernel a little while to
+	// let it go.
+	for range 50 {
+		if listener, err = net.Listen("tcp", addr); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		p.t.Fatalf("wpdbtest: proxy: %v", err)
+	}
+	p.mu.Lock()
+	p.listener, p.Addr = listener, listener.Addr().String()
+	p.mu.Unlock()
+	go p.serve(listener)
+}
+
+func (p *Proxy) serve(listener net.Listener) {
+	for {
+		client, err := listener.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		p.conns[client] = struct{}{}
+		hung, delay := p.hung, p.delay
+		p.mu.Unlock()
+		if hung {
+			continue // hold the connection open and say nothing
+		}
+		upstream, err := net.Dial("tcp", p.target)
+		if err != nil {
+			client.Close()
+			continue
+		}
+		p.mu.Lock()
+		p.conns[upstream] = struct{}{}
+		p.mu.Unlock()
+		go p.pipe(upstream, client, 0)
+		go p.pipe(client, upstream, delay)
+	}
+}
+
+// pipe copies src to dst, holding each chunk back by delay, until either
+// side closes; then it closes both.
+func (p *Proxy) pipe(dst, src net.Conn, delay time.Duration) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			time.Sleep(delay)
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				break
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	dst.Close()
+	src.Close()
+	p.mu.Lock()
+	delete(p.conns, dst)
+	delete(p.conns, src)
+	p.mu.Unlock()
+}
+
+// DropAll cuts every connection, as a database restart does.
+func (p *Proxy) DropAll() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for c := range p.conns {
+		c.Close()
+	}
+}
+
+// Refuse closes the port and cuts every connection: the database is down.
+func (p *Proxy) Refuse() {
+	p.mu.Lock()
+	if p.listener != nil {
+		p.listener.Close()
+		p.listener = nil
+	}
+	p.mu.Unlock()
+	p.DropAll()
+}
+
+// Hang accepts connections on the same port but never answers them.
+func (p *Proxy) Hang() { p.reopen(true) }
+
+// Restore forwards to the database again on the same port.
+func (p *Proxy) Restore() { p.reopen(false) }
+
+func (p *Proxy) reopen(hung bool) {
+	p.Refuse()
+	p.mu.Lock()
+	p.hung = hung
+	p.mu.Unlock()
+	p.listen(p.Addr)
+}
+
+// SetDelay slows every answer of the database by d on connections made
+// from now on.
+func (p *Proxy) SetDelay(d time.Duration) {
+	p.mu.Lock()
+	p.delay = d
+	p.mu.Unlock()
+}
