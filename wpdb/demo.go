@@ -28,7 +28,7 @@ func demoPosts() []SeedRow {
 			para("Les terrasses débordent, le café est crème, et les festivals s&#8217;enchaînent : jazz, humour, feux d&#8217;artifice. À Montréal, l&#8217;été est court mais très, très intense — profitez-en avant que l&#8217;hiver ne revienne, déjà en octobre.")),
 		p("2024-02-14 20:14:00", "tokyo-ramen-guide", "東京ラーメンガイド",
 			para("東京には数えきれないほどのラーメン屋があります。醤油、味噌、塩、豚骨——どれも個性的です。今回は新宿、渋谷、池袋で食べた十杯を紹介します。行列に並ぶ価値がある店もあれば、近所の小さな店が一番おいしいこともあります。スープの温度、麺の硬さ、チャーシューの厚さ、すべてが大切です。")),
-		p("2024-02-14 20:14:00", "valentines-playlist", "A Valentine&#8217;s playlist 💘",
+		p("2024-02-14 20:14:00", "valentines-playlist", "A Valentine’s playlist 💘",
 			para("Twelve songs, one evening, zero skips 🎶💃🕺. Side A is slow; side B is not.")),
 		p("2024-03-01 10:30:00", "spring-garden-plan", "Planning the spring garden",
 			"<!-- wp:heading -->\n<h2 class=\"wp-block-heading\">What goes where</h2>\n<!-- /wp:heading -->\n\n"+
