@@ -134,18 +134,19 @@ func runDirect(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 	var sent, failed atomic.Int64
 	var sample atomic.Value
 	var next atomic.Uint64
-	ctx, cancel := context.WithTimeout(ctx, b.duration)
-	defer cancel()
+	// Like the load generator, stop sending at the time bound but let the
+	// requests in flight finish (within a grace period), so slow ones are
+	// counted, not dropped.
 	start := time.Now()
+	stopSending := start.Add(b.duration)
+	ctx, cancel := context.WithDeadline(ctx, stopSending.Add(30*time.Second))
+	defer cancel()
 	var wg sync.WaitGroup
 	for range conns {
 		wg.Go(func() {
-			for ctx.Err() == nil && sent.Add(1) <= int64(b.requests) {
+			for time.Now().Before(stopSending) && ctx.Err() == nil && sent.Add(1) <= int64(b.requests) {
 				t := time.Now()
 				err := directRequest(ctx, store, sessions, ids[next.Add(1)%uint64(len(ids))], offset)
-				if ctx.Err() != nil {
-					return // cut by the time bound: neither a request nor an error
-				}
 				m.lat.add(time.Since(t))
 				if err != nil {
 					failed.Add(1)

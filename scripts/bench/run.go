@@ -175,7 +175,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	// Warm the pools and caches so the first scenario is not the one that
 	// pays for them.
-	if _, err := runHTTP(ctx, srv.baseURL, srv.pid(), scenarios[0], bounds{time.Second, 2000}, "PHPSESSID"); err != nil {
+	if _, err := runHTTP(ctx, srv.baseURL, srv.pid(), scenarios[0], bounds{2 * time.Second, 4000}, "PHPSESSID"); err != nil {
 		return err
 	}
 	// The server at start=0 and the limit are compared by a target: they
