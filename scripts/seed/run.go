@@ -120,10 +120,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	)
 	start := time.Now()
 	var rows, bytes int64
+	written := 0
 	err = generate(ctx, o, first, func(batch []wpdb.SeedRow, posts int) error {
 		if err := s.Insert(ctx, batch); err != nil {
 			return err
 		}
+		written += posts
 		rows += int64(len(batch))
 		for i := range batch {
 			bytes += int64(len(batch[i].Content))
@@ -133,7 +135,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	bar.Finish()
 	elapsed := time.Since(start)
 	fmt.Fprintf(stdout, "seed: wrote %d posts (%d rows, %.0f MB of content) in %s: %.0f rows/s, %.1f MB/s\n",
-		o.posts-first, rows, float64(bytes)/1e6, elapsed.Round(time.Millisecond),
+		written, rows, float64(bytes)/1e6, elapsed.Round(time.Millisecond),
 		float64(rows)/elapsed.Seconds(), float64(bytes)/1e6/elapsed.Seconds())
 	return err
 }
