@@ -241,8 +241,8 @@ type report struct {
 		} `json:"runs"`
 	} `json:"queries"`
 	Excerpt struct {
-		Small      ms    `json:"ns_2kb_ms"`
-		Large      ms    `json:"ns_200kb_ms"`
+		Small      ms    `json:"per_2kb_post_ms"`
+		Large      ms    `json:"per_200kb_post_ms"`
 		SmallAlloc int64 `json:"allocs_2kb"`
 		LargeAlloc int64 `json:"allocs_200kb"`
 	} `json:"excerpt"`
