@@ -83,7 +83,6 @@ type result struct {
 	// Server figures; absent for loops run inside the bench itself.
 	RSSPeakMB  *float64 `json:"server_rss_peak_mb,omitempty"`
 	CPUPer1000 *float64 `json:"server_cpu_seconds_per_1000,omitempty"`
-	Note       string   `json:"note,omitempty"`
 }
 
 // newResult computes a scenario's figures from its latencies.
