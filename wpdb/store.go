@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/jmoiron/sqlx"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
@@ -27,7 +28,7 @@ type Post struct {
 // concurrent use; its connection pool reconnects by itself after the
 // database comes back from an outage.
 type Store struct {
-	db       *sql.DB
+	db       *sqlx.DB
 	driver   string
 	timeout  time.Duration
 	postsSQL string // the deferred-join page query, built once at Open
@@ -35,7 +36,7 @@ type Store struct {
 	// stmts holds both queries prepared at Open: the server parses each once
 	// per connection instead of once per request, and a request costs one
 	// round trip instead of three (prepare, execute, close).
-	stmts     map[string]*sql.Stmt
+	stmts     map[string]*sqlx.Stmt
 	types     []string // the configured post types, bound as parameters
 	excerpter *Excerpter
 }
@@ -99,9 +100,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 func (s *Store) prepare(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	s.stmts = map[string]*sql.Stmt{}
+	s.stmts = map[string]*sqlx.Stmt{}
 	for _, query := range []string{s.postsSQL, s.naiveSQL} {
-		stmt, err := s.db.PrepareContext(ctx, query)
+		stmt, err := s.db.PreparexContext(ctx, query)
 		if err != nil {
 			return fmt.Errorf("wpdb: prepare posts query: %w", err)
 		}
@@ -112,7 +113,8 @@ func (s *Store) prepare(ctx context.Context) error {
 
 func newStore(db *sql.DB, cfg Config) *Store {
 	s := &Store{
-		db:        db,
+		// sqlx maps the selected columns onto Post by their db tags.
+		db:        sqlx.NewDb(db, cfg.Driver),
 		driver:    cfg.Driver,
 		timeout:   cfg.QueryTimeout,
 		excerpter: NewExcerpter(),
@@ -145,7 +147,7 @@ func postsQueries(driver, table string, n int) (page, naive string) {
 	date := "p.post_date"
 	if driver == DriverSQLite {
 		q = func(s string) string { return `"` + s + `"` }
-		date = "CAST(p.post_date AS TEXT)"
+		date = "CAST(p.post_date AS TEXT) AS post_date"
 	}
 	const order = " ORDER BY post_date DESC, ID DESC"
 	scan := func(typeCond string) string {
@@ -247,27 +249,17 @@ func (s *Store) posts(ctx context.Context, query string, offset, limit int) ([]P
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	args := s.args(query, offset, limit)
-	var rows *sql.Rows
 	var err error
 	if stmt := s.stmts[query]; stmt != nil {
-		rows, err = stmt.QueryContext(ctx, args...)
+		err = stmt.SelectContext(ctx, &posts, args...)
 	} else {
-		rows, err = s.db.QueryContext(ctx, query, args...)
+		err = s.db.SelectContext(ctx, &posts, query, args...)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("wpdb: posts after offset %d: %w", offset, err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var p Post
-		if err := rows.Scan(&p.ID, &p.Title, &p.Content, &p.Name, &p.Date); err != nil {
-			return nil, fmt.Errorf("wpdb: posts after offset %d: %w", offset, err)
-		}
-		p.Content = s.excerpter.Excerpt(p.Content)
-		posts = append(posts, p)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("wpdb: posts after offset %d: %w", offset, err)
+	for i := range posts {
+		posts[i].Content = s.excerpter.Excerpt(posts[i].Content)
 	}
 	return posts, nil
 }
