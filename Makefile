@@ -36,7 +36,7 @@ test: assets services ## Run every test: vet, gofmt, unit, integration, fuzz see
 
 .PHONY: fuzz
 fuzz: ## Fuzz each fuzz target for FUZZTIME (default 30s)
-	@for pkg in ./wpdb ./session ./server ./scripts/tag; do \
+	@for pkg in ./wpdb ./session ./server ./scripts/tag ./scripts/bench; do \
 	  for t in $$($(GO) test -list 'Fuzz.*' $$pkg | grep '^Fuzz'); do \
 	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} $$pkg || exit 1; \
 	  done; \
