@@ -74,9 +74,18 @@ func (m *measurement) result(name string, conns int) result {
 	return r
 }
 
-// runHTTP drives one scenario against the server at baseURL and samples
-// the server process meanwhile.
-func runHTTP(ctx context.Context, baseURL string, serverPID int, sc httpScenario, b bounds, cookieName string) (*measurement, error) {
+// loadGenerator drives one scenario against the server at baseURL, as a
+// closed loop (each connection sends its next request when the previous
+// answer arrived), and samples the server process meanwhile.
+type loadGenerator interface {
+	run(ctx context.Context, baseURL string, serverPID int, sc httpScenario, b bounds, cookieName string) (*measurement, error)
+}
+
+// vegetaDriver runs vegeta inside the bench process: no binary to
+// install, but its CPU competes with the server's on a small machine.
+type vegetaDriver struct{}
+
+func (vegetaDriver) run(ctx context.Context, baseURL string, serverPID int, sc httpScenario, b bounds, cookieName string) (*measurement, error) {
 	headers := make([]http.Header, len(sc.cookies))
 	for i, id := range sc.cookies {
 		headers[i] = http.Header{"Cookie": {cookieName + "=" + id}}

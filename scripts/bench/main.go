@@ -4,8 +4,9 @@
 //
 // It seeds its own MariaDB database (scripts/seed; skipped when complete),
 // builds the server and runs it as a subprocess on 127.0.0.1, drives it with
-// a closed-loop load generator (vegeta) bounded in time and request count,
-// and in the same run issues the server's SQL query and Redis update
+// a closed-loop load generator bounded in time — wrk as a separate process
+// when it is on PATH (bounded by time only), else vegeta inside the bench
+// (bounded in time and request count); -loadgen chooses — and in the same run issues the server's SQL query and Redis update
 // directly in a loop at the same concurrency: the limit. It prints a
 // Markdown table of every scenario and of the targets, each marked met or
 // missed, and writes the figures to a JSON file.

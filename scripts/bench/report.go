@@ -220,6 +220,8 @@ func markdownTable(header []string, rows [][]string) string {
 type report struct {
 	Date    time.Time `json:"date"`
 	Machine string    `json:"machine"`
+	// LoadGenerator is what drove the HTTP scenarios: wrk or vegeta.
+	LoadGenerator string `json:"load_generator"`
 	// LoadAvg is /proc/loadavg's 1-minute figure at the start and the end:
 	// other work on a shared machine shows there, and skews every figure.
 	LoadAvg  [2]string `json:"load_average"`
@@ -251,9 +253,9 @@ type report struct {
 // markdown renders the report for the terminal and the README.
 func (rep *report) markdown() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s · %s (load average %s at the start, %s at the end) · %s database, %d published posts (%d rows, %.0f MB)\n\n",
+	fmt.Fprintf(&b, "%s · %s (load average %s at the start, %s at the end) · %s database, %d published posts (%d rows, %.0f MB) · load generator: %s\n\n",
 		rep.Date.UTC().Format("2006-01-02 15:04 MST"), rep.Machine, rep.LoadAvg[0], rep.LoadAvg[1],
-		rep.Database.Driver, rep.Database.Posts, rep.Database.Rows, rep.Database.SizeMB)
+		rep.Database.Driver, rep.Database.Posts, rep.Database.Rows, rep.Database.SizeMB, rep.LoadGenerator)
 	rows := make([][]string, len(rep.Scenarios))
 	for i, r := range rep.Scenarios {
 		rows[i] = r.row()

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"runtime/pprof"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -34,6 +35,8 @@ type options struct {
 	cpuProfile       string
 	memProfile       string
 	serverCPUProfile string
+	loadGen          string // "auto", "wrk" or "vegeta"
+	wrkThreads       int
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -49,6 +52,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.out, "out", "bench-results.json", "`file` to write the figures to")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the direct loop (the limit) to `file`")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile of the bench to `file` at the end")
+	fs.StringVar(&o.loadGen, "loadgen", "auto", "load `generator`: wrk (a C program, far less CPU per request; bounded by -duration only), vegeta (a Go library inside the bench), or auto: wrk when it is on PATH, else vegeta")
+	fs.IntVar(&o.wrkThreads, "wrk-threads", 1, "wrk's threads (-t); on 2 cores one leaves the server the most CPU")
 	fs.StringVar(&o.serverCPUProfile, "server-cpuprofile", "", "write a CPU profile of the server during the first start=0 round to `file` (through its -pprof listener)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return o, err
@@ -62,6 +67,10 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-connections: %d is not positive", o.conns)
 	case o.bounds.duration <= 0 || o.bounds.requests < 1:
 		return o, errors.New("-duration and -requests must be positive")
+	case o.loadGen != "auto" && o.loadGen != "wrk" && o.loadGen != "vegeta":
+		return o, fmt.Errorf("-loadgen: %q is not auto, wrk or vegeta", o.loadGen)
+	case o.wrkThreads < 1:
+		return o, fmt.Errorf("-wrk-threads: %d is not positive", o.wrkThreads)
 	}
 	return o, nil
 }
@@ -82,6 +91,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer os.RemoveAll(dir)
 
+	gen, genName, err := chooseLoadGenerator(o, dir)
+	if err != nil {
+		return err
+	}
+	logf("load generator: %s", genName)
+
 	logf("building the server and the seed script")
 	serverBin, seedBin, err := buildBinaries(ctx, dir, stderr)
 	if err != nil {
@@ -94,7 +109,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("seed: %w", err)
 	}
 
-	rep := &report{Date: time.Now(), Machine: machine()}
+	rep := &report{Date: time.Now(), Machine: machine(), LoadGenerator: genName}
 	rep.LoadAvg[0] = loadAverage()
 	rep.Database.Driver, rep.Database.Posts = dbCfg.Driver, o.posts
 	if err := databaseSize(ctx, dbCfg, rep); err != nil {
@@ -175,7 +190,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	// Warm the pools and caches so the first scenario is not the one that
 	// pays for them.
-	if _, err := runHTTP(ctx, srv.baseURL, srv.pid(), scenarios[0], bounds{2 * time.Second, 4000}, "PHPSESSID"); err != nil {
+	if _, err := gen.run(ctx, srv.baseURL, srv.pid(), scenarios[0], bounds{2 * time.Second, 4000}, "PHPSESSID"); err != nil {
 		return err
 	}
 	// The server at start=0 and the limit are compared by a target: they
@@ -183,7 +198,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	// machine weighs on both alike.
 	logf("scenario: %s, interleaved with the limit (direct SQL + Redis loop)", startZero)
 	server, limit := &measurement{}, &measurement{}
-	round := bounds{o.bounds.duration / limitRounds, max(o.bounds.requests/limitRounds, 1)}
+	// Whole seconds, as wrk's -d takes them: both sides run as long.
+	round := bounds{max((o.bounds.duration / limitRounds).Round(time.Second), time.Second), max(o.bounds.requests/limitRounds, 1)}
 	for i := range limitRounds {
 		profileDone := make(chan error, 1)
 		if i == 0 && pprofAddr != "" {
@@ -191,7 +207,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		} else {
 			profileDone <- nil
 		}
-		m, err := runHTTP(ctx, srv.baseURL, srv.pid(), scenarios[0], round, "PHPSESSID")
+		m, err := gen.run(ctx, srv.baseURL, srv.pid(), scenarios[0], round, "PHPSESSID")
 		if err != nil {
 			return err
 		}
@@ -212,7 +228,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	rep.Scenarios = append(rep.Scenarios, server.result(startZero, c), limit.result(limitName(c), c))
 	for _, sc := range scenarios[1:] {
 		logf("scenario: %s", sc.name)
-		m, err := runHTTP(ctx, srv.baseURL, srv.pid(), sc, o.bounds, "PHPSESSID")
+		m, err := gen.run(ctx, srv.baseURL, srv.pid(), sc, o.bounds, "PHPSESSID")
 		if err != nil {
 			return err
 		}
@@ -240,7 +256,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		// visitor, and the page view's long range.
 		for _, sc := range []httpScenario{scenarios[0], scenarios[5]} {
 			sc.name += ", cache 1s"
-			m, err := runHTTP(ctx, cached.baseURL, cached.pid(), sc, o.bounds, "PHPSESSID")
+			m, err := gen.run(ctx, cached.baseURL, cached.pid(), sc, o.bounds, "PHPSESSID")
 			if err != nil {
 				cached.stop()
 				return err
@@ -270,6 +286,31 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	logf("figures written to %s", o.out)
 	return writeHeapProfile(o.memProfile)
+}
+
+// chooseLoadGenerator returns the load generator -loadgen asks for and its
+// name for the report; wrk.lua goes into dir. It returns an error when
+// -loadgen wrk is set and wrk is not on PATH.
+func chooseLoadGenerator(o options, dir string) (loadGenerator, string, error) {
+	bin, err := exec.LookPath("wrk")
+	switch {
+	case o.loadGen == "vegeta" || (o.loadGen == "auto" && err != nil):
+		return vegetaDriver{}, "vegeta (in the bench process)", nil
+	case err != nil:
+		return nil, "", fmt.Errorf("-loadgen wrk: %w (apt-get install wrk)", err)
+	}
+	w, err := newWrkDriver(bin, dir, o.wrkThreads)
+	if err != nil {
+		return nil, "", err
+	}
+	version := "wrk"
+	if out, _ := exec.Command(bin, "-v").CombinedOutput(); len(out) > 0 {
+		// "wrk debian/4.1.0-3+b2 [epoll] Copyright ...": name, version, engine.
+		if f := strings.Fields(string(out)); len(f) >= 3 {
+			version = strings.Join(f[:3], " ")
+		}
+	}
+	return w, fmt.Sprintf("%s, %d thread(s), a separate process", version, min(o.wrkThreads, o.conns)), nil
 }
 
 // limitRounds is how many rounds the server at start=0 and the limit take
