@@ -169,7 +169,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer srv.stop()
-	logf("server up at %s (pid %d); each scenario runs for %s or %d requests", srv.baseURL, srv.pid(), o.bounds.duration, o.bounds.requests)
+	if _, ok := gen.(*wrkDriver); ok {
+		logf("server up at %s (pid %d); each scenario runs for %ds (wrk: whole seconds, no request bound)", srv.baseURL, srv.pid(), wrkSeconds(o.bounds.duration))
+	} else {
+		logf("server up at %s (pid %d); each scenario runs for %s or %d requests", srv.baseURL, srv.pid(), o.bounds.duration, o.bounds.requests)
+	}
 
 	json := func(start int) string {
 		return "/load-more.php?start=" + strconv.Itoa(start) + "&desiredPosts=2"
