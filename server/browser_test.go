@@ -417,11 +417,13 @@ func TestBrowser(t *testing.T) {
 
 	t.Run("quick clicks send one request", func(t *testing.T) {
 		proxy := newFaultProxy(t, pageURL)
-		proxy.delayJSON = 300 * time.Millisecond
+		// Long enough that a loaded machine (a -race run beside other
+		// packages' tests) still delivers the second click mid-request.
+		proxy.delayJSON = 1500 * time.Millisecond
 		tb := newTab(t, browserCtx)
 		tb.do(chromedp.Navigate(proxy.URL), chromedp.WaitVisible("#more"))
 
-		// Each answer takes 300 ms, so every click after the first comes
+		// Each answer takes 1.5 s, so every click after the first comes
 		// while its request runs.
 		tb.do(chromedp.Click("#more"), chromedp.Click("#more"))
 		tb.waitIdle()
