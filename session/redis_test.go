@@ -114,17 +114,8 @@ func TestOpenRedisUnreachable(t *testing.T) {
 // the same store works again.
 func TestRedisOutage(t *testing.T) {
 	t.Parallel()
-	srv := sessiontest.StartServer(t)
+	srv, s, st := openThrowaway(t, 500*time.Millisecond)
 	ctx := context.Background()
-	s, err := OpenRedis(ctx, srv.URL, Config{OpTimeout: 500 * time.Millisecond}, nil)
-	if err != nil {
-		t.Fatalf("OpenRedis: %v", err)
-	}
-	defer s.Close()
-	st, err := s.PostsStart(ctx, "")
-	if err != nil {
-		t.Fatalf("PostsStart: %v", err)
-	}
 
 	srv.Stop()
 	calls := map[string]func() error{
@@ -144,6 +135,7 @@ func TestRedisOutage(t *testing.T) {
 	// The pool drops broken connections as they fail; give it a few
 	// requests' worth of tries rather than a fixed sleep.
 	var got State
+	var err error
 	for try := 0; ; try++ {
 		got, err = s.AddPostsStart(ctx, st.ID, 3)
 		if err == nil {
@@ -168,17 +160,8 @@ func TestRedisOutage(t *testing.T) {
 // (after OpTimeout) instead of hanging the request.
 func TestRedisHung(t *testing.T) {
 	t.Parallel()
-	srv := sessiontest.StartServer(t)
+	srv, s, st := openThrowaway(t, 200*time.Millisecond)
 	ctx := context.Background()
-	s, err := OpenRedis(ctx, srv.URL, Config{OpTimeout: 200 * time.Millisecond}, nil)
-	if err != nil {
-		t.Fatalf("OpenRedis: %v", err)
-	}
-	defer s.Close()
-	st, err := s.PostsStart(ctx, "")
-	if err != nil {
-		t.Fatalf("PostsStart: %v", err)
-	}
 	srv.Pause()
 	t.Cleanup(srv.Resume) // a stopped process cannot be killed cleanly
 	if _, err := s.AddPostsStart(ctx, st.ID, 1); !errors.Is(err, ErrUnavailable) {
@@ -333,4 +316,22 @@ func TestConfigDefaults(t *testing.T) {
 	if diff := cmp.Diff(want, Config{}.withDefaults()); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
 	}
+}
+
+// openThrowaway opens a store on a throwaway redis-server of t's own, which
+// the test may stop, and starts one session in it.
+func openThrowaway(t *testing.T, opTimeout time.Duration) (*sessiontest.Server, *Store, State) {
+	t.Helper()
+	srv := sessiontest.StartServer(t)
+	ctx := context.Background()
+	s, err := OpenRedis(ctx, srv.URL, Config{OpTimeout: opTimeout}, nil)
+	if err != nil {
+		t.Fatalf("OpenRedis: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	st, err := s.PostsStart(ctx, "")
+	if err != nil {
+		t.Fatalf("PostsStart: %v", err)
+	}
+	return srv, s, st
 }
