@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/wploadmore/wploadmore/public"
-	"github.com/wploadmore/wploadmore/scripts/seed/fixture"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/templates"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest/fixture"
 )
 
 // benchHandler is the whole server handler over an SQLite blog of 50

@@ -20,9 +20,9 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
-	"github.com/wploadmore/wploadmore/scripts/seed/fixture"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest/fixture"
 )
 
 type options struct {

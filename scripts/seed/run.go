@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/schollz/progressbar/v3"
-	"github.com/wploadmore/wploadmore/scripts/seed/fixture"
 	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest/fixture"
 )
 
 // options are the command line, checked.
