@@ -29,16 +29,16 @@ func benchHandler(b *testing.B, cacheTTL time.Duration) (http.Handler, string) {
 		b.Fatal(err)
 	}
 	dbCfg := wpdbtest.SQLite(b)
-	rows := make([]wpdbtest.Row, 50)
+	rows := make([]wpdb.SeedRow, 50)
 	for i := range rows {
-		rows[i] = wpdbtest.Row{
+		rows[i] = wpdb.SeedRow{
 			Title: fmt.Sprintf("Post %d", i), Name: fmt.Sprintf("post-%d", i),
 			Date:    fmt.Sprintf("2024-02-%02d 10:00:00", 1+i%28),
 			Content: fixture.Post(uint64(i), 2<<10+i*400, i%5 == 0),
 		}
 	}
 	wpdbtest.Insert(b, dbCfg, rows...)
-	store, err := wpdb.Open(context.Background(), dbCfg)
+	store, err := wpdb.Open(context.Background(), dbCfg, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -57,10 +57,10 @@ var browserTitles = []string{
 // the page must not list (a draft and a page).
 func seedBrowserPosts(t *testing.T, cfg wpdb.Config) {
 	t.Helper()
-	var rows []wpdbtest.Row
+	var rows []wpdb.SeedRow
 	for i, title := range browserTitles {
 		day := len(browserTitles) - i
-		rows = append(rows, wpdbtest.Row{
+		rows = append(rows, wpdb.SeedRow{
 			Date:    fmt.Sprintf("2024-03-%02d 09:30:00", day),
 			Title:   title,
 			Name:    fmt.Sprintf("post-%d", day),
@@ -68,8 +68,8 @@ func seedBrowserPosts(t *testing.T, cfg wpdb.Config) {
 		})
 	}
 	rows = append(rows,
-		wpdbtest.Row{Date: "2024-03-20 00:00:00", Title: "A draft", Status: "draft"},
-		wpdbtest.Row{Date: "2024-03-21 00:00:00", Title: "A page", Type: "page"},
+		wpdb.SeedRow{Date: "2024-03-20 00:00:00", Title: "A draft", Status: "draft"},
+		wpdb.SeedRow{Date: "2024-03-21 00:00:00", Title: "A page", Type: "page"},
 	)
 	wpdbtest.Insert(t, cfg, rows...)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -246,12 +247,8 @@ func parsePostTypes(s string) ([]string, error) {
 		if t == "" {
 			continue
 		}
-		// WordPress keys post types with sanitize_key: lower-case letters,
-		// digits, dashes and underscores, at most 20 characters.
-		if len(t) > 20 || strings.ContainsFunc(t, func(r rune) bool {
-			return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_')
-		}) {
-			return nil, fmt.Errorf("%q is not a WordPress post type", t)
+		if err := wpdb.ValidatePostType(t); err != nil {
+			return nil, err
 		}
 		types = append(types, t)
 	}
@@ -285,29 +282,40 @@ func parsePrefixes(s string) ([]netip.Prefix, error) {
 	return prefixes, nil
 }
 
-// databaseConfig resolves -db, -wp-config and -table-prefix into the store's
-// configuration; ok is false when the embedded default is to be used.
-func (c *Config) databaseConfig() (cfg wpdb.Config, ok bool, err error) {
+// defaultTablePrefix is WordPress's own default $table_prefix, for a
+// database URL or a wp-config.php that names none.
+const defaultTablePrefix = "wp_"
+
+// databaseConfig resolves -db or -wp-config, -table-prefix, -post-types and
+// -query-timeout into the store's configuration. With neither -db nor
+// -wp-config it is the embedded demo database in -data-dir, created on
+// first start; -table-prefix does not apply to it, as it has its own table.
+func (c *Config) databaseConfig(ctx context.Context) (wpdb.Config, error) {
+	var cfg wpdb.Config
+	var err error
 	switch {
 	case c.WPConfig != "":
-		cfg, err = wpdb.LoadWPConfig(c.WPConfig)
-		if err != nil {
-			return wpdb.Config{}, false, fmt.Errorf("-wp-config: %w", err)
+		if cfg, err = wpdb.LoadWPConfig(c.WPConfig); err != nil {
+			return wpdb.Config{}, fmt.Errorf("-wp-config: %w", err)
 		}
 	case c.DB != "":
-		cfg, err = wpdb.ParseURL(c.DB)
-		if err != nil {
-			return wpdb.Config{}, false, fmt.Errorf("-db: %w", err)
+		if cfg, err = wpdb.ParseURL(c.DB); err != nil {
+			return wpdb.Config{}, fmt.Errorf("-db: %w", err)
 		}
 	default:
-		return wpdb.Config{}, false, nil
+		if cfg, err = wpdb.CreateDefault(ctx, c.DataDir); err != nil {
+			return wpdb.Config{}, fmt.Errorf("-data-dir: embedded default database: %w", err)
+		}
 	}
-	if c.TablePrefix != "" {
+	switch {
+	case c.TablePrefix != "" && (c.DB != "" || c.WPConfig != ""):
 		cfg.TablePrefix = c.TablePrefix
+	case cfg.TablePrefix == "":
+		cfg.TablePrefix = defaultTablePrefix
 	}
 	cfg.PostTypes = c.PostTypes
 	cfg.QueryTimeout = c.QueryTime
-	return cfg, true, nil
+	return cfg, nil
 }
 
 func (c *Config) sessionConfig() session.Config {

@@ -160,12 +160,12 @@ func (s *testServer) do(t testing.TB, method, path string) response {
 }
 
 // posts decodes a JSON answer, failing the test unless it is a 200 array.
-func (r response) posts(t testing.TB) []wpdb.Post {
+func (r response) posts(t testing.TB) []postView {
 	t.Helper()
 	if r.Status != http.StatusOK {
 		t.Fatalf("status %d, want 200; body %s", r.Status, r.Body)
 	}
-	var posts []wpdb.Post
+	var posts []postView
 	if err := json.Unmarshal([]byte(r.Body), &posts); err != nil {
 		t.Fatalf("body is not a JSON array of posts: %v\n%s", err, r.Body)
 	}
@@ -195,7 +195,7 @@ func dbURL(t testing.TB, cfg wpdb.Config) string {
 	return ""
 }
 
-func postIDs(posts []wpdb.Post) []uint64 {
+func postIDs(posts []postView) []uint64 {
 	ids := make([]uint64, len(posts))
 	for i, p := range posts {
 		ids[i] = p.ID

@@ -8,40 +8,36 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+
+	"github.com/wploadmore/wploadmore/session"
+	"github.com/wploadmore/wploadmore/wpdb"
 )
 
-// httpError is an error with the status and the short text a client may
-// see. Whatever it wraps stays in the logs.
-type httpError struct {
+// clientError is a request we refuse, with the status and the text its
+// client sees: bad input (400) or a method the URL never took (405).
+type clientError struct {
 	status  int
 	message string
-	err     error
 }
 
-func (e *httpError) Error() string {
-	if e.err == nil {
-		return e.message
-	}
-	return fmt.Sprintf("%s: %v", e.message, e.err)
-}
-
-func (e *httpError) Unwrap() error { return e.err }
+func (e *clientError) Error() string { return e.message }
 
 func badRequest(format string, args ...any) error {
-	return &httpError{status: http.StatusBadRequest, message: fmt.Sprintf(format, args...)}
+	return &clientError{status: http.StatusBadRequest, message: fmt.Sprintf(format, args...)}
 }
 
-// unavailable is a dependency failing: the database or the session store.
-// The client learns which, never why; the cause goes to the log.
-func unavailable(message string, err error) error {
-	return &httpError{status: http.StatusServiceUnavailable, message: message, err: err}
-}
-
-// errorStatus is the status and client-facing message for err. Errors that
-// are not httpErrors are bugs: the client sees a generic 500.
+// errorStatus maps err, by kind, to the status and the short text a client
+// may see. A dependency that failed is 503, naming the dependency but never
+// why; anything the handlers did not expect is a bug, a generic 500.
 func errorStatus(err error) (int, string) {
-	if he, ok := errors.AsType[*httpError](err); ok {
-		return he.status, he.message
+	if ce, ok := errors.AsType[*clientError](err); ok {
+		return ce.status, ce.message
+	}
+	switch {
+	case errors.Is(err, wpdb.ErrUnavailable):
+		return http.StatusServiceUnavailable, "database unavailable"
+	case errors.Is(err, session.ErrUnavailable):
+		return http.StatusServiceUnavailable, "session store unavailable"
 	}
 	return http.StatusInternalServerError, "internal error"
 }
@@ -61,7 +57,26 @@ func logError(logger *slog.Logger, r *http.Request, status int, err error) {
 		"request_id", requestID(r.Context()), "err", err)
 }
 
-// writeJSONError answers err as {"error": "..."}.
+// jsonErrors adapts a handler that returns its error into an http.Handler
+// answering the error as {"error": "..."}, as the JSON endpoint's callers
+// parse it.
+func jsonErrors(logger *slog.Logger, h func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			writeJSONError(w, r, logger, err)
+		}
+	})
+}
+
+// htmlErrors is jsonErrors for the page: the error is a small HTML page.
+func htmlErrors(logger *slog.Logger, h func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			writeHTMLError(w, r, logger, err)
+		}
+	})
+}
+
 func writeJSONError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
 	status, message := errorStatus(err)
 	logError(logger, r, status, err)
@@ -79,7 +94,6 @@ var errorPage = template.Must(template.New("error").Parse(`<!doctype html>
 <body><h1>{{.Status}} {{.Text}}</h1><p>{{.Message}}</p></body></html>
 `))
 
-// writeHTMLError answers err as a small page.
 func writeHTMLError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
 	status, message := errorStatus(err)
 	logError(logger, r, status, err)
@@ -95,11 +109,11 @@ func writeHTMLError(w http.ResponseWriter, r *http.Request, logger *slog.Logger,
 // handleMethodNotAllowed answers methods the PHP URL never took, in JSON,
 // since that is what its callers parse.
 func handleMethodNotAllowed(logger *slog.Logger, allow string) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return jsonErrors(logger, func(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Allow", allow)
-		writeJSONError(w, r, logger, &httpError{
+		return &clientError{
 			status:  http.StatusMethodNotAllowed,
 			message: fmt.Sprintf("method %s not allowed; use %s", r.Method, allow),
-		})
+		}
 	})
 }

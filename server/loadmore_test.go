@@ -21,9 +21,9 @@ import (
 // first) and the rows a real site has that must never be listed.
 func seedBlog(t testing.TB, cfg wpdb.Config, published int) []uint64 {
 	t.Helper()
-	var rows []wpdbtest.Row
+	var rows []wpdb.SeedRow
 	for i := range published {
-		rows = append(rows, wpdbtest.Row{
+		rows = append(rows, wpdb.SeedRow{
 			Title:   fmt.Sprintf("Post %d", i+1),
 			Name:    fmt.Sprintf("post-%d", i+1),
 			Content: fmt.Sprintf("<!-- wp:paragraph --><p>Body of post %d &amp; more.</p><!-- /wp:paragraph -->", i+1),
@@ -33,11 +33,11 @@ func seedBlog(t testing.TB, cfg wpdb.Config, published int) []uint64 {
 	}
 	ids := wpdbtest.Insert(t, cfg, rows...)
 	wpdbtest.Insert(t, cfg,
-		wpdbtest.Row{Title: "Draft", Status: "draft", Date: "2030-01-01 00:00:00"},
-		wpdbtest.Row{Title: "Private", Status: "private", Date: "2030-01-01 00:00:00"},
-		wpdbtest.Row{Title: "Page", Type: "page", Date: "2030-01-01 00:00:00"},
-		wpdbtest.Row{Title: "Menu", Type: "nav_menu_item", Date: "2030-01-01 00:00:00"},
-		wpdbtest.Row{Title: "Revision", Type: "revision", Status: "inherit", Date: "2030-01-01 00:00:00"},
+		wpdb.SeedRow{Title: "Draft", Status: "draft", Date: "2030-01-01 00:00:00"},
+		wpdb.SeedRow{Title: "Private", Status: "private", Date: "2030-01-01 00:00:00"},
+		wpdb.SeedRow{Title: "Page", Type: "page", Date: "2030-01-01 00:00:00"},
+		wpdb.SeedRow{Title: "Menu", Type: "nav_menu_item", Date: "2030-01-01 00:00:00"},
+		wpdb.SeedRow{Title: "Revision", Type: "revision", Status: "inherit", Date: "2030-01-01 00:00:00"},
 	)
 	newestFirst := slices.Clone(ids)
 	slices.SortFunc(newestFirst, func(a, b uint64) int {
@@ -76,9 +76,9 @@ func TestLoadMoreJSON(t *testing.T) {
 				t.Errorf("Cache-Control %q", got)
 			}
 			posts := first.posts(t)
-			wantFirst := []wpdb.Post{
-				{ID: want[0], Title: "Post 9", Content: "Body of post 9 & more....", Name: "post-9", Date: "2024-01-05 10:00:00"},
-				{ID: want[1], Title: "Post 8", Content: "Body of post 8 & more....", Name: "post-8", Date: "2024-01-04 10:00:00"},
+			wantFirst := []postView{
+				{ID: want[0], Title: "Post 9", Excerpt: "Body of post 9 & more....", Name: "post-9", Date: "2024-01-05 10:00:00"},
+				{ID: want[1], Title: "Post 8", Excerpt: "Body of post 8 & more....", Name: "post-8", Date: "2024-01-04 10:00:00"},
 			}
 			if diff := cmp.Diff(wantFirst, posts); diff != "" {
 				t.Errorf("first page (-want +got)\n%s", diff)
@@ -301,7 +301,7 @@ func TestMicroCache(t *testing.T) {
 	seedBlog(t, cfg, 3)
 	srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg), "LOADMORE_CACHE_TTL": "1s"})
 	before := srv.get(t, jsonPath(0, 1)).posts(t)
-	wpdbtest.Insert(t, cfg, wpdbtest.Row{Title: "Newest", Date: "2025-01-01 00:00:00"})
+	wpdbtest.Insert(t, cfg, wpdb.SeedRow{Title: "Newest", Date: "2025-01-01 00:00:00"})
 	if cached := srv.get(t, jsonPath(0, 1)).posts(t); cached[0].ID != before[0].ID {
 		t.Errorf("within the TTL: post %d, want the cached %d", cached[0].ID, before[0].ID)
 	}

@@ -7,8 +7,6 @@ import (
 	"io/fs"
 
 	"github.com/cbroglie/mustache"
-
-	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // pageData is what templates/page.html is executed with.
@@ -44,19 +42,8 @@ func newPageRenderer(cfg Config, templates fs.FS, postsTemplate string) (*pageRe
 }
 
 // render writes the page showing posts under a badge of postsStart.
-func (p *pageRenderer) render(w io.Writer, postsStart int, posts []wpdb.Post) error {
-	items := make([]map[string]any, len(posts))
-	for i, post := range posts {
-		// The keys the browser's mustache.js sees in the JSON.
-		items[i] = map[string]any{
-			"ID":           post.ID,
-			"post_title":   post.Title,
-			"post_content": post.Content,
-			"post_name":    post.Name,
-			"post_date":    post.Date,
-		}
-	}
-	rendered, err := p.posts.Render(map[string]any{"data": items})
+func (p *pageRenderer) render(w io.Writer, postsStart int, posts []postView) error {
+	rendered, err := p.posts.Render(templateData(posts))
 	if err != nil {
 		return fmt.Errorf("render %s: %w", loadMoreTemplate, err)
 	}

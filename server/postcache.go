@@ -18,6 +18,10 @@ import (
 // and a reader seeing a new post ttl late is harmless; sessions are never
 // cached, they are per visitor.
 //
+// It keeps each post without its Content: the answers show the Excerpt,
+// and the stored HTML, up to hundreds of KB a post, would multiply the
+// cache's memory for nothing.
+//
 // It holds at most maxEntries ranges, dropping the least recently used;
 // errors are never cached; concurrent misses for one range share a single
 // query. It is safe for concurrent use.
@@ -78,8 +82,7 @@ func (c *postCache) Posts(ctx context.Context, offset, limit int) ([]wpdb.Post, 
 		if err != nil {
 			return nil, err
 		}
-		c.put(key, posts)
-		return posts, nil
+		return c.put(key, posts), nil
 	})
 	select {
 	case res := <-ch:
@@ -112,14 +115,19 @@ func (c *postCache) get(key pageRange) ([]wpdb.Post, bool) {
 	return slices.Clone(page.posts), true
 }
 
-func (c *postCache) put(key pageRange, posts []wpdb.Post) {
-	page := &cachedPage{key: key, posts: slices.Clone(posts), expires: c.now().Add(c.ttl)}
+// put keeps posts under key and returns the kept copy.
+func (c *postCache) put(key pageRange, posts []wpdb.Post) []wpdb.Post {
+	kept := slices.Clone(posts)
+	for i := range kept {
+		kept[i].Content = ""
+	}
+	page := &cachedPage{key: key, posts: kept, expires: c.now().Add(c.ttl)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if el, ok := c.entries[key]; ok {
 		el.Value = page
 		c.lru.MoveToFront(el)
-		return
+		return kept
 	}
 	c.entries[key] = c.lru.PushFront(page)
 	for c.lru.Len() > c.maxEntries {
@@ -127,6 +135,7 @@ func (c *postCache) put(key pageRange, posts []wpdb.Post) {
 		c.lru.Remove(oldest)
 		delete(c.entries, oldest.Value.(*cachedPage).key)
 	}
+	return kept
 }
 
 // Ping asks next: readiness is about the database, not the cache.

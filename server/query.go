@@ -18,13 +18,39 @@ type loadMoreQuery struct {
 	desired   int
 }
 
-// parseLoadMoreQuery reads start and desiredPosts from a raw query string.
-// It splits the query itself rather than using url.ParseQuery, which drops
-// a whole pair at a ';' ("start=1;DROP TABLE") and would so turn a bad
-// JSON request into a page view instead of the 400 it deserves. Other
-// parameters are ignored, as PHP ignored them.
+// parseLoadMoreQuery reads start and desiredPosts from a raw query string;
+// wantsJSON is false, and nothing else is read, when start is absent.
 func parseLoadMoreQuery(raw string, defaultDesired, maxDesired int) (loadMoreQuery, error) {
-	var starts, desireds []string
+	starts, desireds := queryValues(raw)
+	q := loadMoreQuery{wantsJSON: len(starts) > 0, desired: defaultDesired}
+	if !q.wantsJSON {
+		return q, nil
+	}
+	var err error
+	if q.start, err = wholeNumber("start", starts, 0, maxStart); err != nil {
+		return q, err
+	}
+	if len(desireds) > 0 {
+		if q.desired, err = wholeNumber("desiredPosts", desireds, 1, maxDesired); err != nil {
+			return q, err
+		}
+	}
+	return q, nil
+}
+
+// asksForJSON reports whether a raw query string names start: a request
+// for the JSON endpoint, whether or not its values are good.
+func asksForJSON(raw string) bool {
+	starts, _ := queryValues(raw)
+	return len(starts) > 0
+}
+
+// queryValues returns the raw values of start and desiredPosts in a raw
+// query string. It splits the query itself rather than using
+// url.ParseQuery, which drops a whole pair at a ';' ("start=1;DROP TABLE")
+// and would so turn a bad JSON request into a page view instead of the 400
+// it deserves. Other parameters are ignored, as PHP ignored them.
+func queryValues(raw string) (starts, desireds []string) {
 	for pair := range strings.SplitSeq(raw, "&") {
 		rawKey, rawValue, _ := strings.Cut(pair, "=")
 		key, err := url.QueryUnescape(rawKey)
@@ -43,20 +69,7 @@ func parseLoadMoreQuery(raw string, defaultDesired, maxDesired int) (loadMoreQue
 			desireds = append(desireds, rawValue)
 		}
 	}
-	q := loadMoreQuery{wantsJSON: len(starts) > 0, desired: defaultDesired}
-	if !q.wantsJSON {
-		return q, nil
-	}
-	var err error
-	if q.start, err = wholeNumber("start", starts, 0, maxStart); err != nil {
-		return q, err
-	}
-	if len(desireds) > 0 {
-		if q.desired, err = wholeNumber("desiredPosts", desireds, 1, maxDesired); err != nil {
-			return q, err
-		}
-	}
-	return q, nil
+	return starts, desireds
 }
 
 // wholeNumber parses the one value of a parameter as a decimal integer in

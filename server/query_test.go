@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"net/http"
 	"testing"
 
@@ -84,13 +83,16 @@ func FuzzParseLoadMoreQuery(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string) {
 		q, err := parseLoadMoreQuery(raw, 2, 100)
 		if err != nil {
-			if he, ok := errors.AsType[*httpError](err); !ok || he.status != http.StatusBadRequest {
+			if status, _ := errorStatus(err); status != http.StatusBadRequest {
 				t.Fatalf("error %v is not a 400", err)
 			}
 			return
 		}
 		if q.start < 0 || q.start > maxStart || q.desired < 1 || q.desired > 100 {
 			t.Fatalf("out of bounds: %+v", q)
+		}
+		if q.wantsJSON != asksForJSON(raw) {
+			t.Fatalf("asksForJSON(%q) = %v, but the query parses as wantsJSON %v", raw, !q.wantsJSON, q.wantsJSON)
 		}
 	})
 }

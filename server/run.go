@@ -122,24 +122,19 @@ func newLogger(cfg Config, w io.Writer) *slog.Logger {
 }
 
 func openPosts(ctx context.Context, cfg Config, logger *slog.Logger) (*wpdb.Store, error) {
-	dbCfg, configured, err := cfg.databaseConfig()
+	dbCfg, err := cfg.databaseConfig(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if !configured {
-		store, err := wpdb.OpenDefault(ctx, cfg.DataDir)
-		if err != nil {
-			return nil, fmt.Errorf("-data-dir: embedded default database: %w", err)
-		}
-		logger.Info("database: embedded default (SQLite)", "data_dir", cfg.DataDir)
-		return store, nil
-	}
-	dbCfg.Logger = logger.With("component", "mysql")
-	store, err := wpdb.Open(ctx, dbCfg)
+	store, err := wpdb.Open(ctx, dbCfg, logger.With("component", "wpdb"))
 	if err != nil {
 		return nil, fmt.Errorf("database: %w", err)
 	}
-	logger.Info("database: opened", "driver", dbCfg.Driver, "table_prefix", dbCfg.TablePrefix, "post_types", dbCfg.PostTypes)
+	if cfg.DB == "" && cfg.WPConfig == "" {
+		logger.Info("database: embedded default (SQLite)", "data_dir", cfg.DataDir, "post_types", dbCfg.PostTypes)
+	} else {
+		logger.Info("database: opened", "driver", dbCfg.Driver, "table_prefix", dbCfg.TablePrefix, "post_types", dbCfg.PostTypes)
+	}
 	return store, nil
 }
 

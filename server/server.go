@@ -15,12 +15,14 @@ import (
 // postSource is what the handlers need of the WordPress database.
 type postSource interface {
 	// Posts returns up to limit published posts, newest first, after
-	// skipping offset of them.
+	// skipping offset of them, each with its Excerpt. Its errors wrap
+	// wpdb.ErrUnavailable when the database failed.
 	Posts(ctx context.Context, offset, limit int) ([]wpdb.Post, error)
 	Ping(ctx context.Context) error
 }
 
-// sessionStore is what the handlers need of the PHP session.
+// sessionStore is what the handlers need of the PHP session. Its errors
+// wrap session.ErrUnavailable when the store failed.
 type sessionStore interface {
 	// PostsStart resolves the visitor's session (a fresh one when the id is
 	// unknown) and returns its posts_start.
@@ -30,7 +32,8 @@ type sessionStore interface {
 	Ping(ctx context.Context) error
 }
 
-// serverDeps is everything newServer wires together.
+// serverDeps is what run hands newServer: the configuration and the open
+// dependencies.
 type serverDeps struct {
 	Config    Config
 	Logger    *slog.Logger
@@ -65,16 +68,5 @@ func newServer(deps serverDeps) (http.Handler, error) {
 		Path:           deps.Config.CookiePath,
 		TrustedProxies: deps.Config.TrustedProxies,
 	}
-	mux := http.NewServeMux()
-	addRoutes(mux, routeDeps{
-		config:   deps.Config,
-		logger:   deps.Logger,
-		posts:    deps.Posts,
-		sessions: deps.Sessions,
-		cookie:   cookie,
-		page:     page,
-		template: mustacheFile,
-		assets:   assets,
-	})
-	return logRequests(deps.Logger, recoverPanics(deps.Logger, securityHeaders(mux))), nil
+	return routes(deps.Config, deps.Logger, deps.Posts, deps.Sessions, cookie, page, mustacheFile, assets), nil
 }

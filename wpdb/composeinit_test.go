@@ -15,16 +15,16 @@ import (
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
-const composeInitFile = "testdata/compose-init.sql"
+const composeInitFile = "../deploy/compose-init.sql"
 
-// TestComposeInitSQL keeps testdata/compose-init.sql, which docker compose
+// TestComposeInitSQL keeps deploy/compose-init.sql, which docker compose
 // loads into its MariaDB on first start, equal to the demo database the
 // server embeds: the same WordPress schema and the same posts. It then runs
 // the file in a real MariaDB and reads the posts back.
 func TestComposeInitSQL(t *testing.T) {
 	ctx := context.Background()
 	demoDir := t.TempDir()
-	demo, err := wpdb.OpenDefault(ctx, demoDir)
+	demo, err := openDefault(ctx, demoDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestComposeInitSQL(t *testing.T) {
 		}
 	}
 	cfg.TablePrefix = "wp_"
-	store, err := wpdb.Open(ctx, cfg)
+	store, err := wpdb.Open(ctx, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package wpdb
 import (
 	"errors"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/url"
 	"slices"
@@ -19,70 +18,69 @@ const (
 	DriverSQLite = "sqlite" // SQLite through modernc.org/sqlite
 )
 
-// Defaults that Open fills into a Config.
-const (
-	DefaultTablePrefix  = "wp_"
-	DefaultQueryTimeout = 5 * time.Second
-)
-
-// DefaultPostTypes is the post type list Open uses when Config.PostTypes is
-// empty: posts only, as WordPress's get_posts() does.
-func DefaultPostTypes() []string { return []string{"post"} }
-
 // maxPostTypeLen is the width of wp_posts.post_type (varchar(20)); a longer
 // name can never match a row.
 const maxPostTypeLen = 20
 
-// Config says which WordPress database to read and how.
+// Config says which WordPress database to read and how. Every field is
+// required: the server's configuration owns the defaults, and Open refuses
+// a zero value rather than guess one.
 type Config struct {
 	Driver       string        // "mysql" or "sqlite"
 	DSN          string        // the driver's data source name
-	TablePrefix  string        // default "wp_"; [A-Za-z0-9_]+ as WordPress requires
-	PostTypes    []string      // default ["post"]
-	QueryTimeout time.Duration // default 5s; every query runs under min(ctx deadline, this)
-
-	// Logger, when set, receives the MySQL driver's own messages (such as
-	// "closing bad idle connection" after a database restart) at Warn
-	// level; when nil they are dropped, since every failure that matters
-	// also comes back as an error from a Store method.
-	Logger *slog.Logger
+	TablePrefix  string        // $table_prefix: [A-Za-z0-9_]+ as WordPress requires
+	PostTypes    []string      // the post types to list, each checked by ValidatePostType
+	QueryTimeout time.Duration // every query runs under min(ctx deadline, this)
 }
 
-// withDefaults returns cfg with its empty fields filled in, or an error
-// naming the first field that is wrong.
-func (cfg Config) withDefaults() (Config, error) {
-	if cfg.TablePrefix == "" {
-		cfg.TablePrefix = DefaultTablePrefix
-	}
-	if len(cfg.PostTypes) == 0 {
-		cfg.PostTypes = DefaultPostTypes()
-	} else {
-		cfg.PostTypes = append([]string(nil), cfg.PostTypes...)
-	}
-	if cfg.QueryTimeout == 0 {
-		cfg.QueryTimeout = DefaultQueryTimeout
+// validate returns an error naming the first field that is wrong.
+func (cfg Config) validate() error {
+	if err := cfg.validateTable(); err != nil {
+		return err
 	}
 	switch {
-	case cfg.Driver != DriverMySQL && cfg.Driver != DriverSQLite:
-		return cfg, errUnknownDriver(cfg.Driver)
-	case cfg.DSN == "":
-		return cfg, errors.New("config: DSN is empty")
-	case cfg.QueryTimeout < 0:
-		return cfg, fmt.Errorf("config: query timeout %v is negative", cfg.QueryTimeout)
-	}
-	if err := validatePrefix(cfg.TablePrefix); err != nil {
-		return cfg, fmt.Errorf("config: %w", err)
+	case cfg.QueryTimeout <= 0:
+		return fmt.Errorf("config: query timeout %v is not positive", cfg.QueryTimeout)
+	case len(cfg.PostTypes) == 0:
+		return errors.New("config: no post types")
 	}
 	for i, pt := range cfg.PostTypes {
-		if pt == "" || len(pt) > maxPostTypeLen {
-			return cfg, fmt.Errorf("config: post type %q must be 1 to %d bytes long", pt, maxPostTypeLen)
+		if err := ValidatePostType(pt); err != nil {
+			return fmt.Errorf("config: %w", err)
 		}
 		if slices.Contains(cfg.PostTypes[:i], pt) {
 			// A repeated type would return its posts twice.
-			return cfg, fmt.Errorf("config: post type %q is listed twice", pt)
+			return fmt.Errorf("config: post type %q is listed twice", pt)
 		}
 	}
-	return cfg, nil
+	return nil
+}
+
+// validateTable checks the fields that name the posts table, all that a
+// [Seeder] needs.
+func (cfg Config) validateTable() error {
+	switch {
+	case cfg.Driver != DriverMySQL && cfg.Driver != DriverSQLite:
+		return errUnknownDriver(cfg.Driver)
+	case cfg.DSN == "":
+		return errors.New("config: DSN is empty")
+	}
+	if err := validatePrefix(cfg.TablePrefix); err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	return nil
+}
+
+// ValidatePostType applies WordPress's rule for post type names: they are
+// keys made by sanitize_key (lower-case letters, digits, dashes and
+// underscores) and fit wp_posts.post_type, varchar(20).
+func ValidatePostType(pt string) error {
+	if pt == "" || len(pt) > maxPostTypeLen || strings.ContainsFunc(pt, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_')
+	}) {
+		return fmt.Errorf("%q is not a WordPress post type (1 to %d of a-z, 0-9, - and _)", pt, maxPostTypeLen)
+	}
+	return nil
 }
 
 func errUnknownDriver(driver string) error {
@@ -104,8 +102,8 @@ func validatePrefix(prefix string) error {
 	return nil
 }
 
-// ParseURL turns a database URL into a Config with default prefix, post
-// types and timeout. It accepts
+// ParseURL turns a database URL into a Config naming the driver and DSN;
+// the caller sets the prefix, post types and timeout. It accepts
 //
 //	mysql://user:password@host:port/dbname?param=value
 //	mysql://user:password@/dbname?socket=/run/mysqld/mysqld.sock
@@ -124,7 +122,7 @@ func ParseURL(s string) (Config, error) {
 		if path == "" {
 			return Config{}, errors.New("wpdb: sqlite URL has no file path (want sqlite:PATH)")
 		}
-		return withURLDefaults(Config{Driver: DriverSQLite, DSN: path}), nil
+		return Config{Driver: DriverSQLite, DSN: path}, nil
 	case s == "":
 		return Config{}, errors.New("wpdb: database URL is empty")
 	default:
@@ -180,12 +178,5 @@ func parseMySQLURL(s string) (Config, error) {
 	if _, err := mysql.ParseDSN(dsn); err != nil {
 		return Config{}, fmt.Errorf("wpdb: mysql URL parameters: %w", err)
 	}
-	return withURLDefaults(Config{Driver: DriverMySQL, DSN: dsn}), nil
-}
-
-func withURLDefaults(cfg Config) Config {
-	cfg.TablePrefix = DefaultTablePrefix
-	cfg.PostTypes = DefaultPostTypes()
-	cfg.QueryTimeout = DefaultQueryTimeout
-	return cfg
+	return Config{Driver: DriverMySQL, DSN: dsn}, nil
 }

@@ -8,29 +8,37 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// completed is cfg with what the server's configuration adds to a URL's.
+func completed(cfg Config) Config {
+	if cfg.TablePrefix == "" {
+		cfg.TablePrefix = "wp_"
+	}
+	cfg.PostTypes, cfg.QueryTimeout = []string{"post"}, 5*time.Second
+	return cfg
+}
+
 func TestParseURL(t *testing.T) {
-	post := []string{"post"}
 	tests := []struct {
 		name, url string
 		want      dbView
 	}{
 		{"mysql", "mysql://wp:secret@db.example.com:3307/wordpress",
-			dbView{"mysql", "tcp", "db.example.com:3307", "wp", "secret", "wordpress", "", "wp_", post}},
+			dbView{"mysql", "tcp", "db.example.com:3307", "wp", "secret", "wordpress", "", "", nil}},
 		{"default port", "mysql://wp@127.0.0.1/wordpress",
-			dbView{"mysql", "tcp", "127.0.0.1:3306", "wp", "", "wordpress", "", "wp_", post}},
+			dbView{"mysql", "tcp", "127.0.0.1:3306", "wp", "", "wordpress", "", "", nil}},
 		{"ipv6", "mysql://root:@[::1]:3306/wp",
-			dbView{"mysql", "tcp", "[::1]:3306", "root", "", "wp", "", "wp_", post}},
+			dbView{"mysql", "tcp", "[::1]:3306", "root", "", "wp", "", "", nil}},
 		{"percent-encoded password", "mysql://wp:p%40ss%3Aw%2Frd%3F%23%25@db/wp",
-			dbView{"mysql", "tcp", "db:3306", "wp", "p@ss:w/rd?#%", "wp", "", "wp_", post}},
+			dbView{"mysql", "tcp", "db:3306", "wp", "p@ss:w/rd?#%", "wp", "", "", nil}},
 		{"raw @ and ! in password", "mysql://wp:p@ss!word@db/wp",
-			dbView{"mysql", "tcp", "db:3306", "wp", "p@ss!word", "wp", "", "wp_", post}},
+			dbView{"mysql", "tcp", "db:3306", "wp", "p@ss!word", "wp", "", "", nil}},
 		{"socket", "mysql://wp:pw@/wp?socket=/run/mysqld/mysqld.sock",
-			dbView{"mysql", "unix", "/run/mysqld/mysqld.sock", "wp", "pw", "wp", "", "wp_", post}},
+			dbView{"mysql", "unix", "/run/mysqld/mysqld.sock", "wp", "pw", "wp", "", "", nil}},
 		{"driver parameters", "mysql://wp:pw@db/wp?charset=latin1&readTimeout=2s",
-			dbView{"mysql", "tcp", "db:3306", "wp", "pw", "wp", "latin1", "wp_", post}},
-		{"sqlite relative", "sqlite:data/wordpress.sqlite", dbView{Driver: "sqlite", Addr: "data/wordpress.sqlite", Prefix: "wp_", PostTypes: post}},
-		{"sqlite slashes", "sqlite://wp-content/database/.ht.sqlite", dbView{Driver: "sqlite", Addr: "wp-content/database/.ht.sqlite", Prefix: "wp_", PostTypes: post}},
-		{"sqlite absolute", "sqlite:///var/www/wp-content/database/.ht.sqlite", dbView{Driver: "sqlite", Addr: "/var/www/wp-content/database/.ht.sqlite", Prefix: "wp_", PostTypes: post}},
+			dbView{"mysql", "tcp", "db:3306", "wp", "pw", "wp", "latin1", "", nil}},
+		{"sqlite relative", "sqlite:data/wordpress.sqlite", dbView{Driver: "sqlite", Addr: "data/wordpress.sqlite"}},
+		{"sqlite slashes", "sqlite://wp-content/database/.ht.sqlite", dbView{Driver: "sqlite", Addr: "wp-content/database/.ht.sqlite"}},
+		{"sqlite absolute", "sqlite:///var/www/wp-content/database/.ht.sqlite", dbView{Driver: "sqlite", Addr: "/var/www/wp-content/database/.ht.sqlite"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,7 +49,7 @@ func TestParseURL(t *testing.T) {
 			if diff := cmp.Diff(tt.want, viewOf(t, cfg)); diff != "" {
 				t.Errorf("ParseURL(%q) (-want +got):\n%s", tt.url, diff)
 			}
-			if _, err := cfg.withDefaults(); err != nil {
+			if err := completed(cfg).validate(); err != nil {
 				t.Errorf("config does not validate: %v", err)
 			}
 		})
@@ -82,7 +90,7 @@ func TestParseURLErrors(t *testing.T) {
 }
 
 func TestConfigValidation(t *testing.T) {
-	ok := Config{Driver: DriverSQLite, DSN: "x.sqlite"}
+	ok := Config{Driver: DriverSQLite, DSN: "x.sqlite", TablePrefix: "wp_", PostTypes: []string{"post"}, QueryTimeout: 5 * time.Second}
 	tests := []struct {
 		name   string
 		modify func(*Config)
@@ -91,7 +99,11 @@ func TestConfigValidation(t *testing.T) {
 		{"unknown driver", func(c *Config) { c.Driver = "postgres" }, `unknown driver "postgres"`},
 		{"empty DSN", func(c *Config) { c.DSN = "" }, "DSN is empty"},
 		{"bad prefix", func(c *Config) { c.TablePrefix = "wp_`; --" }, "may only contain letters, digits and underscores"},
-		{"negative timeout", func(c *Config) { c.QueryTimeout = -time.Second }, "negative"},
+		{"negative timeout", func(c *Config) { c.QueryTimeout = -time.Second }, "not positive"},
+		{"zero timeout", func(c *Config) { c.QueryTimeout = 0 }, "query timeout 0s is not positive"},
+		{"empty prefix", func(c *Config) { c.TablePrefix = "" }, "table prefix is empty"},
+		{"no post types", func(c *Config) { c.PostTypes = nil }, "no post types"},
+		{"post type with capitals", func(c *Config) { c.PostTypes = []string{"Post"} }, "not a WordPress post type"},
 		{"empty post type", func(c *Config) { c.PostTypes = []string{"post", ""} }, "post type"},
 		{"long post type", func(c *Config) { c.PostTypes = []string{strings.Repeat("x", 21)} }, "post type"},
 		{"repeated post type", func(c *Config) { c.PostTypes = []string{"post", "page", "post"} }, `post type "post" is listed twice`},
@@ -100,19 +112,14 @@ func TestConfigValidation(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := ok
 			tt.modify(&cfg)
-			if _, err := cfg.withDefaults(); err == nil || !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("withDefaults() error = %v, want %q", err, tt.want)
+			if err := cfg.validate(); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("validate() error = %v, want %q", err, tt.want)
 			}
 		})
 	}
-	t.Run("defaults", func(t *testing.T) {
-		got, err := ok.withDefaults()
-		if err != nil {
+	t.Run("valid", func(t *testing.T) {
+		if err := ok.validate(); err != nil {
 			t.Fatal(err)
-		}
-		want := Config{Driver: DriverSQLite, DSN: "x.sqlite", TablePrefix: "wp_", PostTypes: []string{"post"}, QueryTimeout: 5 * time.Second}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("defaults (-want +got):\n%s", diff)
 		}
 	})
 }
@@ -166,7 +173,7 @@ func FuzzParseURL(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if _, err := cfg.withDefaults(); err != nil {
+		if err := completed(cfg).validate(); err != nil {
 			t.Fatalf("ParseURL(%q) accepted a config that does not validate: %v", s, err)
 		}
 		if cfg.Driver == DriverMySQL {

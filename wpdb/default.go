@@ -9,28 +9,30 @@ import (
 	"path/filepath"
 )
 
-// DefaultDatabaseFile is the name of the SQLite file OpenDefault keeps in
+// DefaultDatabaseFile is the name of the SQLite file CreateDefault keeps in
 // its data directory. It holds the same wp_posts table a WordPress site has.
 const DefaultDatabaseFile = "wordpress.sqlite"
 
-// OpenDefault opens the embedded demo database, <dataDir>/wordpress.sqlite,
-// creating dataDir and the file with WordPress's wp_posts table and a set of
-// demo posts on first start and reusing it afterwards. It lets the server
-// run with no database configured.
+// CreateDefault makes sure the embedded demo database,
+// <dataDir>/wordpress.sqlite, exists: it creates dataDir and the file with
+// WordPress's wp_posts table and a set of demo posts on first start and
+// reuses it afterwards. It returns the Config naming the file (driver, DSN
+// and its table prefix, wp_); the caller adds post types and a query
+// timeout and opens it with [Open]. It lets the server run with no
+// database configured.
 //
-// It returns an error when the directory or file cannot be created or the
-// file cannot be opened as a posts database.
-func OpenDefault(ctx context.Context, dataDir string) (*Store, error) {
+// It returns an error when the directory or file cannot be created.
+func CreateDefault(ctx context.Context, dataDir string) (Config, error) {
 	path := filepath.Join(dataDir, DefaultDatabaseFile)
 	switch _, err := os.Stat(path); {
 	case errors.Is(err, fs.ErrNotExist):
 		if err := createDefault(ctx, dataDir, path); err != nil {
-			return nil, err
+			return Config{}, err
 		}
 	case err != nil:
-		return nil, fmt.Errorf("wpdb: default database: %w", err)
+		return Config{}, fmt.Errorf("wpdb: default database: %w", err)
 	}
-	return Open(ctx, Config{Driver: DriverSQLite, DSN: path})
+	return Config{Driver: DriverSQLite, DSN: path, TablePrefix: "wp_"}, nil
 }
 
 // createDefault builds the demo database in a temporary file and renames it
@@ -47,7 +49,7 @@ func createDefault(ctx context.Context, dir, path string) error {
 	tmp := f.Name()
 	f.Close()
 	defer os.Remove(tmp) // fails harmlessly once renamed
-	seeder, err := OpenSeeder(ctx, Config{Driver: DriverSQLite, DSN: tmp})
+	seeder, err := OpenSeeder(ctx, Config{Driver: DriverSQLite, DSN: tmp, TablePrefix: "wp_"})
 	if err != nil {
 		return fmt.Errorf("wpdb: default database: %w", err)
 	}

@@ -2,22 +2,33 @@ package wpdb_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
+// openDefault opens the demo database in dir as the server does, with the
+// server's default post types and query timeout.
+func openDefault(ctx context.Context, dir string) (*wpdb.Store, error) {
+	cfg, err := wpdb.CreateDefault(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	cfg.PostTypes, cfg.QueryTimeout = []string{"post"}, 5*time.Second
+	return wpdb.Open(ctx, cfg, nil)
+}
+
 func TestOpenDefault(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "data")
 
-	s, err := wpdb.OpenDefault(ctx, dir)
+	s, err := openDefault(ctx, dir)
 	if err != nil {
 		t.Fatalf("first OpenDefault: %v", err)
 	}
@@ -32,15 +43,11 @@ func TestOpenDefault(t *testing.T) {
 		t.Errorf("demo database has %d published posts, want 20", len(first))
 	}
 	for _, p := range first {
-		if strings.Contains(p.Content, "<p>") || !utf8.ValidString(p.Content) || !strings.HasSuffix(p.Content, "...") {
-			t.Errorf("post %d excerpt %q is not text ending in ...", p.ID, p.Content)
+		if strings.Contains(p.Excerpt, "<p>") || !utf8.ValidString(p.Excerpt) || !strings.HasSuffix(p.Excerpt, "...") {
+			t.Errorf("post %d excerpt %q is not text ending in ...", p.ID, p.Excerpt)
 		}
 	}
-	got, err := json.MarshalIndent(first, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden(t, "default.golden.json", append(got, '\n'))
+	golden(t, "default.golden.json", goldenJSON(t, first))
 
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -59,7 +66,7 @@ func TestOpenDefault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err = wpdb.OpenDefault(ctx, dir)
+	s, err = openDefault(ctx, dir)
 	if err != nil {
 		t.Fatalf("second OpenDefault: %v", err)
 	}
@@ -86,7 +93,7 @@ func TestOpenDefaultErrors(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if s, err := wpdb.OpenDefault(context.Background(), file); err == nil {
+	if s, err := openDefault(context.Background(), file); err == nil {
 		s.Close()
 		t.Fatal("OpenDefault under a file succeeded")
 	} else if !strings.HasPrefix(err.Error(), "wpdb: default database: ") {
@@ -99,7 +106,7 @@ func TestOpenDefaultErrors(t *testing.T) {
 	if err := os.WriteFile(junk, []byte("not a database"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if s, err := wpdb.OpenDefault(context.Background(), dir); err == nil {
+	if s, err := openDefault(context.Background(), dir); err == nil {
 		s.Close()
 		t.Fatal("OpenDefault on a junk file succeeded")
 	}

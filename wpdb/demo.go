@@ -7,16 +7,13 @@ import "fmt"
 // accents, CJK, emoji, short and empty posts, posts sharing a date) plus a
 // draft and a page, which the endpoint must not show.
 func demoPosts() []SeedRow {
-	type demo struct {
-		date, status, typ, name, title, content string
-	}
-	p := func(date, name, title, content string) demo {
-		return demo{date, "publish", "post", name, title, content}
+	p := func(date, name, title, content string) SeedRow {
+		return SeedRow{Date: date, Status: "publish", Type: "post", Name: name, Title: title, Content: content}
 	}
 	para := func(text string) string {
 		return "<!-- wp:paragraph -->\n<p>" + text + "</p>\n<!-- /wp:paragraph -->\n\n"
 	}
-	demos := []demo{
+	rows := []SeedRow{
 		p("2024-01-08 09:12:00", "hello-world", "Hello world!",
 			para("Welcome to WordPress. This is your first post. Edit or delete it, then start writing!")),
 		p("2024-01-15 18:40:21", "a-week-of-sourdough", "A week of sourdough",
@@ -61,17 +58,15 @@ func demoPosts() []SeedRow {
 			para("Use <code>text-wrap: balance</code> for headings &amp; <code>pretty</code> for paragraphs; your titles will thank you.")),
 		p("2024-09-15 08:08:08", "autumn-plans", "Autumn plans",
 			para("Apples to pick, jam to make, a marathon to (maybe) run. More soon.")),
-		{"2024-10-01 09:00:00", "draft", "post", "", "Draft: not ready", para("This draft is not published.")},
-		{"2024-01-08 09:12:00", "publish", "page", "sample-page", "Sample Page", para("This is an example page.")},
+		{Date: "2024-10-01 09:00:00", Status: "draft", Type: "post", Title: "Draft: not ready", Content: para("This draft is not published.")},
+		{Date: "2024-01-08 09:12:00", Status: "publish", Type: "page", Name: "sample-page", Title: "Sample Page", Content: para("This is an example page.")},
 	}
-	rows := make([]SeedRow, len(demos))
-	for i, d := range demos {
-		id := uint64(i + 1)
-		rows[i] = SeedRow{
-			ID: id, Author: 1, Date: d.date, DateGMT: d.date, Modified: d.date,
-			Content: d.content, Title: d.title, Status: d.status, CommentStatus: "open",
-			Name: d.name, GUID: fmt.Sprintf("http://localhost/?p=%d", id), Type: d.typ,
-		}
+	for i := range rows {
+		r := &rows[i]
+		r.ID = uint64(i + 1)
+		r.Author, r.CommentStatus = 1, "open"
+		r.DateGMT, r.Modified = r.Date, r.Date
+		r.GUID = fmt.Sprintf("http://localhost/?p=%d", r.ID)
 	}
 	return rows
 }

@@ -57,6 +57,16 @@ func mysqlConfig(dsn string) (*mysql.Config, error) {
 	return mc, nil
 }
 
+// mysqlDBName is the database a MySQL DSN names, for messages; Open has
+// parsed the DSN already.
+func mysqlDBName(dsn string) string {
+	mc, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		return "?"
+	}
+	return mc.DBName
+}
+
 // mysqlCharset returns the charset parameter of mc, which the driver keeps
 // unexported; FormatDSN is the one way to read it back.
 func mysqlCharset(mc *mysql.Config) string {

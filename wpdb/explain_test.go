@@ -1,7 +1,6 @@
 package wpdb_test
 
 import (
-	"context"
 	"database/sql"
 	"fmt"
 	"strings"
@@ -17,9 +16,9 @@ func explainRows(t *testing.T, cfg wpdb.Config, db *sql.DB) {
 	t.Helper()
 	types := []string{"post", "post", "post", "page", "attachment", "revision", "nav_menu_item"}
 	statuses := []string{"publish", "publish", "publish", "draft", "inherit", "trash"}
-	var rows []wpdbtest.Row
+	var rows []wpdb.SeedRow
 	for i := range 3000 {
-		rows = append(rows, wpdbtest.Row{
+		rows = append(rows, wpdb.SeedRow{
 			Type:    types[i%len(types)],
 			Status:  statuses[i%len(statuses)],
 			Date:    fmt.Sprintf("2023-%02d-%02d %02d:%02d:00", 1+i%12, 1+i%28, i%24, i%60),
@@ -28,9 +27,7 @@ func explainRows(t *testing.T, cfg wpdb.Config, db *sql.DB) {
 			Content: strings.Repeat("<p>Some content. </p>", 50),
 		})
 	}
-	if _, err := wpdbtest.InsertDB(context.Background(), db, cfg.TablePrefix, rows...); err != nil {
-		t.Fatal(err)
-	}
+	wpdbtest.Insert(t, cfg, rows...)
 	analyze := "ANALYZE TABLE wp_posts"
 	if cfg.Driver == wpdb.DriverSQLite {
 		analyze = "ANALYZE"

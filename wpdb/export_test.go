@@ -4,5 +4,5 @@ package wpdb
 
 // PostsQuery returns the page query and its parameters for one page.
 func PostsQuery(s *Store, offset, limit int) (string, []any) {
-	return s.postsSQL, s.args(s.postsSQL, offset, limit)
+	return postsQuery(s.driver, s.table, len(s.types)), s.args(offset, limit)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
@@ -19,15 +20,18 @@ import (
 // again once the database is back, with no reopening.
 func TestOutage(t *testing.T) {
 	cfg := wpdbtest.MySQL(t)
-	wpdbtest.Insert(t, cfg, wpdbtest.Row{ID: 1, Title: "one"}, wpdbtest.Row{ID: 2, Title: "two"})
+	wpdbtest.Insert(t, cfg, wpdb.SeedRow{ID: 1, Title: "one"}, wpdb.SeedRow{ID: 2, Title: "two"})
 	cfg, p := wpdbtest.ThroughProxy(t, cfg)
 	// Long enough for a loaded machine to reconnect within it, short
 	// enough for the hung case not to drag.
 	cfg.QueryTimeout = 2 * time.Second
 	var logged syncBuffer
-	cfg.Logger = slog.New(slog.NewTextHandler(&logged, nil))
-	s := open(t, cfg)
 	ctx := context.Background()
+	s, err := wpdb.Open(ctx, cfg, slog.New(slog.NewTextHandler(&logged, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
 
 	works := func(t *testing.T) {
 		t.Helper()
@@ -44,12 +48,12 @@ func TestOutage(t *testing.T) {
 	t.Run("refused", func(t *testing.T) {
 		p.Refuse()
 		_, err := s.Posts(ctx, 0, 10)
-		if err == nil {
-			t.Fatal("Posts succeeded with the port closed")
+		if !errors.Is(err, wpdb.ErrUnavailable) {
+			t.Fatalf("Posts error = %v with the port closed, want wpdb.ErrUnavailable", err)
 		}
 		t.Logf("refused: %v", err)
-		if err := s.Ping(ctx); err == nil {
-			t.Error("Ping succeeded with the port closed")
+		if err := s.Ping(ctx); !errors.Is(err, wpdb.ErrUnavailable) {
+			t.Errorf("Ping error = %v with the port closed, want wpdb.ErrUnavailable", err)
 		}
 		p.Restore()
 		works(t)
@@ -61,6 +65,9 @@ func TestOutage(t *testing.T) {
 		t.Logf("hung: %v", err)
 		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, mysql.ErrInvalidConn) {
 			t.Errorf("Posts error = %v, want the query timeout", err)
+		}
+		if !errors.Is(err, wpdb.ErrUnavailable) {
+			t.Errorf("Posts error = %v, want wpdb.ErrUnavailable", err)
 		}
 		p.Restore()
 		works(t)

@@ -6,9 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
-
-	"github.com/go-sql-driver/mysql"
 )
 
 // SeedRow is one wp_posts row as a seed script writes it. Empty text
@@ -57,64 +54,38 @@ const (
 	seedMaxStmtRows  = 500
 )
 
-// Seeder writes rows into a WordPress posts table. It is for seed scripts
-// and benchmarks filling a test database, never for the server, which only
-// reads: unlike [Store] it creates what is missing (the MySQL database, the
-// SQLite file, the posts table).
+// Seeder writes rows into a WordPress posts table: the embedded demo
+// database, seed scripts and tests filling their databases. Unlike [Store]
+// it creates what is missing (the MySQL database, the SQLite file, the
+// posts table); the server itself never writes.
 type Seeder struct {
-	db      *sql.DB
-	driver  string
-	table   string
-	timeout time.Duration
+	db     *sql.DB
+	driver string
+	table  string
 }
 
 // OpenSeeder connects to the database cfg names for writing. It creates the
 // MySQL database (utf8mb4, as WordPress does) or the SQLite file when it
 // does not exist, and the posts table with [Schema] when it is missing.
+// It uses cfg's Driver, DSN and TablePrefix only.
 //
 // It returns an error when cfg is invalid, the database cannot be reached
 // or a creating statement fails.
 func OpenSeeder(ctx context.Context, cfg Config) (*Seeder, error) {
-	cfg, err := cfg.withDefaults()
+	if err := cfg.validateTable(); err != nil {
+		return nil, fmt.Errorf("wpdb: seeder: %w", err)
+	}
+	cfg.QueryTimeout = seederTimeout
+	db, err := openDB(ctx, cfg, readWrite, nil)
 	if err != nil {
 		return nil, fmt.Errorf("wpdb: seeder: %w", err)
 	}
-	// Long posts in large transactions take longer than a page query.
-	timeout := max(cfg.QueryTimeout, 5*time.Minute)
-	var db *sql.DB
-	switch cfg.Driver {
-	case DriverMySQL:
-		mc, err := mysqlConfig(cfg.DSN)
-		if err != nil {
-			return nil, fmt.Errorf("wpdb: seeder: %w", err)
-		}
-		if err := createMySQLDatabase(ctx, mc); err != nil {
-			return nil, err
-		}
-		// One text query per INSERT instead of prepare, execute and close:
-		// a third of the round trips for statements used once.
-		mc.InterpolateParams = true
-		mc.ReadTimeout, mc.WriteTimeout = timeout, timeout
-		conn, err := mysql.NewConnector(mc)
-		if err != nil {
-			return nil, fmt.Errorf("wpdb: seeder: mysql connector: %w", err)
-		}
-		db = sql.OpenDB(conn)
-	case DriverSQLite:
-		dsn := sqliteDSN(cfg.DSN, timeout, true) +
-			"&_pragma=journal_mode(wal)&_pragma=synchronous(normal)"
-		if db, err = sql.Open(DriverSQLite, dsn); err != nil {
-			return nil, fmt.Errorf("wpdb: seeder: open sqlite: %w", err)
-		}
-		db.SetMaxOpenConns(1) // one writer at a time is all SQLite allows
-	}
-	s := &Seeder{db: db, driver: cfg.Driver, table: cfg.TablePrefix + "posts", timeout: timeout}
-	store := newStore(db, cfg)
-	err = store.checkTable(ctx, s.table, cfg.Driver+" database")
+	s := &Seeder{db: db, driver: cfg.Driver, table: cfg.TablePrefix + "posts"}
+	err = checkTable(ctx, db, cfg)
 	switch {
 	case err == nil:
 	case errors.Is(err, ErrNoPostsTable):
-		cctx, cancel := context.WithTimeout(ctx, s.timeout)
+		cctx, cancel := context.WithTimeout(ctx, seederTimeout)
 		defer cancel()
 		if err := CreateSchema(cctx, db, cfg.Driver, cfg.TablePrefix); err != nil {
 			db.Close()
@@ -127,36 +98,15 @@ func OpenSeeder(ctx context.Context, cfg Config) (*Seeder, error) {
 	return s, nil
 }
 
-// createMySQLDatabase creates mc's database when it does not exist, through
-// a connection that names no database.
-func createMySQLDatabase(ctx context.Context, mc *mysql.Config) error {
-	admin := mc.Clone()
-	admin.DBName = ""
-	conn, err := mysql.NewConnector(admin)
-	if err != nil {
-		return fmt.Errorf("wpdb: seeder: mysql connector: %w", err)
-	}
-	db := sql.OpenDB(conn)
-	defer db.Close()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	name := "`" + strings.ReplaceAll(mc.DBName, "`", "``") + "`"
-	if _, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+name+
-		" CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci"); err != nil {
-		return fmt.Errorf("wpdb: seeder: create database %s: %w", mc.DBName, err)
-	}
-	return nil
-}
-
 // MaxID returns the largest ID in the posts table, 0 when it is empty. A
 // seed script that inserts in ID order resumes after it.
 //
 // It returns the driver's error, wrapped, when the query fails.
 func (s *Seeder) MaxID(ctx context.Context) (uint64, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	ctx, cancel := context.WithTimeout(ctx, seederTimeout)
 	defer cancel()
 	var id sql.NullInt64
-	if err := s.db.QueryRowContext(ctx, "SELECT MAX(ID) FROM "+s.quote(s.table)).Scan(&id); err != nil {
+	if err := s.db.QueryRowContext(ctx, "SELECT MAX(ID) FROM "+quoteIdent(s.driver, s.table)).Scan(&id); err != nil {
 		return 0, fmt.Errorf("wpdb: seeder: max ID: %w", err)
 	}
 	return uint64(id.Int64), nil
@@ -172,7 +122,7 @@ func (s *Seeder) Insert(ctx context.Context, rows []SeedRow) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	ctx, cancel := context.WithTimeout(ctx, seederTimeout)
 	defer cancel()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -228,16 +178,9 @@ func (s *Seeder) insertHead() string {
 	}
 	cols := make([]string, len(seedColumns))
 	for i, c := range seedColumns {
-		cols[i] = s.quote(c)
+		cols[i] = quoteIdent(s.driver, c)
 	}
-	return verb + s.quote(s.table) + " (" + strings.Join(cols, ", ") + ") VALUES "
-}
-
-func (s *Seeder) quote(name string) string {
-	if s.driver == DriverSQLite {
-		return `"` + name + `"`
-	}
-	return "`" + name + "`"
+	return verb + quoteIdent(s.driver, s.table) + " (" + strings.Join(cols, ", ") + ") VALUES "
 }
 
 // Size returns the number of rows in the posts table and the bytes the
@@ -246,9 +189,9 @@ func (s *Seeder) quote(name string) string {
 //
 // It returns the driver's error, wrapped, when a query fails.
 func (s *Seeder) Size(ctx context.Context) (rows, bytes int64, err error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	ctx, cancel := context.WithTimeout(ctx, seederTimeout)
 	defer cancel()
-	if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+s.quote(s.table)).Scan(&rows); err != nil {
+	if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+quoteIdent(s.driver, s.table)).Scan(&rows); err != nil {
 		return 0, 0, fmt.Errorf("wpdb: seeder: count rows: %w", err)
 	}
 	query := "SELECT data_length + index_length FROM information_schema.tables" +

@@ -29,7 +29,8 @@ func LoadWPConfig(path string) (Config, error) {
 
 // ParseWPConfig reads the database settings from the PHP source of a
 // wp-config.php: the constants DB_NAME, DB_USER, DB_PASSWORD, DB_HOST and
-// DB_CHARSET set with define() (or const), and $table_prefix. It does not run PHP: each
+// DB_CHARSET set with define() (or const), and $table_prefix, which is left
+// empty when the file sets none. It does not run PHP: each
 // must be a plain string literal (single or double quotes, any spacing,
 // comments anywhere). As in PHP, the first define() of a constant wins and
 // the last assignment of $table_prefix wins.
@@ -120,7 +121,7 @@ func ParseWPConfig(src []byte) (Config, error) {
 	if !prefixLiteral {
 		return Config{}, errors.New("wpdb: wp-config: $table_prefix is not set to a plain string literal")
 	}
-	cfg := withURLDefaults(Config{Driver: DriverMySQL, DSN: mc.FormatDSN()})
+	cfg := Config{Driver: DriverMySQL, DSN: mc.FormatDSN()}
 	if prefixSet {
 		if err := validatePrefix(prefix); err != nil {
 			return Config{}, fmt.Errorf("wpdb: wp-config: $table_prefix: %w", err)

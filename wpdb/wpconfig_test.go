@@ -33,16 +33,15 @@ func viewOf(t *testing.T, cfg Config) dbView {
 }
 
 func TestLoadWPConfig(t *testing.T) {
-	post := []string{"post"}
 	tests := []struct {
 		file string
 		want dbView
 	}{
-		{"sample.php", dbView{"mysql", "tcp", "localhost:3306", "wp_user", "S3cr3t!pass", "wordpress", "utf8mb4", "wp_", post}},
-		{"double-quotes.php", dbView{"mysql", "tcp", "db.example.com:3307", "shop", `it's "quoted" \ back`, "shop_wp", "utf8mb4", "shop_", post}},
-		{"socket.php", dbView{"mysql", "unix", "/var/run/mysqld/mysqld.sock", "blog", "p@ss:w/rd#1", "blog", "utf8mb4", "blog2024_", post}},
-		{"ipv6.php", dbView{"mysql", "tcp", "[::1]:3306", "root", "", "wordpress", "utf8mb4", "wpv6_", post}},
-		{"const.php", dbView{"mysql", "tcp", "10.0.0.5:3306", "u", "pa$$word", "constdb", "latin1", "wp_", post}},
+		{"sample.php", dbView{"mysql", "tcp", "localhost:3306", "wp_user", "S3cr3t!pass", "wordpress", "utf8mb4", "wp_", nil}},
+		{"double-quotes.php", dbView{"mysql", "tcp", "db.example.com:3307", "shop", `it's "quoted" \ back`, "shop_wp", "utf8mb4", "shop_", nil}},
+		{"socket.php", dbView{"mysql", "unix", "/var/run/mysqld/mysqld.sock", "blog", "p@ss:w/rd#1", "blog", "utf8mb4", "blog2024_", nil}},
+		{"ipv6.php", dbView{"mysql", "tcp", "[::1]:3306", "root", "", "wordpress", "utf8mb4", "wpv6_", nil}},
+		{"const.php", dbView{"mysql", "tcp", "10.0.0.5:3306", "u", "pa$$word", "constdb", "latin1", "", nil}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -53,10 +52,10 @@ func TestLoadWPConfig(t *testing.T) {
 			if diff := cmp.Diff(tt.want, viewOf(t, cfg)); diff != "" {
 				t.Errorf("config (-want +got):\n%s", diff)
 			}
-			if cfg.QueryTimeout != DefaultQueryTimeout {
-				t.Errorf("QueryTimeout = %v, want %v", cfg.QueryTimeout, DefaultQueryTimeout)
+			if cfg.QueryTimeout != 0 || cfg.PostTypes != nil {
+				t.Errorf("QueryTimeout = %v, PostTypes = %v: wp-config.php sets neither", cfg.QueryTimeout, cfg.PostTypes)
 			}
-			if _, err := cfg.withDefaults(); err != nil {
+			if err := completed(cfg).validate(); err != nil {
 				t.Errorf("config does not validate: %v", err)
 			}
 		})
@@ -189,7 +188,7 @@ func FuzzParseWPConfig(f *testing.F) {
 		}
 		// Whatever it accepts must be a config Open would accept, with a
 		// prefix safe to place in SQL and a DSN the driver can read.
-		if _, err := cfg.withDefaults(); err != nil {
+		if err := completed(cfg).validate(); err != nil {
 			t.Fatalf("accepted config does not validate: %v\n%#v", err, cfg)
 		}
 		if _, err := mysqlConfig(cfg.DSN); err != nil {

@@ -60,8 +60,11 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	default:
 		return o, errors.New("no database: give -db mysql://… or sqlite:PATH, or -wp-config")
 	}
-	if *prefix != "" {
+	switch {
+	case *prefix != "":
 		o.db.TablePrefix = *prefix
+	case o.db.TablePrefix == "":
+		o.db.TablePrefix = "wp_" // WordPress's default, as the server's
 	}
 	switch {
 	case o.posts < 0:

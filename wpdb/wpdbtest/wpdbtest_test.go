@@ -18,19 +18,19 @@ func TestHelpers(t *testing.T) {
 			if diff := cmp.Diff([]uint64{1, 2, 3}, ids); diff != "" {
 				t.Errorf("Insert IDs (-want +got):\n%s", diff)
 			}
-			auto := wpdbtest.Insert(t, cfg, wpdbtest.Row{Title: "auto ID", Date: "2023-01-01 00:00:00"})
+			auto := wpdbtest.Insert(t, cfg, wpdb.SeedRow{Title: "auto ID", Date: "2023-01-01 00:00:00"})
 			if diff := cmp.Diff([]uint64{4}, auto); diff != "" {
-				t.Errorf("auto-increment ID (-want +got):\n%s", diff)
+				t.Errorf("next free ID (-want +got):\n%s", diff)
 			}
 			posts, err := wpdbtest.Store(t, cfg).Posts(context.Background(), 0, 10)
 			if err != nil {
 				t.Fatal(err)
 			}
 			want := []wpdb.Post{
-				{ID: 3, Title: "Post 3", Content: "Content of post 3....", Name: "post-3", Date: "2024-01-01 03:00:00"},
-				{ID: 2, Title: "Post 2", Content: "Content of post 2....", Name: "post-2", Date: "2024-01-01 02:00:00"},
-				{ID: 1, Title: "Post 1", Content: "Content of post 1....", Name: "post-1", Date: "2024-01-01 01:00:00"},
-				{ID: 4, Title: "auto ID", Content: "...", Date: "2023-01-01 00:00:00"},
+				{ID: 3, Title: "Post 3", Content: "<p>Content of post 3.</p>", Name: "post-3", Date: "2024-01-01 03:00:00", Excerpt: "Content of post 3...."},
+				{ID: 2, Title: "Post 2", Content: "<p>Content of post 2.</p>", Name: "post-2", Date: "2024-01-01 02:00:00", Excerpt: "Content of post 2...."},
+				{ID: 1, Title: "Post 1", Content: "<p>Content of post 1.</p>", Name: "post-1", Date: "2024-01-01 01:00:00", Excerpt: "Content of post 1...."},
+				{ID: 4, Title: "auto ID", Date: "2023-01-01 00:00:00", Excerpt: "..."},
 			}
 			if diff := cmp.Diff(want, posts); diff != "" {
 				t.Errorf("Posts (-want +got):\n%s", diff)

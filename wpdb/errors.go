@@ -1,0 +1,65 @@
+package wpdb
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+
+	"github.com/go-sql-driver/mysql"
+	"modernc.org/sqlite"
+)
+
+// ErrUnavailable is wrapped by the errors of [Store.Posts] and [Store.Ping]
+// when the database itself failed them: unreachable, refused, timed out,
+// overloaded, or a connection lost mid-query. The request was fine and may
+// be retried. Errors that do not wrap it are bugs in how we query.
+var ErrUnavailable = errors.New("database unavailable")
+
+// ErrNoPostsTable is wrapped by Open's error when the database has no
+// <prefix>posts table (wrong database, or wrong table prefix).
+var ErrNoPostsTable = errors.New("no posts table")
+
+// sqliteGenericError is SQLITE_ERROR: SQLite's code for a statement it
+// cannot run (syntax, a missing table or column), as opposed to the
+// codes for a database it cannot reach (busy, locked, I/O, full, corrupt).
+const sqliteGenericError = 1
+
+// MySQL server errors that mean the statement is wrong, not the server:
+// ER_BAD_FIELD_ERROR, ER_PARSE_ERROR, ER_WRONG_ARGUMENTS.
+var mysqlStatementErrors = map[uint16]bool{1054: true, 1064: true, 1210: true}
+
+// unavailable wraps err with ErrUnavailable when the database, not our
+// query, is at fault; what is left over (a scan into the wrong type, SQL
+// the server cannot parse) is a bug and is returned as it is.
+func unavailable(err error) error {
+	if isUnavailable(err) {
+		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	return err
+}
+
+func isUnavailable(err error) bool {
+	if mysqlErr, ok := errors.AsType[*mysql.MySQLError](err); ok {
+		return !mysqlStatementErrors[mysqlErr.Number]
+	}
+	if sqliteErr, ok := errors.AsType[*sqlite.Error](err); ok {
+		return sqliteErr.Code()&0xff != sqliteGenericError
+	}
+	if _, ok := errors.AsType[net.Error](err); ok {
+		return true
+	}
+	for _, target := range []error{
+		context.DeadlineExceeded, context.Canceled,
+		driver.ErrBadConn, mysql.ErrInvalidConn, sql.ErrConnDone,
+		io.EOF, io.ErrUnexpectedEOF,
+	} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
+}
