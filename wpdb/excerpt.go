@@ -46,7 +46,8 @@ const excerptRunes = 200
 // with the post. It walks the HTML with the same tokenizer bluemonday uses,
 // mirroring bluemonday's rules for what is visible, and stops once the text
 // seen must already hold 200 characters after collapsing. Only that prefix is
-// sanitized. The fuzz test FuzzExcerpt checks the result is identical.
+// sanitized. The fuzz test FuzzExcerpt checks the result is identical, and
+// TestExcerptDependencyVersions fails when bluemonday or x/net is upgraded.
 // Its cost grows with the markup before those 200 characters, not with the
 // post: only a post that opens with a huge script, style or tag costs in
 // proportion to it, as that token must be read to its end.

@@ -17,7 +17,7 @@ import (
 func TestExcerptDependencyVersions(t *testing.T) {
 	t.Parallel()
 	const fuzz = "then rerun go test -run '^$' -fuzz '^FuzzExcerpt$' -fuzztime 2m ./wpdb, " +
-		"and update the version here and in excerpt.go's comments"
+		"and update the version here and wherever excerpt.go's comments name it"
 	tests := []struct {
 		path, version string
 		fn            any // a function of the module, to find its version
