@@ -46,7 +46,8 @@ const excerptRunes = 200
 // with the post. It walks the HTML with the same tokenizer bluemonday uses,
 // mirroring bluemonday's rules for what is visible, and stops once the text
 // seen must already hold 200 characters after collapsing. Only that prefix is
-// sanitized. The fuzz test FuzzExcerpt checks the result is identical.
+// sanitized. The fuzz test FuzzExcerpt checks the result is identical, and
+// TestExcerptDependencyVersions fails when bluemonday or x/net is upgraded.
 // Its cost grows with the markup before those 200 characters, not with the
 // post: only a post that opens with a huge script, style or tag costs in
 // proportion to it, as that token must be read to its end.
@@ -145,20 +146,23 @@ func walkPrefix(dst []byte, content string, need, limit, read int) (_ []byte, _ 
 	var (
 		seen     int // non-space visible characters so far, a lower bound
 		consumed int // bytes of the tokens so far, out of r.out
-		// The three below mirror bluemonday's sanitize loop for a policy
-		// that allows no element (sanitize.go, v1.0.27).
+		// The three below are the state of bluemonday's sanitize loop
+		// (sanitize.go, v1.0.27) for a policy that allows no element, such
+		// as StrictPolicy: it drops a text token while skipElementContent is
+		// set or mostRecentlyStartedToken is script or style.
 		skipping      bool   // skipElementContent
 		skipCount     int64  // skippingElementsCount: a stray end tag takes it below 0
 		mostRecentRaw string // mostRecentlyStartedToken when "script" or "style", else ""
 	)
 	for {
-		switch z.Next() {
+		switch tt := z.Next(); tt {
 		case nethtml.ErrorToken:
 			// EOF: the reader and the tokenizer have no other error without
 			// SetMaxBuf; bluemonday stops at the same token. Only the true
 			// end of content is the end.
 			return dst, read + r.pos, r.pos == len(content)
 		case nethtml.TextToken:
+			// Copied before Text, which decodes in the tokenizer's buffer.
 			raw := z.Raw()
 			consumed += len(raw)
 			start := len(dst)
@@ -180,55 +184,51 @@ func walkPrefix(dst []byte, content string, need, limit, read int) (_ []byte, _ 
 			// the end of what the reader gave.
 			truncated := consumed == r.out && r.pos < len(content)
 			return dst, read + r.pos, !truncated
-		case nethtml.StartTagToken:
+		case nethtml.StartTagToken, nethtml.EndTagToken, nethtml.SelfClosingTagToken:
 			start := len(dst)
 			dst = append(dst, z.Raw()...)
 			consumed += len(dst) - start
 			name, _ := z.TagName()
 			dst = spaceBlock(dst, start, name)
-			switch string(name) {
-			case "script":
-				mostRecentRaw = "script"
-				continue
-			case "style":
-				mostRecentRaw = "style"
-				continue
-			}
-			mostRecentRaw = ""
-			if skipsContent(name) {
-				skipping = true
-				skipCount++
-			}
-		case nethtml.EndTagToken:
-			start := len(dst)
-			dst = append(dst, z.Raw()...)
-			consumed += len(dst) - start
-			name, _ := z.TagName()
-			dst = spaceBlock(dst, start, name)
-			if string(name) == mostRecentRaw {
-				mostRecentRaw = ""
-			}
-			switch string(name) {
-			case "script", "style":
-				continue
-			}
-			if skipsContent(name) {
-				skipCount--
-				if skipCount == 0 {
-					skipping = false
+			// As in bluemonday's loop: script and style "continue" before
+			// setOfElementsToSkipContent is looked up, so skipsContent leaves
+			// them out; a self-closing tag changes nothing, so <script/> hides
+			// nothing though the tokenizer reads what follows it as raw text.
+			switch tt {
+			case nethtml.StartTagToken:
+				mostRecentRaw = scriptOrStyle(name)
+				if skipsContent(name) {
+					skipping = true
+					skipCount++
+				}
+			case nethtml.EndTagToken:
+				if string(name) == mostRecentRaw {
+					mostRecentRaw = ""
+				}
+				if skipsContent(name) {
+					skipCount--
+					if skipCount == 0 {
+						skipping = false
+					}
 				}
 			}
-		case nethtml.SelfClosingTagToken:
-			start := len(dst)
-			dst = append(dst, z.Raw()...)
-			consumed += len(dst) - start
-			name, _ := z.TagName()
-			dst = spaceBlock(dst, start, name)
 		default: // comments, doctypes
 			consumed += len(z.Raw())
 			dst = append(dst, z.Raw()...)
 		}
 	}
+}
+
+// scriptOrStyle returns name if it is "script" or "style", else "": the
+// constants keep mostRecentRaw from allocating on every start tag.
+func scriptOrStyle(name []byte) string {
+	switch string(name) {
+	case "script":
+		return "script"
+	case "style":
+		return "style"
+	}
+	return ""
 }
 
 // spaceBlock inserts a space at dst[at] when name is a block-level element.
@@ -254,9 +254,10 @@ func isBlockElement(name []byte) bool {
 	return false
 }
 
-// skipsContent reports whether bluemonday's strict policy drops the content
-// of the element named name along with its tags (policy.go,
-// addDefaultSkipElementContent; script and style are handled apart).
+// skipsContent reports whether name is in the skip set bluemonday's strict
+// policy counts with skippingElementsCount: the list in policy.go's
+// addDefaultSkipElementContent (v1.0.27) less script and style, which the
+// sanitize loop hides through mostRecentlyStartedToken instead.
 func skipsContent(name []byte) bool {
 	switch string(name) {
 	case "frame", "frameset", "iframe", "noembed", "noframes", "noscript",

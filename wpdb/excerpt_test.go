@@ -86,6 +86,14 @@ func TestExcerpt(t *testing.T) {
 		{"script dropped", "<p>a</p><script>var x = '<p>no</p>';</script><p>b</p>", "a b..."},
 		{"style dropped", "<style>.x{color:red}</style>visible", "visible..."},
 		{"raw elements dropped", "<title>T</title><iframe src=x>f</iframe><noscript>n</noscript><object>o</object>x", "x..."},
+		{"self-closing script hides nothing", "<script/>a<b>b</b></script>c", "a<b>b</b>c..."},
+		{
+			// bluemonday shows text again only when an end tag brings its
+			// count back to 0, so the walk must not count the x's.
+			"stray end tag keeps skipping",
+			"</object><object>a</object>" + strings.Repeat("x", 250) + "<object><object></object>shown",
+			"shown...",
+		},
 		{"unclosed tag at end", "<p>text <a href=\"http://", "text..."},
 		{"unclosed element", "<p><em>still text", "still text..."},
 		{"white-space runs", "  a \t\n\n  b  \r\n c ", "a b c..."},
