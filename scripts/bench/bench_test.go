@@ -1,7 +1,7 @@
 package main
 
 import (
-	"strings"
+	"math"
 	"testing"
 	"time"
 
@@ -10,16 +10,9 @@ import (
 
 func TestPercentile(t *testing.T) {
 	t.Parallel()
-	ms := func(ns ...int) []time.Duration {
-		d := make([]time.Duration, len(ns))
-		for i, n := range ns {
-			d[i] = time.Duration(n) * time.Millisecond
-		}
-		return d
-	}
-	hundred := make([]int, 100)
-	for i := range hundred {
-		hundred[i] = i + 1
+	var hundred []time.Duration // 1..100 ns: percentile does not mind the unit
+	for i := range 100 {
+		hundred = append(hundred, time.Duration(i+1))
 	}
 	tests := []struct {
 		name   string
@@ -28,13 +21,13 @@ func TestPercentile(t *testing.T) {
 		want   time.Duration
 	}{
 		{"empty", nil, 50, 0},
-		{"one", ms(7), 99, 7 * time.Millisecond},
-		{"median of odd", ms(1, 2, 3), 50, 2 * time.Millisecond},
-		{"median of even takes the lower", ms(1, 2, 3, 4), 50, 2 * time.Millisecond},
-		{"p90 of 1..100", ms(hundred...), 90, 90 * time.Millisecond},
-		{"p99 of 1..100", ms(hundred...), 99, 99 * time.Millisecond},
-		{"p100 is the max", ms(hundred...), 100, 100 * time.Millisecond},
-		{"tiny p is the min", ms(hundred...), 0.001, time.Millisecond},
+		{"one", []time.Duration{7}, 99, 7},
+		{"median of odd", []time.Duration{1, 2, 3}, 50, 2},
+		{"median of even takes the lower", []time.Duration{1, 2, 3, 4}, 50, 2},
+		{"p90 of 1..100", hundred, 90, 90},
+		{"p99 of 1..100", hundred, 99, 99},
+		{"p100 is the max", hundred, 100, 100},
+		{"tiny p is the min", hundred, 0.001, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -46,37 +39,30 @@ func TestPercentile(t *testing.T) {
 	}
 }
 
-func TestNewResult(t *testing.T) {
+func TestMeasurementResult(t *testing.T) {
 	t.Parallel()
-	var lat latencies
+	m := &measurement{errors: 2, elapsed: 2 * time.Second, rss: 48 << 20, cpu: 500 * time.Millisecond}
 	for i := 10; i >= 1; i-- {
-		lat.add(time.Duration(i) * time.Millisecond)
+		m.lat = append(m.lat, time.Duration(i)*time.Millisecond)
 	}
-	r := newResult("s", 4, &lat, 2, 2*time.Second)
-	r.setServer(48<<20, 500*time.Millisecond)
 	want := result{
 		Name: "s", Connections: 4, Requests: 10, Errors: 2, Seconds: 2, RPS: 4,
 		P50: ms(5 * time.Millisecond), P90: ms(9 * time.Millisecond), P99: ms(10 * time.Millisecond),
-		RSSPeakMB: ptr(48.0), CPUPer1000: ptr(50.0),
+		RSSPeakMB: 48, CPUPer1000: 50,
 	}
-	if diff := cmp.Diff(want, r); diff != "" {
-		t.Errorf("newResult (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, m.result("s", 4)); diff != "" {
+		t.Errorf("result (-want +got):\n%s", diff)
 	}
 }
 
-func ptr[T any](v T) *T { return &v }
-
 func TestMeasurementAdd(t *testing.T) {
 	t.Parallel()
-	a := &measurement{errors: 1, sample: "first", elapsed: time.Second, server: true, rss: 10, cpu: time.Second}
-	a.lat.add(3 * time.Millisecond)
-	b := &measurement{errors: 2, sample: "second", elapsed: 2 * time.Second, server: true, rss: 30, cpu: 2 * time.Second}
-	b.lat.add(time.Millisecond)
-	b.lat.add(2 * time.Millisecond)
-	a.add(b)
+	a := &measurement{lat: []time.Duration{3 * time.Millisecond}, errors: 1, sample: "first", elapsed: time.Second, rss: 10, cpu: time.Second}
+	a.add(&measurement{lat: []time.Duration{time.Millisecond, 2 * time.Millisecond}, errors: 2, sample: "second",
+		elapsed: 2 * time.Second, rss: 30, cpu: 2 * time.Second})
 	r := a.result("x", 1)
 	if r.Requests != 3 || r.Errors != 3 || r.ErrorSample != "first" || r.Seconds != 3 ||
-		*r.RSSPeakMB != 30.0/(1<<20) || *r.CPUPer1000 != 1000 || r.P50 != ms(2*time.Millisecond) {
+		r.RSSPeakMB != 30.0/(1<<20) || r.CPUPer1000 != 1000 || r.P50 != ms(2*time.Millisecond) {
 		t.Errorf("merged result = %+v", r)
 	}
 }
@@ -95,8 +81,8 @@ func TestFormatDuration(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.want, func(t *testing.T) {
-			if got := formatDuration(tt.d); got != tt.want {
-				t.Errorf("formatDuration(%v) = %q, want %q", tt.d, got, tt.want)
+			if got := ms(tt.d).String(); got != tt.want {
+				t.Errorf("ms(%v).String() = %q, want %q", tt.d, got, tt.want)
 			}
 		})
 	}
@@ -104,14 +90,8 @@ func TestFormatDuration(t *testing.T) {
 
 func TestMarkdownTable(t *testing.T) {
 	t.Parallel()
-	got := markdownTable([]string{"name", "µs"}, [][]string{{"a", "1"}, {"longer", "22"}})
-	want := strings.Join([]string{
-		"| name   | µs |",
-		"|--------|----|",
-		"| a      | 1  |",
-		"| longer | 22 |",
-		"",
-	}, "\n")
+	got := markdownTable([]string{"name", "µs"}, []string{"a", "1"}, []string{"longer", "22"})
+	want := "| name   | µs |\n|--------|----|\n| a      | 1  |\n| longer | 22 |\n"
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("markdownTable (-want +got):\n%s", diff)
 	}
@@ -130,6 +110,8 @@ func TestTargets(t *testing.T) {
 		{"at most met at the bound", newTarget("rss", 64, 64, true, "MB", ""), true, []string{"rss", "64.0 MB", "≤ 64.0 MB", "**met**", ""}},
 		{"times", newTarget("join", 12.345, 5, false, "×", ""), true, []string{"join", "12.35×", "≥ 5.00×", "**met**", ""}},
 		{"errors", newTarget("errors", 3, 0, true, "", "s: 503"), false, []string{"errors", "3", "≤ 0", "missed", "s: 503"}},
+		{"divided by zero", newTarget("tput", math.Inf(1), 0.7, false, "%", "x"), false, []string{"tput", "0%", "≥ 70%", "missed", "not measured: x"}},
+		{"nothing measured", newTarget("p99", math.NaN(), 5, true, "×", "x"), false, []string{"p99", "0.00×", "≤ 5.00×", "missed", "not measured: x"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -144,26 +126,26 @@ func TestTargets(t *testing.T) {
 	}
 }
 
-func TestParseVmRSS(t *testing.T) {
+func TestProcKB(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name    string
-		status  string
-		want    int64
-		wantErr bool
+		name, file, key string
+		want            int64
+		wantErr         bool
 	}{
-		{"real", "Name:\twploadmore\nVmPeak:\t 1263628 kB\nVmRSS:\t   23460 kB\nRssAnon:\t   10000 kB\n", 23460 << 10, false},
-		{"no line", "Name:\tkthreadd\nState:\tS (sleeping)\n", 0, true},
-		{"bad unit", "VmRSS:\t 12 MB\n", 0, true},
-		{"bad number", "VmRSS:\t 1x2 kB\n", 0, true},
-		{"negative", "VmRSS:\t -12 kB\n", 0, true},
+		{"status", "Name:\twploadmore\nVmPeak:\t 1263628 kB\nVmHWM:\t   25000 kB\nVmRSS:\t   23460 kB\n", "VmHWM", 25000 << 10, false},
+		{"meminfo", "MemTotal:       24641716 kB\nMemFree:         1029284 kB\n", "MemTotal", 24641716 << 10, false},
+		{"no line", "Name:\tkthreadd\nState:\tS (sleeping)\n", "VmRSS", 0, true},
+		{"bad unit", "VmRSS:\t 12 MB\n", "VmRSS", 0, true},
+		{"bad number", "VmRSS:\t 1x2 kB\n", "VmRSS", 0, true},
+		{"negative", "VmRSS:\t -12 kB\n", "VmRSS", 0, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := parseVmRSS([]byte(tt.status))
+			got, err := procKB([]byte(tt.file), tt.key)
 			if (err != nil) != tt.wantErr || got != tt.want {
-				t.Errorf("parseVmRSS = %d, %v; want %d, error %v", got, err, tt.want, tt.wantErr)
+				t.Errorf("procKB(%s) = %d, %v; want %d, error %v", tt.key, got, err, tt.want, tt.wantErr)
 			}
 		})
 	}
@@ -200,12 +182,12 @@ func TestParseCPUTime(t *testing.T) {
 // FuzzParseProc: the /proc parsers never panic and never return a negative
 // figure, whatever the file holds.
 func FuzzParseProc(f *testing.F) {
-	f.Add([]byte("VmRSS:\t 12 kB\n"))
+	f.Add([]byte("VmHWM:\t 12 kB\n"))
 	f.Add([]byte("1 (a) S 1 2 3 4 5 6 7 8 9 10 250 150 0"))
 	f.Add([]byte("1 ()) S"))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		if n, err := parseVmRSS(b); err == nil && n < 0 {
-			t.Errorf("parseVmRSS = %d", n)
+		if n, err := procKB(b, "VmHWM"); err == nil && n < 0 {
+			t.Errorf("procKB = %d", n)
 		}
 		if d, err := parseCPUTime(b); err == nil && d < 0 {
 			t.Errorf("parseCPUTime = %v", d)

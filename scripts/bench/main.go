@@ -3,13 +3,12 @@
 // performance targets of issue 6.
 //
 // It seeds its own MariaDB database (scripts/seed; skipped when complete),
-// builds the server and runs it as a subprocess on 127.0.0.1, drives it with
-// a closed-loop load generator bounded in time — wrk as a separate process
-// when it is on PATH (bounded by time only), else vegeta inside the bench
-// (bounded in time and request count); -loadgen chooses — and in the same run issues the server's SQL query and Redis update
-// directly in a loop at the same concurrency: the limit. It prints a
-// Markdown table of every scenario and of the targets, each marked met or
-// missed, and writes the figures to a JSON file.
+// builds the server and runs it as a subprocess on 127.0.0.1, drives it
+// with wrk, a separate C process, through a table of scenarios, and in the
+// same run issues the server's SQL query and Redis update directly in a
+// loop at the same concurrency: the limit. It prints a Markdown table of
+// every scenario and of the targets, each marked met or missed, and writes
+// the figures to a JSON file. wrk must be on PATH (make bench installs it).
 //
 //	go run ./scripts/bench            # or: make bench
 //	go run ./scripts/bench -n 20000 -duration 3s -cpuprofile cpu.prof
@@ -20,7 +19,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"runtime"
 	"syscall"
 )
 
@@ -33,5 +31,3 @@ func main() {
 		os.Exit(1)
 	}
 }
-
-func numCPU() int { return runtime.NumCPU() }

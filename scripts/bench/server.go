@@ -11,23 +11,20 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"time"
 )
 
-// buildBinaries compiles the server and the seed script into dir, so the
-// measured process is the server alone, not `go run` around it.
-func buildBinaries(ctx context.Context, dir string, stderr io.Writer) (server, seed string, err error) {
-	server, seed = filepath.Join(dir, "wploadmore"), filepath.Join(dir, "seed")
-	for _, b := range []struct{ out, pkg string }{{server, "./server"}, {seed, "./scripts/seed"}} {
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", b.out, b.pkg)
-		cmd.Stdout, cmd.Stderr = stderr, stderr
-		if err := cmd.Run(); err != nil {
-			return "", "", fmt.Errorf("go build %s (run the bench from the repository root): %w", b.pkg, err)
-		}
+// build compiles pkg into dir, so the measured process is the program
+// alone, not `go run` around it, and returns the binary's path.
+func build(ctx context.Context, dir, pkg string, stderr io.Writer) (string, error) {
+	bin := filepath.Join(dir, filepath.Base(pkg))
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
+	cmd.Stdout, cmd.Stderr = stderr, stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("go build %s (run the bench from the repository root): %w", pkg, err)
 	}
-	return server, seed, nil
+	return bin, nil
 }
 
 // serverProcess is the server binary running on a loopback port.
@@ -39,60 +36,53 @@ type serverProcess struct {
 }
 
 // freeLoopbackAddr returns a port nobody listens on right now. The server
-// binds it a moment later; on a machine running only the bench nothing takes
-// it in between.
+// binds it a moment later; on a machine running only the bench nothing
+// takes it in between.
 func freeLoopbackAddr() (string, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", err
 	}
-	addr := l.Addr().String()
-	return addr, l.Close()
-}
-
-// startServer runs bin with args (plus -addr) and extra environment, its
-// output going to a log file in dir, and waits until /readyz answers 200.
-// A server that exits at start is started again, twice at most: on a
-// machine loaded by other work, its first database ping can miss its
-// deadline.
-func startServer(ctx context.Context, bin, dir, name string, args, env []string) (*serverProcess, error) {
-	var err error
-	for range 3 {
-		var p *serverProcess
-		if p, err = startServerOnce(ctx, bin, dir, name, args, env); err == nil || !errors.Is(err, errExitedAtStart) {
-			return p, err
-		}
-	}
-	return nil, err
+	return l.Addr().String(), l.Close()
 }
 
 var errExitedAtStart = errors.New("server exited at start")
 
-func startServerOnce(ctx context.Context, bin, dir, name string, args, env []string) (*serverProcess, error) {
-	addr, err := freeLoopbackAddr()
-	if err != nil {
-		return nil, fmt.Errorf("find a free port: %w", err)
+// startServer runs bin with args (plus -addr), its output going to logPath,
+// and waits until /readyz answers 200. A server that exits at start is
+// started again, twice at most: on a machine loaded by other work, its
+// first database ping can miss its deadline.
+func startServer(ctx context.Context, bin, logPath string, args []string) (p *serverProcess, err error) {
+	for range 3 {
+		if p, err = startServerOnce(ctx, bin, logPath, args); !errors.Is(err, errExitedAtStart) {
+			break
+		}
 	}
-	logPath := filepath.Join(dir, name+".log")
-	logFile, err := os.Create(logPath)
+	return p, err
+}
+
+func startServerOnce(ctx context.Context, bin, logPath string, args []string) (*serverProcess, error) {
+	addr, err := freeLoopbackAddr()
 	if err != nil {
 		return nil, err
 	}
-	defer logFile.Close()
+	log, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	defer log.Close()
 	cmd := exec.Command(bin, append([]string{"-addr", addr}, args...)...)
 	// Only what the bench chooses: an operator's LOADMORE_ variables must
 	// not change what is measured.
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
+	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start server: %w", err)
 	}
 	p := &serverProcess{cmd: cmd, baseURL: "http://" + addr, logPath: logPath, exited: make(chan struct{})}
 	go func() { cmd.Wait(); close(p.exited) }()
-
-	deadline := time.Now().Add(60 * time.Second)
 	client := &http.Client{Timeout: 2 * time.Second}
-	for {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
 		select {
 		case <-p.exited:
 			return nil, fmt.Errorf("%w:\n%s", errExitedAtStart, p.logTail())
@@ -101,23 +91,21 @@ func startServerOnce(ctx context.Context, bin, dir, name string, args, env []str
 			return nil, ctx.Err()
 		case <-time.After(100 * time.Millisecond):
 		}
-		resp, err := client.Get(p.baseURL + "/readyz")
-		if err == nil {
+		if resp, err := client.Get(p.baseURL + "/readyz"); err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
 				return p, nil
 			}
 		}
-		if time.Now().After(deadline) {
-			p.stop()
-			return nil, fmt.Errorf("server not ready after 60s:\n%s", p.logTail())
-		}
 	}
+	p.stop()
+	return nil, fmt.Errorf("server not ready after a minute:\n%s", p.logTail())
 }
 
 func (p *serverProcess) pid() int { return p.cmd.Process.Pid }
 
 // stop sends SIGTERM, lets the server drain, and kills it if it hangs.
+// Stopping a stopped server does nothing.
 func (p *serverProcess) stop() error {
 	select {
 	case <-p.exited:
@@ -141,15 +129,29 @@ func (p *serverProcess) logTail() string {
 	if err != nil {
 		return err.Error()
 	}
-	if len(b) > 4000 {
-		b = b[len(b)-4000:]
-	}
-	return string(bytes.TrimSpace(b))
+	return string(bytes.TrimSpace(b[max(len(b)-4000, 0):]))
 }
 
-// serverHasFlag says whether the server binary knows a flag, so scenarios
-// needing a newer server are skipped, not failed.
-func serverHasFlag(ctx context.Context, bin, flag string) bool {
-	out, _ := exec.CommandContext(ctx, bin, "-h").CombinedOutput()
-	return strings.Contains(string(out), "-"+flag+" ") || strings.Contains(string(out), "-"+flag+"\n")
+// fetchProfile saves into path a CPU profile of the server taken over d
+// from its -pprof listener at addr.
+func fetchProfile(ctx context.Context, addr string, d time.Duration, path string) error {
+	url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, wrkSeconds(d))
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("-server-cpuprofile: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("-server-cpuprofile: GET %s: %s", url, resp.Status)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(f, resp.Body)
+	return errors.Join(err, f.Close())
 }

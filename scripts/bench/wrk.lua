@@ -1,35 +1,23 @@
--- wrk script of the wploadmore bench (scripts/bench/wrk.go), configured by
--- environment variables so wrk can tell at load time whether requests are
--- dynamic (a global request function makes every request go through Lua):
---   BENCH_COOKIES  session cookies ("NAME=id NAME=id ..."): with two or
---                  more, each thread sends them round robin; one goes in a
---                  plain -H header instead, none means a new session per
---                  request.
---   BENCH_JSON     "1": an answer with a 2xx/3xx status must be a non-empty
---                  JSON array of posts, else it counts as a bad answer (wrk
---                  counts other statuses itself).
--- done() prints the bad answers and the full latency histogram (µs, count),
--- so the bench can merge rounds exactly instead of averaging percentiles.
--- That histogram holds wrk's coordinated-omission correction (samples wrk
--- adds for answers slower than twice the mean interval); the summary line
--- lets the bench take them out again.
+-- wrk script of the wploadmore bench (wrk.go), configured by environment
+-- variables so wrk knows at load time whether requests go through Lua:
+-- BENCH_COOKIES, "NAME=id NAME=id ...", sent round robin (the bench puts a
+-- single cookie in a -H header), and BENCH_JSON, "1": a 2xx/3xx answer that
+-- is not a non-empty JSON array of posts is a bad answer. done() prints one
+-- JSON line of what the bench reads, with wrk's full latency histogram, so
+-- rounds merge exactly.
 
-local threads = {}
-
+local threads, cookies = {}, {}
 function setup(thread)
   table.insert(threads, thread)
 end
 
-local cookies = {}
 for c in (os.getenv("BENCH_COOKIES") or ""):gmatch("%S+") do
   cookies[#cookies + 1] = c
 end
-
 if #cookies > 1 then
-  local requests, n = nil, 0
+  local requests, n = {}, 0
   function request()
-    if requests == nil then
-      requests = {}
+    if #requests == 0 then -- wrk.format needs the thread's wrk table
       for i, c in ipairs(cookies) do
         requests[i] = wrk.format(nil, nil, { Cookie = c })
       end
@@ -39,37 +27,30 @@ if #cookies > 1 then
   end
 end
 
-bad = 0
-sample = ""
-
+bad, sample = 0, ""
 if os.getenv("BENCH_JSON") == "1" then
   function response(status, headers, body)
     if status >= 200 and status < 400 and string.sub(body or "", 1, 7) ~= '[{"ID":' then
       bad = bad + 1
-      if sample == "" then
-        -- One line for the bench's parser: control characters as spaces.
-        sample = string.format("%d %s", status, (string.gsub(string.sub(body or "", 1, 80), "%c", " ")))
+      if sample == "" then -- no control characters: %q then quotes it as JSON would
+        sample = (string.gsub(string.format("%d %s", status, string.sub(body or "", 1, 80)), "%c", " "))
       end
     end
   end
 end
 
 function done(summary, latency, requests)
-  local total, first = 0, ""
+  local total, first, hist, e = 0, "", {}, summary.errors
   for _, t in ipairs(threads) do
     total = total + t:get("bad")
-    local s = t:get("sample")
-    if first == "" and s ~= "" then
-      first = s
+    if first == "" then
+      first = t:get("sample")
     end
   end
-  -- wrk's run time and answers: with its connections they give the
-  -- interval of wrk's coordinated-omission correction, which the bench
-  -- undoes to get the latencies as measured.
-  io.write(string.format("bench: summary %d %d\n", summary.duration, summary.requests))
-  io.write(string.format("bench: bad answers %d %s\n", total, first))
   for i = 1, #latency do
-    local us, count = latency(i)
-    io.write(string.format("bench: latency %d %d\n", us, count))
+    hist[i] = string.format("[%d,%d]", latency(i))
   end
+  io.write(string.format('bench: {"runtime":%d,"answers":%d,"status":%d,"connect":%d,"read":%d,"write":%d,'
+    .. '"timeout":%d,"bad":%d,"sample":%q,"latency":[%s]}\n', summary.duration, summary.requests, e.status,
+    e.connect, e.read, e.write, e.timeout, total, first, table.concat(hist, ",")))
 end

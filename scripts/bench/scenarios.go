@@ -1,0 +1,198 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/wploadmore/wploadmore/session"
+	"github.com/wploadmore/wploadmore/wpdb"
+)
+
+// scenario is one load pattern the bench drives against the server.
+type scenario struct {
+	name    string
+	path    string   // e.g. /load-more.php?start=0&desiredPosts=2
+	cookies []string // session ids sent round robin; none: a new session per request
+	conns   int
+	json    bool   // the answer must be a non-empty JSON array of posts
+	cache   bool   // against the server with its micro-cache on (-cache-ttl 1s)
+	limit   string // when set, the limit at start runs in rounds interleaved with the scenario, in a row of this name
+	start   int    // the JSON start, for the limit
+}
+
+const wideName = "JSON start=0, 64 conns" // its server RSS is a target
+
+// scenarios creates the sessions the scenarios send and returns the table;
+// the first one is measured beside the limit for the throughput target.
+func scenarios(ctx context.Context, sessions *session.Store, o options) ([]scenario, error) {
+	c := o.conns
+	visitors, err1 := newSessions(ctx, sessions, max(c, 64), 2)
+	// The page scenarios get sessions of their own: the JSON scenarios
+	// raise their visitors' posts_start, a page view leaves it alone.
+	pagers, err2 := newSessions(ctx, sessions, c, 2)
+	readers, err3 := newSessions(ctx, sessions, c, 200)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return nil, err
+	}
+	json := func(start int) string { return fmt.Sprintf("/load-more.php?start=%d&desiredPosts=2", start) }
+	limit, mid, deep := "limit: direct SQL + Redis, ", o.posts/2, o.posts-1000
+	return []scenario{
+		{name: fmt.Sprintf("JSON start=0, %d conns", c), path: json(0), cookies: visitors[:c], conns: c, json: true, limit: fmt.Sprintf("%s%d conns", limit, c)},
+		{name: "JSON start=1000", path: json(1000), cookies: visitors[:c], conns: c, json: true},
+		// Whether the database or the server sets the pace at a deep offset.
+		{name: fmt.Sprintf("JSON start=%d", mid), path: json(mid), cookies: visitors[:c], conns: c, json: true, limit: fmt.Sprintf("%sstart=%d", limit, mid), start: mid},
+		{name: fmt.Sprintf("JSON start=%d", deep), path: json(deep), cookies: visitors[:c], conns: c, json: true},
+		{name: "page, posts_start=2", path: "/load-more.php", cookies: pagers, conns: c},
+		{name: "page, posts_start=200", path: "/load-more.php", cookies: readers, conns: c},
+		{name: "JSON start=0, one session reused", path: json(0), cookies: visitors[:1], conns: c, json: true},
+		{name: "JSON start=0, new session per request", path: json(0), conns: c, json: true},
+		{name: wideName, path: json(0), cookies: visitors[:64], conns: 64, json: true},
+		// What the cache buys where it can: the same first page for every
+		// visitor, and the page view's long range.
+		{name: fmt.Sprintf("JSON start=0, %d conns, cache 1s", c), path: json(0), cookies: visitors[:c], conns: c, json: true, cache: true},
+		{name: "page, posts_start=200, cache 1s", path: "/load-more.php", cookies: readers, conns: c, cache: true},
+	}, nil
+}
+
+// bench runs the scenarios: the server it starts, wrk, and what the limit
+// calls.
+type bench struct {
+	o          options
+	wrk        *wrk
+	dir        string // the binaries, wrk.lua and the server logs
+	serverBin  string
+	serverArgs []string // -db, -redis, -session-prefix, -pprof
+	pprofAddr  string
+	store      *wpdb.Store
+	sessions   *session.Store
+	logf       func(format string, a ...any)
+}
+
+// runAll runs the scenarios in order, the plain server's then the cached
+// server's (the table lists them so), and returns their rows.
+func (b *bench) runAll(ctx context.Context, table []scenario) ([]result, error) {
+	var rows []result
+	for _, cache := range []bool{false, true} {
+		srv, err := b.startServer(ctx, cache, table[0])
+		if err != nil {
+			return nil, err
+		}
+		for _, sc := range table {
+			if sc.cache != cache {
+				continue
+			}
+			b.logf("scenario: %s", sc.name)
+			r, err := b.runScenario(ctx, srv, sc)
+			if err != nil {
+				return nil, errors.Join(err, srv.stop())
+			}
+			rows = append(rows, r...)
+		}
+		if err := srv.stop(); err != nil {
+			return nil, err
+		}
+	}
+	return rows, nil
+}
+
+// startServer starts the server, with its micro-cache when cache is set,
+// and runs warm for two seconds so the first scenario does not pay for the
+// pools and caches.
+func (b *bench) startServer(ctx context.Context, cache bool, warm scenario) (*serverProcess, error) {
+	args, name := b.serverArgs, "server"
+	if cache {
+		args, name = append(slices.Clip(args), "-cache-ttl", "1s"), "server-cache"
+	}
+	srv, err := startServer(ctx, b.serverBin, filepath.Join(b.dir, name+".log"), args)
+	if err != nil {
+		return nil, err
+	}
+	b.logf("%s up at %s (pid %d); each scenario runs for %ds", name, srv.baseURL, srv.pid(), wrkSeconds(b.o.duration))
+	if _, err := b.wrk.run(ctx, srv, warm, 2*time.Second); err != nil {
+		return nil, errors.Join(err, srv.stop())
+	}
+	return srv, nil
+}
+
+// limitRounds is how many rounds a scenario and its limit take turns in, so
+// a neighbour's burst on this shared machine weighs on both alike.
+const limitRounds = 3
+
+// runScenario drives sc against srv and returns its row; with a limit, in
+// rounds of whole seconds (as wrk's -d takes them) taking turns with the
+// limit at sc.start, and the limit's row too. The first round of the run
+// also takes the profiles, -server-cpuprofile and -cpuprofile.
+func (b *bench) runScenario(ctx context.Context, srv *serverProcess, sc scenario) ([]result, error) {
+	if sc.limit == "" {
+		m, err := b.wrk.run(ctx, srv, sc, b.o.duration)
+		if err != nil {
+			return nil, err
+		}
+		return []result{m.result(sc.name, sc.conns)}, nil
+	}
+	server, limit := &measurement{}, &measurement{}
+	round := max((b.o.duration / limitRounds).Round(time.Second), time.Second)
+	for range limitRounds {
+		profiled := make(chan error, 1)
+		if path := b.o.serverCPUProfile; path != "" {
+			b.o.serverCPUProfile = ""
+			go func() { profiled <- fetchProfile(ctx, b.pprofAddr, round, path) }()
+		} else {
+			profiled <- nil
+		}
+		m, err := b.wrk.run(ctx, srv, sc, round)
+		if err := errors.Join(err, <-profiled); err != nil {
+			return nil, err
+		}
+		server.add(m)
+		stop, err := startCPUProfile(b.o.cpuProfile)
+		if err != nil {
+			return nil, err
+		}
+		b.o.cpuProfile = ""
+		limit.add(runDirect(ctx, b.store, b.sessions, sc.cookies, sc.start, sc.conns, round))
+		if err := stop(); err != nil {
+			return nil, err
+		}
+	}
+	return []result{server.result(sc.name, sc.conns), limit.result(sc.limit, sc.conns)}, nil
+}
+
+// targets turns the figures into the goals; first is the scenario
+// measured beside the limit at start=0.
+func targets(rep *report, first scenario) []target {
+	row := func(name string) result {
+		if i := slices.IndexFunc(rep.Scenarios, func(r result) bool { return r.Name == name }); i >= 0 {
+			return rep.Scenarios[i]
+		}
+		return result{}
+	}
+	server, limit, rss := row(first.name), row(first.limit), row(wideName).RSSPeakMB
+	if rss == 0 {
+		rss = math.NaN() // not measured: the target is missed, not met
+	}
+	errs, worst := 0, ""
+	for _, r := range rep.Scenarios {
+		errs += r.Errors
+		if r.Errors > 0 && worst == "" {
+			worst = r.Name + ": " + r.ErrorSample
+		}
+	}
+	q, e := rep.Queries, rep.Excerpt
+	return []target{
+		newTarget(fmt.Sprintf("server throughput vs the limit (start=0, %d conns)", first.conns), server.RPS/limit.RPS, 0.70, false, "%",
+			fmt.Sprintf("%.0f vs %.0f req/s", server.RPS, limit.RPS)),
+		newTarget(fmt.Sprintf("deferred join speed-up at offset %d", q.Offset), float64(q.Naive)/float64(q.Deferred), 5, false, "×",
+			fmt.Sprintf("naive %s vs deferred %s (mean)", q.Naive, q.Deferred)),
+		newTarget("shaping 200 KB vs 2 KB post", float64(e.Large)/float64(e.Small), 3, true, "×", fmt.Sprintf("%s vs %s per post", e.Large, e.Small)),
+		newTarget("server RSS peak, 64 conns", rss, 64, true, "MB", "VmHWM, the kernel's own peak"),
+		newTarget("errors, all scenarios", float64(errs), 0, true, "", cmp.Or(worst, fmt.Sprintf("%d scenarios", len(rep.Scenarios)))),
+		newTarget("p99 / p50 at start=0", float64(server.P99)/float64(server.P50), 5, true, "×", fmt.Sprintf("p99 %s, p50 %s", server.P99, server.P50)),
+	}
+}
