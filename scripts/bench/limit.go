@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wploadmore/wploadmore/scripts/seed/fixture"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest/fixture"
 )
 
 // runDirect is the limit: what the server does for one JSON request at

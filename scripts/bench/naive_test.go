@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
@@ -22,8 +23,8 @@ func TestNaivePostsMatchesPosts(t *testing.T) {
 		rows[i].Date = fmt.Sprintf("2024-01-%02d 10:00:00", 1+i%10) // four posts a date: ID breaks ties
 	}
 	const later = "2030-01-01 00:00:00" // first, were they not skipped
-	rows = append(rows, wpdbtest.Row{Date: later, Status: "draft"}, wpdbtest.Row{Date: later, Type: "page"},
-		wpdbtest.Row{Date: later, Status: "inherit", Type: "revision", Parent: 1})
+	rows = append(rows, wpdb.SeedRow{Date: later, Status: "draft"}, wpdb.SeedRow{Date: later, Type: "page"},
+		wpdb.SeedRow{Date: later, Status: "inherit", Type: "revision", Parent: 1})
 	wpdbtest.Insert(t, cfg, rows...)
 	store, db := wpdbtest.Store(t, cfg), wpdbtest.OpenDB(t, cfg)
 	for _, off := range []int{0, 1, 17, 38, 39, 40, 41} {
