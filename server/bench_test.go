@@ -47,7 +47,10 @@ func benchHandler(b *testing.B, cacheTTL time.Duration) (http.Handler, string) {
 	if cacheTTL > 0 {
 		posts = newPostCache(store, cacheTTL, 1024)
 	}
-	sessions := session.NewMemory(cfg.sessionConfig(), nil)
+	sessions, err := session.NewMemory(cfg.sessionConfig(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
 	visitor, err := sessions.PostsStart(context.Background(), "")
 	if err != nil {
 		b.Fatal(err)

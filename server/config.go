@@ -318,6 +318,15 @@ func (c *Config) databaseConfig(ctx context.Context) (wpdb.Config, error) {
 	return cfg, nil
 }
 
+// phpredis's lock settings and our deadline for one Redis command. They
+// are not flags: phpredis's defaults suit every site we know of.
+const (
+	sessionLockExpire  = 30 * time.Second // redis.session.lock_expire (max_execution_time)
+	sessionLockRetries = 100              // redis.session.lock_retries
+	sessionLockWait    = 20 * time.Millisecond
+	redisOpTimeout     = 2 * time.Second
+)
+
 func (c *Config) sessionConfig() session.Config {
 	return session.Config{
 		KeyPrefix:         c.SessionPrefix,
@@ -325,5 +334,9 @@ func (c *Config) sessionConfig() session.Config {
 		MaxLifetime:       c.SessionLifetime,
 		InitialPostsStart: c.Batch,
 		Locking:           c.SessionLocking,
+		LockExpire:        sessionLockExpire,
+		LockRetries:       sessionLockRetries,
+		LockWait:          sessionLockWait,
+		OpTimeout:         redisOpTimeout,
 	}
 }

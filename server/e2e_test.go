@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,37 +11,19 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
-
-// syncBuffer is the server's stdout, read by the test while it writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // testServer is the real server, started by run as main starts it.
 type testServer struct {
 	URL    string // http://127.0.0.1:port, without the base path
-	Logs   *syncBuffer
+	Logs   *sessiontest.SyncBuffer
 	stop   context.CancelFunc
 	done   chan error
 	client *http.Client
@@ -65,7 +46,7 @@ func startServer(t testing.TB, env map[string]string, args ...string) *testServe
 		full[k] = v
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &testServer{Logs: &syncBuffer{}, stop: cancel, done: make(chan error, 1)}
+	s := &testServer{Logs: &sessiontest.SyncBuffer{}, stop: cancel, done: make(chan error, 1)}
 	go func() {
 		s.done <- run(ctx, append([]string{"wploadmore"}, args...), func(k string) string { return full[k] }, s.Logs)
 	}()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wploadmore/wploadmore/public"
 	"github.com/wploadmore/wploadmore/session"
+	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/templates"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
@@ -55,13 +56,13 @@ func (f *fakeSessions) AddPostsStart(ctx context.Context, id string, n int) (ses
 func (f *fakeSessions) Ping(ctx context.Context) error { return f.err }
 
 // fakeServer is the real handler over the fakes, its log captured.
-func fakeServer(t *testing.T, posts postSource, sessions sessionStore) (http.Handler, *syncBuffer) {
+func fakeServer(t *testing.T, posts postSource, sessions sessionStore) (http.Handler, *sessiontest.SyncBuffer) {
 	t.Helper()
 	cfg, err := parseConfig([]string{"wploadmore"}, envFunc(nil), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &sessiontest.SyncBuffer{}
 	h, err := newServer(serverDeps{
 		Config:    cfg,
 		Logger:    slog.New(slog.NewTextHandler(logs, nil)),

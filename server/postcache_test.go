@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
@@ -45,23 +46,10 @@ func (p *countingPosts) Ping(ctx context.Context) error {
 	return p.err
 }
 
-// testClock is a settable now for the cache.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *testClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-func newTestCache(next postSource, ttl time.Duration, maxEntries int) (*postCache, *testClock) {
-	clock := &testClock{t: time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)}
+func newTestCache(next postSource, ttl time.Duration, maxEntries int) (*postCache, *sessiontest.Clock) {
+	clock := sessiontest.NewClock(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
 	c := newPostCache(next, ttl, maxEntries)
-	c.now = clock.now
+	c.now = clock.Now
 	return c, clock
 }
 
@@ -95,7 +83,7 @@ func TestPostCache(t *testing.T) {
 			next := &countingPosts{}
 			c, clock := newTestCache(next, time.Second, tt.maxEntries)
 			for i, s := range tt.steps {
-				clock.advance(s.advance)
+				clock.Advance(s.advance)
 				posts, err := c.Posts(context.Background(), s.offset, s.limit)
 				if err != nil {
 					t.Fatalf("step %d: Posts: %v", i, err)

@@ -140,8 +140,12 @@ func openPosts(ctx context.Context, cfg Config, logger *slog.Logger) (*wpdb.Stor
 
 func openSessions(ctx context.Context, cfg Config, logger *slog.Logger) (*session.Store, error) {
 	if cfg.Redis == "" {
+		store, err := session.NewMemory(cfg.sessionConfig(), logger)
+		if err != nil {
+			return nil, err
+		}
 		logger.Info("sessions: in memory (set -redis to share them with PHP)")
-		return session.NewMemory(cfg.sessionConfig(), logger), nil
+		return store, nil
 	}
 	store, err := session.OpenRedis(ctx, cfg.Redis, cfg.sessionConfig(), logger)
 	if err != nil {

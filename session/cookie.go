@@ -6,21 +6,12 @@ import (
 	"strings"
 )
 
-// Cookie is PHP's session cookie.
+// Cookie is PHP's session cookie. Name and Path are required: the server
+// sets them from its configuration.
 type Cookie struct {
-	Name           string         // default "PHPSESSID" (session.name)
-	Path           string         // default "/" (the server passes its base path)
+	Name           string         // session.name; PHP's is "PHPSESSID"
+	Path           string         // session.cookie_path; PHP's is "/"
 	TrustedProxies []netip.Prefix // X-Forwarded-Proto: https from these remote addrs means TLS
-}
-
-// DefaultCookieName is PHP's default session.name.
-const DefaultCookieName = "PHPSESSID"
-
-func (c Cookie) name() string {
-	if c.Name == "" {
-		return DefaultCookieName
-	}
-	return c.Name
 }
 
 // ID returns the session id the request's cookie carries, URL-decoded as
@@ -29,7 +20,7 @@ func (c Cookie) name() string {
 func (c Cookie) ID(r *http.Request) string {
 	// Go's r.Cookie, like PHP's $_COOKIE, keeps the first of several
 	// cookies with one name.
-	ck, err := r.Cookie(c.name())
+	ck, err := r.Cookie(c.Name)
 	if err != nil {
 		return ""
 	}
@@ -41,14 +32,10 @@ func (c Cookie) ID(r *http.Request) string {
 // SameSite=Lax, and Secure when the request came over TLS, directly or
 // through a trusted proxy saying so in X-Forwarded-Proto.
 func (c Cookie) Set(w http.ResponseWriter, r *http.Request, id string) {
-	path := c.Path
-	if path == "" {
-		path = "/"
-	}
 	http.SetCookie(w, &http.Cookie{
-		Name:     c.name(),
+		Name:     c.Name,
 		Value:    phpURLEncode(id),
-		Path:     path,
+		Path:     c.Path,
 		HttpOnly: true,
 		SameSite: http.SameSiteLaxMode,
 		Secure:   c.isTLS(r),

@@ -87,7 +87,7 @@ func TestCookieSet(t *testing.T) {
 				r.Header.Set(k, v)
 			}
 			w := httptest.NewRecorder()
-			tt.cookie.Set(w, r, tt.id)
+			phpCookie(tt.cookie).Set(w, r, tt.id)
 			got := w.Result().Header.Values("Set-Cookie")
 			if diff := cmp.Diff([]string{tt.want}, got); diff != "" {
 				t.Errorf("Set-Cookie (-want +got):\n%s", diff)
@@ -126,7 +126,7 @@ func TestCookieID(t *testing.T) {
 			if tt.header != "" {
 				r.Header.Set("Cookie", tt.header)
 			}
-			if diff := cmp.Diff(tt.want, tt.cookie.ID(r)); diff != "" {
+			if diff := cmp.Diff(tt.want, phpCookie(tt.cookie).ID(r)); diff != "" {
 				t.Errorf("ID (-want +got):\n%s", diff)
 			}
 		})
@@ -138,12 +138,12 @@ func TestCookieRoundTrip(t *testing.T) {
 	t.Parallel()
 	for _, id := range []string{idHex32, idPHP26, idBits6, strings.Repeat("a-", 128)} {
 		w := httptest.NewRecorder()
-		Cookie{}.Set(w, httptest.NewRequest("GET", "/", nil), id)
+		phpCookie(Cookie{}).Set(w, httptest.NewRequest("GET", "/", nil), id)
 		r := httptest.NewRequest("GET", "/", nil)
 		for _, c := range w.Result().Cookies() {
 			r.AddCookie(c)
 		}
-		if got := (Cookie{}).ID(r); got != id {
+		if got := phpCookie(Cookie{}).ID(r); got != id {
 			t.Errorf("round trip of %q gave %q", id, got)
 		}
 	}
@@ -216,4 +216,16 @@ func TestNewID(t *testing.T) {
 		}
 		seen[id] = true
 	}
+}
+
+// phpCookie is c with PHP's cookie name and path where c has none, as the
+// server's configuration sets them by default.
+func phpCookie(c Cookie) Cookie {
+	if c.Name == "" {
+		c.Name = "PHPSESSID"
+	}
+	if c.Path == "" {
+		c.Path = "/"
+	}
+	return c
 }

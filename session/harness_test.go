@@ -1,10 +1,9 @@
 package session
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,7 +16,7 @@ type harness struct {
 	kind  string
 	cfg   Config
 	store *Store
-	logs  *syncBuffer
+	logs  *sessiontest.SyncBuffer
 	redis *sessiontest.Redis // the Redis behind a "redis" store
 
 	get func(t *testing.T, id string) ([]byte, bool) // the stored value, as PHP would GET it
@@ -30,11 +29,26 @@ type harness struct {
 
 var storeKinds = []string{"redis", "memory"}
 
-// newHarness returns a store of kind with cfg (its KeyPrefix set to one
-// unique to t) and logs captured.
+// php is cfg with its zero fields set to PHP's and phpredis's values, as
+// the server's configuration sets them by default; the tests name only
+// what they change.
+func php(cfg Config) Config {
+	cfg.KeyPrefix = cmp.Or(cfg.KeyPrefix, "PHPREDIS_SESSION:")
+	cfg.MaxLifetime = cmp.Or(cfg.MaxLifetime, 1440*time.Second)
+	cfg.InitialPostsStart = cmp.Or(cfg.InitialPostsStart, 2)
+	cfg.LockExpire = cmp.Or(cfg.LockExpire, 30*time.Second)
+	cfg.LockRetries = cmp.Or(cfg.LockRetries, 100)
+	cfg.LockWait = cmp.Or(cfg.LockWait, 20*time.Millisecond)
+	cfg.OpTimeout = cmp.Or(cfg.OpTimeout, 2*time.Second)
+	return cfg
+}
+
+// newHarness returns a store of kind with php(cfg) (its KeyPrefix set to
+// one unique to t) and logs captured.
 func newHarness(t testing.TB, kind string, cfg Config) *harness {
 	t.Helper()
-	logs := &syncBuffer{}
+	cfg = php(cfg)
+	logs := &sessiontest.SyncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, nil))
 	h := &harness{kind: kind, logs: logs}
 	switch kind {
@@ -70,8 +84,7 @@ func newHarness(t testing.TB, kind string, cfg Config) *harness {
 		}
 	case "memory":
 		cfg.KeyPrefix = "test:"
-		cfg = cfg.withDefaults()
-		clock := &fakeClock{now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+		clock := sessiontest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
 		m := newMemoryBackend(cfg.KeyPrefix, cfg.MaxLifetime, clock.Now)
 		h.store = newStore(cfg, logger, m)
 		h.cfg = cfg
@@ -111,39 +124,4 @@ func (m *memoryBackend) set(id string, value []byte) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.entries[m.prefix+id] = memoryEntry{value: value, expires: m.now().Add(m.lifetime)}
-}
-
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
-}
-
-// syncBuffer collects log output written from several goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -13,10 +13,13 @@ import (
 // atomic-increment semantics as the Redis store, and the same PHP-encoded
 // values, but nothing is shared with PHP and everything is lost on exit.
 // Expired sessions are swept out as the store is written, so memory stays
-// bounded by the sessions alive within one MaxLifetime.
-func NewMemory(cfg Config, logger *slog.Logger) *Store {
-	cfg = cfg.withDefaults()
-	return newStore(cfg, logger, newMemoryBackend(cfg.KeyPrefix, cfg.MaxLifetime, time.Now))
+// bounded by the sessions alive within one MaxLifetime. It returns an
+// error when cfg is invalid.
+func NewMemory(cfg Config, logger *slog.Logger) (*Store, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	return newStore(cfg, logger, newMemoryBackend(cfg.KeyPrefix, cfg.MaxLifetime, time.Now)), nil
 }
 
 type memoryEntry struct {

@@ -6,14 +6,16 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/wploadmore/wploadmore/session/sessiontest"
 )
 
 // TestMemorySweep checks that expired sessions do not pile up: memory is
 // bounded by the sessions alive within one MaxLifetime.
 func TestMemorySweep(t *testing.T) {
 	t.Parallel()
-	clock := &fakeClock{now: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
-	cfg := Config{MaxLifetime: time.Minute}.withDefaults()
+	clock := sessiontest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
+	cfg := php(Config{MaxLifetime: time.Minute})
 	m := newMemoryBackend(cfg.KeyPrefix, cfg.MaxLifetime, clock.Now)
 	s := newStore(cfg, nil, m)
 	ctx := context.Background()
@@ -41,11 +43,14 @@ func TestMemorySweep(t *testing.T) {
 
 func TestMemoryCancelled(t *testing.T) {
 	t.Parallel()
-	s := NewMemory(Config{}, nil)
+	s, err := NewMemory(php(Config{}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	defer s.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := s.AddPostsStart(ctx, "", 1)
+	_, err = s.AddPostsStart(ctx, "", 1)
 	if !errors.Is(err, ErrUnavailable) || !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want ErrUnavailable and context.Canceled", err)
 	}
@@ -61,7 +66,13 @@ func (m *memoryBackend) len() int {
 }
 
 func ExampleNewMemory() {
-	s := NewMemory(Config{}, nil)
+	s, err := NewMemory(Config{
+		KeyPrefix: "PHPREDIS_SESSION:", Format: FormatPHP, MaxLifetime: 1440 * time.Second,
+		InitialPostsStart: 2, OpTimeout: 2 * time.Second,
+	}, nil)
+	if err != nil {
+		panic(err)
+	}
 	defer s.Close()
 	ctx := context.Background()
 	st, _ := s.PostsStart(ctx, "") // a first visit: no cookie yet

@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -38,9 +37,12 @@ const maxWatchAttempts = 100
 // (rediss:// for TLS), and returns a Store keeping sessions there the way
 // phpredis does, so PHP pages of the same site share them. It pings Redis
 // once: an unreachable Redis returns an error wrapping ErrUnavailable, a
-// malformed URL a plain error naming the problem (never the password).
+// malformed URL or an invalid cfg a plain error naming the problem (never
+// the password).
 func OpenRedis(ctx context.Context, rawURL string, cfg Config, logger *slog.Logger) (*Store, error) {
-	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
 	safeURL, err := checkRedisURL(rawURL)
 	if err != nil {
 		return nil, err
@@ -118,11 +120,9 @@ type redisBackend struct {
 	lockOwner   string // "<hostname>|<pid>", like phpredis's lock secret
 	releaseLock *redis.Script
 
-	// conflicts counts WATCH aborts (another writer came in between), for
-	// the concurrency test and the benchmarks.
-	conflicts atomic.Int64
-	// mostAttempts is the largest number of attempts one update needed.
-	mostAttempts atomic.Int64
+	// onConflict, when set (only tests and benchmarks set it), hears of
+	// each WATCH abort: another writer came in between attempt and EXEC.
+	onConflict func(attempt int)
 }
 
 // unavailable wraps a Redis or network error.
@@ -231,11 +231,11 @@ func (b *redisBackend) update(ctx context.Context, id string, fresh bool, fn fun
 			return err
 		}
 		if reply != nil {
-			for n := b.mostAttempts.Load(); int64(attempt) > n && !b.mostAttempts.CompareAndSwap(n, int64(attempt)); n = b.mostAttempts.Load() {
-			}
 			return nil
 		}
-		b.conflicts.Add(1)
+		if b.onConflict != nil {
+			b.onConflict(attempt)
+		}
 		if attempt >= maxWatchAttempts {
 			return fmt.Errorf("session %s: %w: changed by others %d times during our update", truncateID(id), ErrUnavailable, attempt)
 		}

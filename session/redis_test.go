@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 )
 
@@ -30,7 +28,7 @@ func TestOpenRedisBadURL(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := OpenRedis(context.Background(), tt.url, Config{}, nil)
+			s, err := OpenRedis(context.Background(), tt.url, php(Config{}), nil)
 			if err == nil {
 				s.Close()
 				t.Fatal("OpenRedis succeeded")
@@ -50,7 +48,7 @@ func TestOpenRedisURLForms(t *testing.T) {
 	r := sessiontest.New(t)
 	for _, url := range []string{"redis://127.0.0.1:6379", "redis://127.0.0.1:6379/", "redis://127.0.0.1/0", "redis://127.0.0.1:6379/3"} {
 		t.Run(url, func(t *testing.T) {
-			s, err := OpenRedis(context.Background(), url, Config{KeyPrefix: r.Prefix}, nil)
+			s, err := OpenRedis(context.Background(), url, php(Config{KeyPrefix: r.Prefix}), nil)
 			if err != nil {
 				t.Fatalf("OpenRedis(%s): %v", url, err)
 			}
@@ -77,7 +75,7 @@ func TestOpenRedisAuth(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := OpenRedis(context.Background(), tt.url, Config{OpTimeout: time.Second}, nil)
+			s, err := OpenRedis(context.Background(), tt.url, php(Config{OpTimeout: time.Second}), nil)
 			if tt.ok {
 				if err != nil {
 					t.Fatalf("OpenRedis: %v", err)
@@ -103,7 +101,7 @@ func TestOpenRedisUnreachable(t *testing.T) {
 	t.Parallel()
 	srv := sessiontest.StartServer(t)
 	srv.Stop()
-	_, err := OpenRedis(context.Background(), srv.URL, Config{OpTimeout: 500 * time.Millisecond}, nil)
+	_, err := OpenRedis(context.Background(), srv.URL, php(Config{OpTimeout: 500 * time.Millisecond}), nil)
 	if !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("err = %v, want ErrUnavailable", err)
 	}
@@ -301,21 +299,53 @@ func TestRedisLocking(t *testing.T) {
 	})
 }
 
-func TestConfigDefaults(t *testing.T) {
+// TestConfigRefusals checks that both stores refuse a Config with a zero or
+// invalid field, naming it, instead of filling in a default.
+func TestConfigRefusals(t *testing.T) {
 	t.Parallel()
-	want := Config{
-		KeyPrefix:         "PHPREDIS_SESSION:",
-		Format:            FormatPHP,
-		MaxLifetime:       1440 * time.Second,
-		InitialPostsStart: 2,
-		LockExpire:        30 * time.Second,
-		LockRetries:       100,
-		LockWait:          20 * time.Millisecond,
-		OpTimeout:         2 * time.Second,
+	r := sessiontest.New(t)
+	tests := []struct {
+		name   string
+		modify func(*Config)
+		want   string
+	}{
+		{"zero config", func(c *Config) { *c = Config{} }, "KeyPrefix is empty"},
+		{"no key prefix", func(c *Config) { c.KeyPrefix = "" }, "KeyPrefix is empty"},
+		{"unknown format", func(c *Config) { c.Format = Format(9) }, "Format 9"},
+		{"no lifetime", func(c *Config) { c.MaxLifetime = 0 }, "MaxLifetime 0s is under one second"},
+		{"no initial posts_start", func(c *Config) { c.InitialPostsStart = 0 }, "InitialPostsStart 0"},
+		{"no op timeout", func(c *Config) { c.OpTimeout = 0 }, "OpTimeout 0s"},
+		{"lock without expiry", func(c *Config) { c.Locking, c.LockExpire = true, 0 }, "LockExpire 0s"},
+		{"lock without wait", func(c *Config) { c.Locking, c.LockWait = true, 0 }, "LockWait 0s"},
+		{"lock retries under -1", func(c *Config) { c.Locking, c.LockRetries = true, -2 }, "LockRetries -2"},
 	}
-	if diff := cmp.Diff(want, Config{}.withDefaults()); diff != "" {
-		t.Errorf("defaults (-want +got):\n%s", diff)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := php(Config{})
+			tt.modify(&cfg)
+			if s, err := NewMemory(cfg, nil); err == nil || !strings.Contains(err.Error(), tt.want) {
+				if s != nil {
+					s.Close()
+				}
+				t.Errorf("NewMemory error = %v, want %q", err, tt.want)
+			}
+			if s, err := OpenRedis(context.Background(), r.URL, cfg, nil); err == nil || !strings.Contains(err.Error(), tt.want) {
+				if s != nil {
+					s.Close()
+				}
+				t.Errorf("OpenRedis error = %v, want %q", err, tt.want)
+			}
+		})
 	}
+	t.Run("no lock settings needed without locking", func(t *testing.T) {
+		cfg := php(Config{})
+		cfg.LockExpire, cfg.LockWait, cfg.LockRetries = 0, 0, 0
+		s, err := NewMemory(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	})
 }
 
 // openThrowaway opens a store on a throwaway redis-server of t's own, which
@@ -324,7 +354,7 @@ func openThrowaway(t *testing.T, opTimeout time.Duration) (*sessiontest.Server, 
 	t.Helper()
 	srv := sessiontest.StartServer(t)
 	ctx := context.Background()
-	s, err := OpenRedis(ctx, srv.URL, Config{OpTimeout: opTimeout}, nil)
+	s, err := OpenRedis(ctx, srv.URL, php(Config{OpTimeout: opTimeout}), nil)
 	if err != nil {
 		t.Fatalf("OpenRedis: %v", err)
 	}

@@ -20,57 +20,47 @@ import (
 // postsStartKey is the $_SESSION entry the PHP script keeps its counter in.
 const postsStartKey = "posts_start"
 
-// Config says how sessions are kept; zero values mean PHP's defaults. The
-// KeyPrefix, Format and MaxLifetime must match the PHP site's
-// session.save_path prefix, session.serialize_handler and
+// Config says how sessions are kept. Every field is required (LockRetries
+// and the lock fields only with Locking): the server's configuration owns
+// the defaults, which are PHP's, and a Store refuses a zero value rather
+// than guess one. KeyPrefix, Format and MaxLifetime must match the PHP
+// site's session.save_path prefix, session.serialize_handler and
 // session.gc_maxlifetime for the two to share sessions.
 type Config struct {
-	KeyPrefix         string        // default "PHPREDIS_SESSION:" (phpredis's prefix)
-	Format            Format        // session.serialize_handler, default FormatPHP
-	MaxLifetime       time.Duration // session.gc_maxlifetime, default 1440s
-	InitialPostsStart int           // default 2
+	KeyPrefix         string        // phpredis's prefix; it uses "PHPREDIS_SESSION:"
+	Format            Format        // session.serialize_handler; PHP's default is FormatPHP
+	MaxLifetime       time.Duration // session.gc_maxlifetime, 1440s in PHP; at least a second
+	InitialPostsStart int           // posts_start of a new session; the PHP script's is 2
 	Locking           bool          // honour phpredis's session lock (redis.session.locking_enabled); Redis only
-	LockExpire        time.Duration // redis.session.lock_expire, default 30s (phpredis falls back to max_execution_time, 30s)
-	LockRetries       int           // redis.session.lock_retries, default 100; -1 waits until the context ends
-	LockWait          time.Duration // redis.session.lock_wait_time, default 20ms
-	OpTimeout         time.Duration // deadline of each Redis command, default 2s
+	LockExpire        time.Duration // redis.session.lock_expire; phpredis falls back to max_execution_time, 30s
+	LockRetries       int           // redis.session.lock_retries, 100 in phpredis; 0 tries once, -1 waits until the context ends
+	LockWait          time.Duration // redis.session.lock_wait_time, 20ms in phpredis
+	OpTimeout         time.Duration // deadline of each Redis command
 }
 
-// Defaults of Config, taken from PHP and phpredis.
-const (
-	DefaultKeyPrefix         = "PHPREDIS_SESSION:"
-	DefaultMaxLifetime       = 1440 * time.Second
-	DefaultInitialPostsStart = 2
-	DefaultLockExpire        = 30 * time.Second
-	DefaultLockRetries       = 100
-	DefaultLockWait          = 20 * time.Millisecond
-	DefaultOpTimeout         = 2 * time.Second
-)
-
-// withDefaults fills the zero fields with PHP's defaults.
-func (c Config) withDefaults() Config {
-	if c.KeyPrefix == "" {
-		c.KeyPrefix = DefaultKeyPrefix
+// validate returns an error naming the first field that is wrong.
+func (c Config) validate() error {
+	switch {
+	case c.KeyPrefix == "":
+		return errors.New("session: config: KeyPrefix is empty")
+	case c.Format != FormatPHP && c.Format != FormatPHPSerialize:
+		return fmt.Errorf("session: config: Format %d is not a PHP serializer", c.Format)
+	case c.MaxLifetime < time.Second:
+		return fmt.Errorf("session: config: MaxLifetime %v is under one second", c.MaxLifetime)
+	case c.InitialPostsStart < 1:
+		return fmt.Errorf("session: config: InitialPostsStart %d is not positive", c.InitialPostsStart)
+	case c.OpTimeout <= 0:
+		return fmt.Errorf("session: config: OpTimeout %v is not positive", c.OpTimeout)
+	case !c.Locking:
+		return nil
+	case c.LockExpire <= 0:
+		return fmt.Errorf("session: config: LockExpire %v is not positive", c.LockExpire)
+	case c.LockWait <= 0:
+		return fmt.Errorf("session: config: LockWait %v is not positive", c.LockWait)
+	case c.LockRetries < -1:
+		return fmt.Errorf("session: config: LockRetries %d is under -1", c.LockRetries)
 	}
-	if c.MaxLifetime <= 0 {
-		c.MaxLifetime = DefaultMaxLifetime
-	}
-	if c.InitialPostsStart == 0 {
-		c.InitialPostsStart = DefaultInitialPostsStart
-	}
-	if c.LockExpire <= 0 {
-		c.LockExpire = DefaultLockExpire
-	}
-	if c.LockRetries == 0 {
-		c.LockRetries = DefaultLockRetries
-	}
-	if c.LockWait <= 0 {
-		c.LockWait = DefaultLockWait
-	}
-	if c.OpTimeout <= 0 {
-		c.OpTimeout = DefaultOpTimeout
-	}
-	return c
+	return nil
 }
 
 // State is what a request learns about its visitor's session.

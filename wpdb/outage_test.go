@@ -1,16 +1,15 @@
 package wpdb_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -25,7 +24,7 @@ func TestOutage(t *testing.T) {
 	// Long enough for a loaded machine to reconnect within it, short
 	// enough for the hung case not to drag.
 	cfg.QueryTimeout = 2 * time.Second
-	var logged syncBuffer
+	var logged sessiontest.SyncBuffer
 	ctx := context.Background()
 	s, err := wpdb.Open(ctx, cfg, slog.New(slog.NewTextHandler(&logged, nil)))
 	if err != nil {
@@ -83,24 +82,6 @@ func TestOutage(t *testing.T) {
 	if got := logged.String(); !strings.Contains(got, "mysql driver: ") {
 		t.Errorf("driver messages not logged; log:\n%s", got)
 	}
-}
-
-// syncBuffer is a bytes.Buffer the driver's goroutines can log into.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // TestQueryTimeoutCapsContext checks that a longer ctx deadline does not

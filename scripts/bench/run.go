@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/gomodule/redigo/redis"
 	"github.com/wploadmore/wploadmore/session"
+	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
@@ -87,14 +87,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer b.store.Close()
 	prefix := "wploadmore_bench:" + rand.Text() + ":"
-	if b.sessions, err = session.OpenRedis(ctx, o.redis, session.Config{KeyPrefix: prefix}, nil); err != nil {
+	if b.sessions, err = session.OpenRedis(ctx, o.redis, session.Config{
+		KeyPrefix: prefix, Format: session.FormatPHP, MaxLifetime: 1440 * time.Second,
+		InitialPostsStart: 2, OpTimeout: 2 * time.Second, // the server's defaults
+	}, nil); err != nil {
 		return fmt.Errorf("-redis: %w", err)
 	}
 	defer b.sessions.Close()
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		if err := deletePrefix(ctx, o.redis, prefix); err != nil {
+		if err := sessiontest.DeletePrefix(ctx, o.redis, prefix); err != nil {
 			b.logf("could not remove the bench's Redis keys %s*: %v", prefix, err)
 		}
 	}()
@@ -173,26 +176,4 @@ func newSessions(ctx context.Context, s *session.Store, n, postsStart int) ([]st
 		ids[i] = st.ID
 	}
 	return ids, nil
-}
-
-// deletePrefix removes every key under prefix from the Redis at url.
-func deletePrefix(ctx context.Context, url, prefix string) error {
-	c, err := redis.DialURLContext(ctx, url)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	for cursor := "0"; ; {
-		var keys []any
-		reply, err := redis.Values(redis.DoContext(c, ctx, "SCAN", cursor, "MATCH", prefix+"*", "COUNT", 1000))
-		if err == nil {
-			_, err = redis.Scan(reply, &cursor, &keys)
-		}
-		if err == nil && len(keys) > 0 {
-			_, err = redis.DoContext(c, ctx, "UNLINK", keys...)
-		}
-		if err != nil || cursor == "0" {
-			return err
-		}
-	}
 }

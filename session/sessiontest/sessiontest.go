@@ -5,6 +5,7 @@ package sessiontest
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -113,39 +114,23 @@ func (r *Redis) Keys() []string {
 }
 
 func (r *Redis) scan() ([]string, error) {
-	c, err := redis.Dial("tcp", r.Addr, redis.DialConnectTimeout(2*time.Second), redis.DialReadTimeout(5*time.Second))
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
 	var keys []string
-	cursor := "0"
-	for {
-		reply, err := redis.Values(c.Do("SCAN", cursor, "MATCH", r.Prefix+"*", "COUNT", 1000))
-		if err != nil {
-			return nil, err
+	err := scanPrefix(ctx, r.URL, r.Prefix, func(_ redis.Conn, batch []any) error {
+		for _, k := range batch {
+			keys = append(keys, string(k.([]byte)))
 		}
-		var batch []string
-		if _, err := redis.Scan(reply, &cursor, &batch); err != nil {
-			return nil, err
-		}
-		keys = append(keys, batch...)
-		if cursor == "0" {
-			return keys, nil
-		}
-	}
+		return nil
+	})
+	return keys, err
 }
 
 func (r *Redis) deleteAll() {
-	keys, err := r.scan()
-	if err != nil {
-		r.t.Errorf("sessiontest: clean up %s*: %v", r.Prefix, err)
-		return
-	}
-	for _, k := range keys {
-		if _, err := r.Do("DEL", k); err != nil {
-			r.t.Errorf("sessiontest: clean up %s: %v", k, err)
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := DeletePrefix(ctx, r.URL, r.Prefix); err != nil {
+		r.t.Errorf("sessiontest: clean up: %v", err)
 	}
 }
 
