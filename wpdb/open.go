@@ -72,11 +72,12 @@ func openDB(ctx context.Context, cfg Config, mode access, logger *slog.Logger) (
 		if err != nil {
 			return nil, fmt.Errorf("open sqlite: %w", err)
 		}
-		db.SetMaxOpenConns(8)
-		db.SetMaxIdleConns(8)
+		conns := 8
 		if mode == readWrite {
-			db.SetMaxOpenConns(1) // one writer at a time is all SQLite allows
+			conns = 1 // one writer at a time is all SQLite allows
 		}
+		db.SetMaxOpenConns(conns)
+		db.SetMaxIdleConns(conns)
 		return db, nil
 	}
 	return nil, errUnknownDriver(cfg.Driver)
