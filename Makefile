@@ -53,7 +53,7 @@ tag.patch: ## Patch tag incrementation
 	$(GO) run ./scripts/tag $(TAGFLAGS) patch
 
 # SEEDFLAGS passes flags to scripts/seed; BENCHFLAGS to scripts/bench, e.g.
-# BENCHFLAGS="-n 20000 -duration 3s -cpuprofile cpu.prof -server-cpuprofile server.prof".
+# BENCHFLAGS="-n 20000 -duration 3s".
 SEEDFLAGS ?= -db mysql://root@127.0.0.1:3306/wploadmore_bench
 BENCHFLAGS ?=
 .PHONY: seed bench

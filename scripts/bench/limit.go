@@ -3,11 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
-	"os"
-	"runtime"
-	"runtime/pprof"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -127,34 +123,4 @@ func timeExcerpt(rep *report) {
 	small, large := bench(fixture.Post(1, 2<<10, false)), bench(fixture.Post(1, 200<<10, false))
 	x := &rep.Excerpt
 	x.Small, x.Large, x.SmallAlloc, x.LargeAlloc = ms(small.NsPerOp()), ms(large.NsPerOp()), small.AllocsPerOp(), large.AllocsPerOp()
-}
-
-// startCPUProfile profiles the bench into path until the returned function
-// is called; with no path it does nothing.
-func startCPUProfile(path string) (stop func() error, err error) {
-	if path == "" {
-		return func() error { return nil }, nil
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		return nil, errors.Join(err, f.Close())
-	}
-	return func() error { pprof.StopCPUProfile(); return f.Close() }, nil
-}
-
-// writeHeapProfile writes the bench's heap profile into path; with no path
-// it does nothing.
-func writeHeapProfile(path string) error {
-	if path == "" {
-		return nil
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	runtime.GC() // the profile shows live memory as of the last GC
-	return errors.Join(pprof.WriteHeapProfile(f), f.Close())
 }

@@ -11,7 +11,7 @@
 // the figures to a JSON file. wrk must be on PATH (make bench installs it).
 //
 //	go run ./scripts/bench            # or: make bench
-//	go run ./scripts/bench -n 20000 -duration 3s -cpuprofile cpu.prof
+//	go run ./scripts/bench -n 20000 -duration 3s
 package main
 
 import (

@@ -18,10 +18,9 @@ import (
 )
 
 type options struct {
-	db, redis, out                           string
-	posts, conns, wrkThreads                 int
-	duration                                 time.Duration
-	cpuProfile, serverCPUProfile, memProfile string
+	db, redis, out           string
+	posts, conns, wrkThreads int
+	duration                 time.Duration
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -35,9 +34,6 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.duration, "duration", 8*time.Second, "run time of each scenario (wrk takes whole seconds)")
 	fs.IntVar(&o.wrkThreads, "wrk-threads", 2, "wrk's threads (-t); on 2 cores 1 and 2 give the server the same throughput within noise (2 by 3%)")
 	fs.StringVar(&o.out, "out", "bench-results.json", "`file` to write the figures to")
-	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the first round of the direct loop (the limit) to `file`")
-	fs.StringVar(&o.serverCPUProfile, "server-cpuprofile", "", "write a CPU profile of the server during the first start=0 round to `file` (through its -pprof listener)")
-	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile of the bench to `file` at the end")
 	if err := fs.Parse(args[1:]); err != nil {
 		return o, err
 	}
@@ -102,12 +98,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}()
 	b.serverArgs = []string{"-db", o.db, "-redis", o.redis, "-session-prefix", prefix}
-	if o.serverCPUProfile != "" {
-		if b.pprofAddr, err = freeLoopbackAddr(); err != nil {
-			return err
-		}
-		b.serverArgs = append(b.serverArgs, "-pprof", b.pprofAddr)
-	}
 
 	table, err := scenarios(ctx, b.sessions, o)
 	if err != nil {
@@ -127,7 +117,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	b.logf("figures written to %s", o.out)
-	return writeHeapProfile(o.memProfile)
+	return nil
 }
 
 // buildAndSeed builds the server and the seed script into dir, seeds the

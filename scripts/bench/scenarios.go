@@ -67,8 +67,7 @@ type bench struct {
 	wrk        *wrk
 	dir        string // the binaries, wrk.lua and the server logs
 	serverBin  string
-	serverArgs []string // -db, -redis, -session-prefix, -pprof
-	pprofAddr  string
+	serverArgs []string // -db, -redis, -session-prefix
 	store      *wpdb.Store
 	sessions   *session.Store
 	logf       func(format string, a ...any)
@@ -126,8 +125,7 @@ const limitRounds = 3
 
 // runScenario drives sc against srv and returns its row; with a limit, in
 // rounds of whole seconds (as wrk's -d takes them) taking turns with the
-// limit at sc.start, and the limit's row too. The first round of the run
-// also takes the profiles, -server-cpuprofile and -cpuprofile.
+// limit at sc.start, and the limit's row too.
 func (b *bench) runScenario(ctx context.Context, srv *serverProcess, sc scenario) ([]result, error) {
 	if sc.limit == "" {
 		m, err := b.wrk.run(ctx, srv, sc, b.o.duration)
@@ -139,27 +137,12 @@ func (b *bench) runScenario(ctx context.Context, srv *serverProcess, sc scenario
 	server, limit := &measurement{}, &measurement{}
 	round := max((b.o.duration / limitRounds).Round(time.Second), time.Second)
 	for range limitRounds {
-		profiled := make(chan error, 1)
-		if path := b.o.serverCPUProfile; path != "" {
-			b.o.serverCPUProfile = ""
-			go func() { profiled <- fetchProfile(ctx, b.pprofAddr, round, path) }()
-		} else {
-			profiled <- nil
-		}
 		m, err := b.wrk.run(ctx, srv, sc, round)
-		if err := errors.Join(err, <-profiled); err != nil {
-			return nil, err
-		}
-		server.add(m)
-		stop, err := startCPUProfile(b.o.cpuProfile)
 		if err != nil {
 			return nil, err
 		}
-		b.o.cpuProfile = ""
+		server.add(m)
 		limit.add(runDirect(ctx, b.store, b.sessions, sc.cookies, sc.start, sc.conns, round))
-		if err := stop(); err != nil {
-			return nil, err
-		}
 	}
 	return []result{server.result(sc.name, sc.conns), limit.result(sc.limit, sc.conns)}, nil
 }

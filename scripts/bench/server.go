@@ -131,27 +131,3 @@ func (p *serverProcess) logTail() string {
 	}
 	return string(bytes.TrimSpace(b[max(len(b)-4000, 0):]))
 }
-
-// fetchProfile saves into path a CPU profile of the server taken over d
-// from its -pprof listener at addr.
-func fetchProfile(ctx context.Context, addr string, d time.Duration, path string) error {
-	url := fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, wrkSeconds(d))
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("-server-cpuprofile: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("-server-cpuprofile: GET %s: %s", url, resp.Status)
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(f, resp.Body)
-	return errors.Join(err, f.Close())
-}
