@@ -1,196 +1,133 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"math"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
-func TestPercentile(t *testing.T) {
+func TestResult(t *testing.T) {
 	t.Parallel()
-	var hundred []time.Duration // 1..100 ns: percentile does not mind the unit
-	for i := range 100 {
-		hundred = append(hundred, time.Duration(i+1))
+	r := &result{Requests: 7, Errors: 1, ErrorSample: "first", elapsed: time.Second, rss: 16 << 20, cpu: 200 * time.Millisecond}
+	for i := 7; i >= 1; i-- { // 1..7 ms, out of order
+		r.lat = append(r.lat, time.Duration(i)*time.Millisecond)
 	}
-	tests := []struct {
-		name   string
-		sorted []time.Duration
-		p      float64
-		want   time.Duration
-	}{
-		{"empty", nil, 50, 0},
-		{"one", []time.Duration{7}, 99, 7},
-		{"median of odd", []time.Duration{1, 2, 3}, 50, 2},
-		{"median of even takes the lower", []time.Duration{1, 2, 3, 4}, 50, 2},
-		{"p90 of 1..100", hundred, 90, 90},
-		{"p99 of 1..100", hundred, 99, 99},
-		{"p100 is the max", hundred, 100, 100},
-		{"tiny p is the min", hundred, 0.001, 1},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			if got := percentile(tt.sorted, tt.p); got != tt.want {
-				t.Errorf("percentile(%v, %g) = %v, want %v", tt.sorted, tt.p, got, tt.want)
-			}
-		})
-	}
-}
-
-func TestMeasurementResult(t *testing.T) {
-	t.Parallel()
-	m := &measurement{errors: 2, elapsed: 2 * time.Second, rss: 48 << 20, cpu: 500 * time.Millisecond}
-	for i := 10; i >= 1; i-- {
-		m.lat = append(m.lat, time.Duration(i)*time.Millisecond)
-	}
-	want := result{
-		Name: "s", Connections: 4, Requests: 10, Errors: 2, Seconds: 2, RPS: 4,
+	// The sum of requests, not of samples: wrk adds samples of its own.
+	r.add(&result{lat: []time.Duration{10 * time.Millisecond, 8 * time.Millisecond, 9 * time.Millisecond}, Requests: 2, Errors: 1,
+		ErrorSample: "second", elapsed: time.Second, rss: 48 << 20, cpu: 300 * time.Millisecond})
+	got := r.finish("s", 4)
+	got.lat = nil
+	want := result{Name: "s", Connections: 4, Requests: 9, Errors: 2, ErrorSample: "first", Seconds: 2, RPS: 3.5,
 		P50: ms(5 * time.Millisecond), P90: ms(9 * time.Millisecond), P99: ms(10 * time.Millisecond),
-		RSSPeakMB: 48, CPUPer1000: 50,
+		RSSPeakMB: 48, CPUPer1000: 500.0 / 9, elapsed: 2 * time.Second, rss: 48 << 20, cpu: 500 * time.Millisecond}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(result{}), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		t.Errorf("finish (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(want, m.result("s", 4)); diff != "" {
-		t.Errorf("result (-want +got):\n%s", diff)
+	if p := percentile(nil, 50); p != 0 {
+		t.Errorf("percentile of nothing = %v", p)
 	}
 }
 
-func TestMeasurementAdd(t *testing.T) {
+func TestMarkdown(t *testing.T) {
 	t.Parallel()
-	a := &measurement{lat: []time.Duration{3 * time.Millisecond}, errors: 1, sample: "first", elapsed: time.Second, rss: 10, cpu: time.Second}
-	a.add(&measurement{lat: []time.Duration{time.Millisecond, 2 * time.Millisecond}, errors: 2, sample: "second",
-		elapsed: 2 * time.Second, rss: 30, cpu: 2 * time.Second})
-	r := a.result("x", 1)
-	if r.Requests != 3 || r.Errors != 3 || r.ErrorSample != "first" || r.Seconds != 3 ||
-		r.RSSPeakMB != 30.0/(1<<20) || r.CPUPer1000 != 1000 || r.P50 != ms(2*time.Millisecond) {
-		t.Errorf("merged result = %+v", r)
+	rep := &report{Scenarios: []result{{Name: "JSON", Connections: 2, Requests: 30, RPS: 10.4, P50: ms(340 * time.Microsecond),
+		P90: ms(2345 * time.Microsecond), P99: ms(2500 * time.Millisecond), RSSPeakMB: 24.04, CPUPer1000: 0.5}, {Name: "limit"}},
+		Targets: []target{
+			newTarget("ratio met", 0.8, 0.7, false, "%", "x"),
+			newTarget("ratio missed", 0.5, 0.7, false, "%", "x"),
+			newTarget("at most, met at the bound", 64, 64, true, "MB", ""),
+			newTarget("times", 12.345, 5, false, "×", ""),
+			newTarget("a count", 3, 0, true, "", "s: 503"),
+			newTarget("divided by zero", math.Inf(1), 0.7, false, "%", "x"),
+			newTarget("nothing measured", math.NaN(), 5, true, "×", "x"),
+		}}
+	want := `| scenario | conns | requests | req/s | p50    | p90     | p99    | errors | server RSS peak (MB) | server CPU s / 1000 req |
+| ---      | ---   | ---      | ---   | ---    | ---     | ---    | ---    | ---                  | ---                     |
+| JSON     | 2     | 30       | 10    | 340 µs | 2.35 ms | 2.50 s | 0      | 24.0                 | 0.500                   |
+| limit    | 0     | 0        | 0     | 0 µs   | 0 µs    | 0 µs   | 0      | —                    | —                       |
+
+| target                    | measured | goal       | result  | how             |
+| ---                       | ---      | ---        | ---     | ---             |
+| ratio met                 | 80%      | ≥ 70%      | **met** | x               |
+| ratio missed              | 50%      | ≥ 70%      | missed  | x               |
+| at most, met at the bound | 64.00 MB | ≤ 64.00 MB | **met** |                 |
+| times                     | 12.35 ×  | ≥ 5.00 ×   | **met** |                 |
+| a count                   | 3        | ≤ 0        | missed  | s: 503          |
+| divided by zero           | 0%       | ≥ 70%      | missed  | not measured: x |
+| nothing measured          | 0.00 ×   | ≤ 5.00 ×   | missed  | not measured: x |
+
+3 of 7 targets met.
+`
+	got := rep.markdown()
+	if diff := cmp.Diff(want, got[strings.Index(got, "\n\n")+2:]); diff != "" {
+		t.Errorf("markdown (-want +got):\n%s", diff)
 	}
 }
 
-func TestFormatDuration(t *testing.T) {
+// TestWatchProcess: the peak RSS and the CPU time of this very process
+// while it touches 64 MB and spins.
+func TestWatchProcess(t *testing.T) {
+	stop, err := watchProcess(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	block := make([]byte, 64<<20)
+	for i := range block {
+		block[i] = byte(i)
+	}
+	for start := time.Now(); time.Since(start) < 200*time.Millisecond; {
+	}
+	m, err := stop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.rss < 64<<20 || m.cpu < 100*time.Millisecond {
+		t.Errorf("watched peak %d bytes and %v of CPU; want at least 64 MiB and 100ms", m.rss, m.cpu)
+	}
+	if block[len(block)-1] != byte(len(block)-1) {
+		t.Fatal("block lost")
+	}
+}
+
+// TestNaivePostsMatchesPosts: the naive query pages through the same posts
+// in the same order as the store's deferred join, ties on post_date and
+// rows to skip included, so the bench times the two on the same work.
+func TestNaivePostsMatchesPosts(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		d    time.Duration
-		want string
-	}{
-		{0, "0"},
-		{340 * time.Microsecond, "340 µs"},
-		{2345 * time.Microsecond, "2.35 ms"},
-		{123456 * time.Microsecond, "123.5 ms"},
-		{2500 * time.Millisecond, "2.50 s"},
+	ctx, cfg := context.Background(), wpdbtest.MySQL(t)
+	const n = 40
+	rows := wpdbtest.Posts(n)
+	for i := range rows {
+		rows[i].Date = fmt.Sprintf("2024-01-%02d 10:00:00", 1+i%10) // four posts a date: ID breaks ties
 	}
-	for _, tt := range tests {
-		t.Run(tt.want, func(t *testing.T) {
-			if got := ms(tt.d).String(); got != tt.want {
-				t.Errorf("ms(%v).String() = %q, want %q", tt.d, got, tt.want)
-			}
-		})
-	}
-}
-
-func TestMarkdownTable(t *testing.T) {
-	t.Parallel()
-	got := markdownTable([]string{"name", "µs"}, []string{"a", "1"}, []string{"longer", "22"})
-	want := "| name   | µs |\n|--------|----|\n| a      | 1  |\n| longer | 22 |\n"
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("markdownTable (-want +got):\n%s", diff)
-	}
-}
-
-func TestTargets(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name    string
-		target  target
-		wantMet bool
-		wantRow []string
-	}{
-		{"ratio met", newTarget("tput", 0.8, 0.7, false, "%", "x"), true, []string{"tput", "80%", "≥ 70%", "**met**", "x"}},
-		{"ratio missed", newTarget("tput", 0.5, 0.7, false, "%", "x"), false, []string{"tput", "50%", "≥ 70%", "missed", "x"}},
-		{"at most met at the bound", newTarget("rss", 64, 64, true, "MB", ""), true, []string{"rss", "64.0 MB", "≤ 64.0 MB", "**met**", ""}},
-		{"times", newTarget("join", 12.345, 5, false, "×", ""), true, []string{"join", "12.35×", "≥ 5.00×", "**met**", ""}},
-		{"errors", newTarget("errors", 3, 0, true, "", "s: 503"), false, []string{"errors", "3", "≤ 0", "missed", "s: 503"}},
-		{"divided by zero", newTarget("tput", math.Inf(1), 0.7, false, "%", "x"), false, []string{"tput", "0%", "≥ 70%", "missed", "not measured: x"}},
-		{"nothing measured", newTarget("p99", math.NaN(), 5, true, "×", "x"), false, []string{"p99", "0.00×", "≤ 5.00×", "missed", "not measured: x"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			if tt.target.Met != tt.wantMet {
-				t.Errorf("Met = %v, want %v", tt.target.Met, tt.wantMet)
-			}
-			if diff := cmp.Diff(tt.wantRow, tt.target.row()); diff != "" {
-				t.Errorf("row (-want +got):\n%s", diff)
-			}
-		})
-	}
-}
-
-func TestProcKB(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name, file, key string
-		want            int64
-		wantErr         bool
-	}{
-		{"status", "Name:\twploadmore\nVmPeak:\t 1263628 kB\nVmHWM:\t   25000 kB\nVmRSS:\t   23460 kB\n", "VmHWM", 25000 << 10, false},
-		{"meminfo", "MemTotal:       24641716 kB\nMemFree:         1029284 kB\n", "MemTotal", 24641716 << 10, false},
-		{"no line", "Name:\tkthreadd\nState:\tS (sleeping)\n", "VmRSS", 0, true},
-		{"bad unit", "VmRSS:\t 12 MB\n", "VmRSS", 0, true},
-		{"bad number", "VmRSS:\t 1x2 kB\n", "VmRSS", 0, true},
-		{"negative", "VmRSS:\t -12 kB\n", "VmRSS", 0, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := procKB([]byte(tt.file), tt.key)
-			if (err != nil) != tt.wantErr || got != tt.want {
-				t.Errorf("procKB(%s) = %d, %v; want %d, error %v", tt.key, got, err, tt.want, tt.wantErr)
-			}
-		})
-	}
-}
-
-func TestParseCPUTime(t *testing.T) {
-	t.Parallel()
-	// Fields after the name: state ppid pgrp session tty tpgid flags minflt
-	// cminflt majflt cmajflt utime stime ...
-	tail := " S 1 2 3 4 5 6 7 8 9 10 250 150 0 0 20 0 9 0 100 2000 300"
-	tests := []struct {
-		name    string
-		stat    string
-		want    time.Duration
-		wantErr bool
-	}{
-		{"plain", "4242 (wploadmore)" + tail, 4 * time.Second, false},
-		{"name with spaces and parens", "4242 (a (b) c)" + tail, 4 * time.Second, false},
-		{"no name", "4242 wploadmore" + tail, 0, true},
-		{"short", "4242 (x) S 1 2 3", 0, true},
-		{"not a number", "4242 (x) S 1 2 3 4 5 6 7 8 9 10 x 150 0", 0, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got, err := parseCPUTime([]byte(tt.stat))
-			if (err != nil) != tt.wantErr || got != tt.want {
-				t.Errorf("parseCPUTime = %v, %v; want %v, error %v", got, err, tt.want, tt.wantErr)
-			}
-		})
-	}
-}
-
-// FuzzParseProc: the /proc parsers never panic and never return a negative
-// figure, whatever the file holds.
-func FuzzParseProc(f *testing.F) {
-	f.Add([]byte("VmHWM:\t 12 kB\n"))
-	f.Add([]byte("1 (a) S 1 2 3 4 5 6 7 8 9 10 250 150 0"))
-	f.Add([]byte("1 ()) S"))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if n, err := procKB(b, "VmHWM"); err == nil && n < 0 {
-			t.Errorf("procKB = %d", n)
+	const later = "2030-01-01 00:00:00" // first, were they not skipped
+	wpdbtest.Insert(t, cfg, append(rows, wpdb.SeedRow{Date: later, Status: "draft"}, wpdb.SeedRow{Date: later, Type: "page"},
+		wpdb.SeedRow{Date: later, Status: "inherit", Type: "revision", Parent: 1})...)
+	store, db := wpdbtest.Store(t, cfg), wpdbtest.OpenDB(t, cfg)
+	for _, off := range []int{0, 1, 17, 38, 39, 40, 41} {
+		posts, err := store.Posts(ctx, off, 3)
+		if err != nil || len(posts) != min(3, max(n-off, 0)) {
+			t.Fatalf("Posts(%d, 3) = %d posts of %d, %v", off, len(posts), n, err)
 		}
-		if d, err := parseCPUTime(b); err == nil && d < 0 {
-			t.Errorf("parseCPUTime = %v", d)
+		var want []uint64
+		for _, p := range posts {
+			want = append(want, p.ID)
 		}
-	})
+		got, err := naivePosts(ctx, db, cfg.TablePrefix, off, 3)
+		if err != nil {
+			t.Fatalf("naivePosts(%d, 3): %v", off, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("offset %d: IDs (-Posts +naivePosts):\n%s", off, diff)
+		}
+	}
 }

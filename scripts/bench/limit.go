@@ -18,8 +18,8 @@ import (
 // offset, the page query and the session's read-increment-write, called
 // directly in a loop on conns goroutines over the sessions ids, without
 // HTTP or JSON.
-func runDirect(ctx context.Context, store *wpdb.Store, sessions *session.Store, ids []string, offset, conns int, d time.Duration) *measurement {
-	m := &measurement{}
+func runDirect(ctx context.Context, store *wpdb.Store, sessions *session.Store, ids []string, offset, conns int, d time.Duration) *result {
+	m := &result{}
 	var mu sync.Mutex
 	var next atomic.Uint64
 	// Stop sending at the end of d but let the requests in flight finish
@@ -31,13 +31,19 @@ func runDirect(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 	var wg sync.WaitGroup
 	for range conns {
 		wg.Go(func() {
-			conn := &measurement{}
+			conn := &result{}
 			for time.Now().Before(stopSending) && ctx.Err() == nil {
 				t := time.Now()
-				err := directRequest(ctx, store, sessions, ids[next.Add(1)%uint64(len(ids))], offset)
-				conn.lat = append(conn.lat, time.Since(t))
+				posts, err := store.Posts(ctx, offset, 2)
+				if err == nil && len(posts) == 0 {
+					err = fmt.Errorf("no posts at start %d", offset)
+				}
+				if err == nil {
+					_, err = sessions.AddPostsStart(ctx, ids[next.Add(1)%uint64(len(ids))], len(posts))
+				}
+				conn.lat, conn.Requests = append(conn.lat, time.Since(t)), conn.Requests+1
 				if err != nil {
-					conn.add(&measurement{errors: 1, sample: err.Error()})
+					conn.add(&result{Errors: 1, ErrorSample: err.Error()})
 				}
 			}
 			mu.Lock()
@@ -50,77 +56,82 @@ func runDirect(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 	return m
 }
 
-func directRequest(ctx context.Context, store *wpdb.Store, sessions *session.Store, id string, offset int) error {
-	posts, err := store.Posts(ctx, offset, 2)
+// naiveSQL is the page query the deferred join replaced: LIMIT/OFFSET over
+// full rows, which makes the database read (and, for longtext, fetch
+// off-page) every skipped row's content. The server no longer has it; the
+// bench times it to show what the deferred join saves at deep offsets.
+const naiveSQL = "SELECT p.ID, p.post_title, p.post_content, p.post_name, p.post_date FROM %sposts AS p" +
+	" WHERE post_type = 'post' AND post_status = 'publish' ORDER BY p.post_date DESC, p.ID DESC LIMIT ? OFFSET ?"
+
+// naivePosts runs naiveSQL on <prefix>posts, reading every row fully as the
+// store would, and returns the posts' IDs in order.
+func naivePosts(ctx context.Context, db *sql.DB, prefix string, offset, limit int) ([]uint64, error) {
+	rows, err := db.QueryContext(ctx, fmt.Sprintf(naiveSQL, prefix), limit, offset)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if len(posts) == 0 {
-		return fmt.Errorf("no posts at start %d", offset)
+	defer rows.Close()
+	var ids []uint64
+	for rows.Next() {
+		var id uint64
+		var title, content, name, date string
+		if err := rows.Scan(&id, &title, &content, &name, &date); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
 	}
-	_, err = sessions.AddPostsStart(ctx, id, len(posts))
-	return err
+	return ids, rows.Err()
 }
 
 // timeQueries times the page query and the naive one it replaced at
-// offset: the deferred join warm, the naive one (seconds at a deep offset)
-// cold, once or twice.
+// offset: the deferred join warm, as a running server has it, over up to
+// 200 runs; the naive one (seconds at a deep offset) once or twice.
 func timeQueries(ctx context.Context, store *wpdb.Store, cfg wpdb.Config, offset int, rep *report) error {
-	deferred := func(ctx context.Context) error {
-		_, err := store.Posts(ctx, offset, 2)
-		return err
-	}
 	db, err := sql.Open(cfg.Driver, cfg.DSN) // a driver wpdb registers: go-sql-driver for MariaDB
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	naive := func(ctx context.Context) error {
-		_, err := naivePosts(ctx, db, cfg.TablePrefix, offset, 2)
-		return err
-	}
-	q := &rep.Queries
-	q.Offset = offset
-	if err = deferred(ctx); err == nil { // warms the caches, as a running server has them
-		q.Deferred, q.Runs.Deferred, err = timeQuery(ctx, deferred, 200, 3*time.Second)
+	rep.QueryOffset = offset
+	deferred := func() error { _, err := store.Posts(ctx, offset, 2); return err }
+	if err = deferred(); err == nil {
+		rep.DeferredJoin, err = meanDuration(deferred, 200, 3*time.Second)
 	}
 	if err != nil {
 		return fmt.Errorf("deferred join: %w", err)
 	}
-	if q.Naive, q.Runs.Naive, err = timeQuery(ctx, naive, 2, 10*time.Second); err != nil {
+	naive := func() error { _, err := naivePosts(ctx, db, cfg.TablePrefix, offset, 2); return err }
+	if rep.NaiveQuery, err = meanDuration(naive, 2, 10*time.Second); err != nil {
 		return fmt.Errorf("naive query: %w", err)
 	}
 	return nil
 }
 
-// timeQuery runs query sequentially until it ran most times or for d, and
-// returns its mean duration and how many runs there were.
-func timeQuery(ctx context.Context, query func(context.Context) error, most int, d time.Duration) (ms, int, error) {
+// meanDuration runs f until it ran most times or for d, and returns its
+// mean duration.
+func meanDuration(f func() error, most int, d time.Duration) (ms, error) {
 	var total time.Duration
 	runs := 0
 	for ; runs < most && (runs == 0 || total < d); runs++ {
 		t := time.Now()
-		if err := query(ctx); err != nil {
-			return 0, runs, err
+		if err := f(); err != nil {
+			return 0, err
 		}
 		total += time.Since(t)
 	}
-	return ms(total / time.Duration(runs)), runs, nil
+	return ms(total / time.Duration(runs)), nil
 }
 
 // timeExcerpt benchmarks content shaping on a 2 KB and a 200 KB post of the
 // seed's kind, as `go test -bench Excerpt ./wpdb` does.
 func timeExcerpt(rep *report) {
 	e := wpdb.NewExcerpter()
-	bench := func(post string) testing.BenchmarkResult {
-		return testing.Benchmark(func(b *testing.B) {
-			b.ReportAllocs()
+	perPost := func(post string) ms {
+		return ms(testing.Benchmark(func(b *testing.B) {
 			for b.Loop() {
 				e.Excerpt(post)
 			}
-		})
+		}).NsPerOp())
 	}
-	small, large := bench(fixture.Post(1, 2<<10, false)), bench(fixture.Post(1, 200<<10, false))
-	x := &rep.Excerpt
-	x.Small, x.Large, x.SmallAlloc, x.LargeAlloc = ms(small.NsPerOp()), ms(large.NsPerOp()), small.AllocsPerOp(), large.AllocsPerOp()
+	rep.Excerpt2KB, rep.Excerpt200KB = perPost(fixture.Post(1, 2<<10, false)), perPost(fixture.Post(1, 200<<10, false))
 }

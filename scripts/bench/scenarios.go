@@ -8,6 +8,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/wploadmore/wploadmore/session"
@@ -20,11 +21,13 @@ type scenario struct {
 	path    string   // e.g. /load-more.php?start=0&desiredPosts=2
 	cookies []string // session ids sent round robin; none: a new session per request
 	conns   int
-	json    bool   // the answer must be a non-empty JSON array of posts
 	cache   bool   // against the server with its micro-cache on (-cache-ttl 1s)
 	limit   string // when set, the limit at start runs in rounds interleaved with the scenario, in a row of this name
 	start   int    // the JSON start, for the limit
 }
+
+// json tells whether the answer must be a non-empty JSON array of posts.
+func (sc scenario) json() bool { return strings.Contains(sc.path, "start=") }
 
 const wideName = "JSON start=0, 64 conns" // its server RSS is a target
 
@@ -43,21 +46,38 @@ func scenarios(ctx context.Context, sessions *session.Store, o options) ([]scena
 	json := func(start int) string { return fmt.Sprintf("/load-more.php?start=%d&desiredPosts=2", start) }
 	limit, mid, deep := "limit: direct SQL + Redis, ", o.posts/2, o.posts-1000
 	return []scenario{
-		{name: fmt.Sprintf("JSON start=0, %d conns", c), path: json(0), cookies: visitors[:c], conns: c, json: true, limit: fmt.Sprintf("%s%d conns", limit, c)},
-		{name: "JSON start=1000", path: json(1000), cookies: visitors[:c], conns: c, json: true},
+		{name: fmt.Sprintf("JSON start=0, %d conns", c), path: json(0), cookies: visitors[:c], conns: c, limit: fmt.Sprintf("%s%d conns", limit, c)},
+		{name: "JSON start=1000", path: json(1000), cookies: visitors[:c], conns: c},
 		// Whether the database or the server sets the pace at a deep offset.
-		{name: fmt.Sprintf("JSON start=%d", mid), path: json(mid), cookies: visitors[:c], conns: c, json: true, limit: fmt.Sprintf("%sstart=%d", limit, mid), start: mid},
-		{name: fmt.Sprintf("JSON start=%d", deep), path: json(deep), cookies: visitors[:c], conns: c, json: true},
+		{name: fmt.Sprintf("JSON start=%d", mid), path: json(mid), cookies: visitors[:c], conns: c, limit: fmt.Sprintf("%sstart=%d", limit, mid), start: mid},
+		{name: fmt.Sprintf("JSON start=%d", deep), path: json(deep), cookies: visitors[:c], conns: c},
 		{name: "page, posts_start=2", path: "/load-more.php", cookies: pagers, conns: c},
 		{name: "page, posts_start=200", path: "/load-more.php", cookies: readers, conns: c},
-		{name: "JSON start=0, one session reused", path: json(0), cookies: visitors[:1], conns: c, json: true},
-		{name: "JSON start=0, new session per request", path: json(0), conns: c, json: true},
-		{name: wideName, path: json(0), cookies: visitors[:64], conns: 64, json: true},
+		{name: "JSON start=0, one session reused", path: json(0), cookies: visitors[:1], conns: c},
+		{name: "JSON start=0, new session per request", path: json(0), conns: c},
+		{name: wideName, path: json(0), cookies: visitors[:64], conns: 64},
 		// What the cache buys where it can: the same first page for every
 		// visitor, and the page view's long range.
-		{name: fmt.Sprintf("JSON start=0, %d conns, cache 1s", c), path: json(0), cookies: visitors[:c], conns: c, json: true, cache: true},
+		{name: fmt.Sprintf("JSON start=0, %d conns, cache 1s", c), path: json(0), cookies: visitors[:c], conns: c, cache: true},
 		{name: "page, posts_start=200, cache 1s", path: "/load-more.php", cookies: readers, conns: c, cache: true},
 	}, nil
+}
+
+// newSessions creates n sessions whose posts_start is postsStart, as PHP
+// would have left them, and returns their ids.
+func newSessions(ctx context.Context, s *session.Store, n, postsStart int) ([]string, error) {
+	ids := make([]string, n)
+	for i := range ids {
+		st, err := s.PostsStart(ctx, "")
+		if err == nil && postsStart > st.PostsStart {
+			st, err = s.AddPostsStart(ctx, st.ID, postsStart-st.PostsStart)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("create a session: %w", err)
+		}
+		ids[i] = st.ID
+	}
+	return ids, nil
 }
 
 // bench runs the scenarios: the server it starts, wrk, and what the limit
@@ -73,50 +93,37 @@ type bench struct {
 	logf       func(format string, a ...any)
 }
 
-// runAll runs the scenarios in order, the plain server's then the cached
-// server's (the table lists them so), and returns their rows.
+// runAll runs the plain server's scenarios, then the cached server's (the
+// table lists them so), and returns their rows. Each server first runs the
+// first scenario for two seconds, so no scenario pays for filling the
+// pools and caches.
 func (b *bench) runAll(ctx context.Context, table []scenario) ([]result, error) {
 	var rows []result
 	for _, cache := range []bool{false, true} {
-		srv, err := b.startServer(ctx, cache, table[0])
+		args, name := b.serverArgs, "server"
+		if cache {
+			args, name = append(slices.Clip(args), "-cache-ttl", "1s"), "server-cache"
+		}
+		srv, err := startServer(ctx, b.serverBin, filepath.Join(b.dir, name+".log"), args)
 		if err != nil {
 			return nil, err
 		}
+		b.logf("%s up at %s; each scenario runs for %ds", name, srv.baseURL, wrkSeconds(b.o.duration))
+		_, err = b.wrk.run(ctx, srv, table[0], 2*time.Second)
 		for _, sc := range table {
-			if sc.cache != cache {
+			if sc.cache != cache || err != nil {
 				continue
 			}
 			b.logf("scenario: %s", sc.name)
-			r, err := b.runScenario(ctx, srv, sc)
-			if err != nil {
-				return nil, errors.Join(err, srv.stop())
-			}
+			var r []result
+			r, err = b.runScenario(ctx, srv, sc)
 			rows = append(rows, r...)
 		}
-		if err := srv.stop(); err != nil {
+		if err := errors.Join(err, srv.stop()); err != nil {
 			return nil, err
 		}
 	}
 	return rows, nil
-}
-
-// startServer starts the server, with its micro-cache when cache is set,
-// and runs warm for two seconds so the first scenario does not pay for the
-// pools and caches.
-func (b *bench) startServer(ctx context.Context, cache bool, warm scenario) (*serverProcess, error) {
-	args, name := b.serverArgs, "server"
-	if cache {
-		args, name = append(slices.Clip(args), "-cache-ttl", "1s"), "server-cache"
-	}
-	srv, err := startServer(ctx, b.serverBin, filepath.Join(b.dir, name+".log"), args)
-	if err != nil {
-		return nil, err
-	}
-	b.logf("%s up at %s (pid %d); each scenario runs for %ds", name, srv.baseURL, srv.pid(), wrkSeconds(b.o.duration))
-	if _, err := b.wrk.run(ctx, srv, warm, 2*time.Second); err != nil {
-		return nil, errors.Join(err, srv.stop())
-	}
-	return srv, nil
 }
 
 // limitRounds is how many rounds a scenario and its limit take turns in, so
@@ -132,9 +139,9 @@ func (b *bench) runScenario(ctx context.Context, srv *serverProcess, sc scenario
 		if err != nil {
 			return nil, err
 		}
-		return []result{m.result(sc.name, sc.conns)}, nil
+		return []result{m.finish(sc.name, sc.conns)}, nil
 	}
-	server, limit := &measurement{}, &measurement{}
+	server, limit := &result{}, &result{}
 	round := max((b.o.duration / limitRounds).Round(time.Second), time.Second)
 	for range limitRounds {
 		m, err := b.wrk.run(ctx, srv, sc, round)
@@ -144,7 +151,7 @@ func (b *bench) runScenario(ctx context.Context, srv *serverProcess, sc scenario
 		server.add(m)
 		limit.add(runDirect(ctx, b.store, b.sessions, sc.cookies, sc.start, sc.conns, round))
 	}
-	return []result{server.result(sc.name, sc.conns), limit.result(sc.limit, sc.conns)}, nil
+	return []result{server.finish(sc.name, sc.conns), limit.finish(sc.limit, sc.conns)}, nil
 }
 
 // targets turns the figures into the goals; first is the scenario
@@ -167,13 +174,13 @@ func targets(rep *report, first scenario) []target {
 			worst = r.Name + ": " + r.ErrorSample
 		}
 	}
-	q, e := rep.Queries, rep.Excerpt
+	q, e2, e200 := rep.QueryOffset, rep.Excerpt2KB, rep.Excerpt200KB
 	return []target{
 		newTarget(fmt.Sprintf("server throughput vs the limit (start=0, %d conns)", first.conns), server.RPS/limit.RPS, 0.70, false, "%",
 			fmt.Sprintf("%.0f vs %.0f req/s", server.RPS, limit.RPS)),
-		newTarget(fmt.Sprintf("deferred join speed-up at offset %d", q.Offset), float64(q.Naive)/float64(q.Deferred), 5, false, "×",
-			fmt.Sprintf("naive %s vs deferred %s (mean)", q.Naive, q.Deferred)),
-		newTarget("shaping 200 KB vs 2 KB post", float64(e.Large)/float64(e.Small), 3, true, "×", fmt.Sprintf("%s vs %s per post", e.Large, e.Small)),
+		newTarget(fmt.Sprintf("deferred join speed-up at offset %d", q), float64(rep.NaiveQuery)/float64(rep.DeferredJoin), 5, false, "×",
+			fmt.Sprintf("naive %s vs deferred %s (mean)", rep.NaiveQuery, rep.DeferredJoin)),
+		newTarget("shaping 200 KB vs 2 KB post", float64(e200)/float64(e2), 3, true, "×", fmt.Sprintf("%s vs %s per post", e200, e2)),
 		newTarget("server RSS peak, 64 conns", rss, 64, true, "MB", "VmHWM, the kernel's own peak"),
 		newTarget("errors, all scenarios", float64(errs), 0, true, "", cmp.Or(worst, fmt.Sprintf("%d scenarios", len(rep.Scenarios)))),
 		newTarget("p99 / p50 at start=0", float64(server.P99)/float64(server.P50), 5, true, "×", fmt.Sprintf("p99 %s, p50 %s", server.P99, server.P50)),

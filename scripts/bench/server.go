@@ -5,48 +5,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
+	"runtime"
 	"syscall"
 	"time"
-)
 
-// build compiles pkg into dir, so the measured process is the program
-// alone, not `go run` around it, and returns the binary's path.
-func build(ctx context.Context, dir, pkg string, stderr io.Writer) (string, error) {
-	bin := filepath.Join(dir, filepath.Base(pkg))
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
-	cmd.Stdout, cmd.Stderr = stderr, stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("go build %s (run the bench from the repository root): %w", pkg, err)
-	}
-	return bin, nil
-}
+	"github.com/prometheus/procfs"
+)
 
 // serverProcess is the server binary running on a loopback port.
 type serverProcess struct {
 	cmd     *exec.Cmd
 	baseURL string
-	logPath string
 	exited  chan struct{}
 }
-
-// freeLoopbackAddr returns a port nobody listens on right now. The server
-// binds it a moment later; on a machine running only the bench nothing
-// takes it in between.
-func freeLoopbackAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	return l.Addr().String(), l.Close()
-}
-
-var errExitedAtStart = errors.New("server exited at start")
 
 // startServer runs bin with args (plus -addr), its output going to logPath,
 // and waits until /readyz answers 200. A server that exits at start is
@@ -54,7 +29,7 @@ var errExitedAtStart = errors.New("server exited at start")
 // first database ping can miss its deadline.
 func startServer(ctx context.Context, bin, logPath string, args []string) (p *serverProcess, err error) {
 	for range 3 {
-		if p, err = startServerOnce(ctx, bin, logPath, args); !errors.Is(err, errExitedAtStart) {
+		if p, err = startServerOnce(ctx, bin, logPath, args); p != nil || ctx.Err() != nil {
 			break
 		}
 	}
@@ -62,10 +37,13 @@ func startServer(ctx context.Context, bin, logPath string, args []string) (p *se
 }
 
 func startServerOnce(ctx context.Context, bin, logPath string, args []string) (*serverProcess, error) {
-	addr, err := freeLoopbackAddr()
+	// A port nobody listens on now, for the server to bind a moment later.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
+	addr := l.Addr().String()
+	l.Close()
 	log, err := os.Create(logPath)
 	if err != nil {
 		return nil, err
@@ -79,16 +57,19 @@ func startServerOnce(ctx context.Context, bin, logPath string, args []string) (*
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start server: %w", err)
 	}
-	p := &serverProcess{cmd: cmd, baseURL: "http://" + addr, logPath: logPath, exited: make(chan struct{})}
+	p := &serverProcess{cmd: cmd, baseURL: "http://" + addr, exited: make(chan struct{})}
 	go func() { cmd.Wait(); close(p.exited) }()
+	logTail := func() string {
+		b, _ := os.ReadFile(logPath)
+		return string(bytes.TrimSpace(b[max(len(b)-4000, 0):]))
+	}
 	client := &http.Client{Timeout: 2 * time.Second}
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); {
 		select {
 		case <-p.exited:
-			return nil, fmt.Errorf("%w:\n%s", errExitedAtStart, p.logTail())
+			return nil, fmt.Errorf("server exited at start:\n%s", logTail())
 		case <-ctx.Done():
-			p.stop()
-			return nil, ctx.Err()
+			return nil, errors.Join(ctx.Err(), p.stop())
 		case <-time.After(100 * time.Millisecond):
 		}
 		if resp, err := client.Get(p.baseURL + "/readyz"); err == nil {
@@ -98,20 +79,11 @@ func startServerOnce(ctx context.Context, bin, logPath string, args []string) (*
 			}
 		}
 	}
-	p.stop()
-	return nil, fmt.Errorf("server not ready after a minute:\n%s", p.logTail())
+	return nil, errors.Join(fmt.Errorf("server not ready after a minute:\n%s", logTail()), p.stop())
 }
 
-func (p *serverProcess) pid() int { return p.cmd.Process.Pid }
-
 // stop sends SIGTERM, lets the server drain, and kills it if it hangs.
-// Stopping a stopped server does nothing.
 func (p *serverProcess) stop() error {
-	select {
-	case <-p.exited:
-		return nil
-	default:
-	}
 	p.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-p.exited:
@@ -123,11 +95,52 @@ func (p *serverProcess) stop() error {
 	}
 }
 
-// logTail returns the end of the server's log, for error messages.
-func (p *serverProcess) logTail() string {
-	b, err := os.ReadFile(p.logPath)
+// watchProcess resets pid's peak resident memory (VmHWM, through
+// clear_refs: exact, where sampling VmRSS would miss short peaks) and
+// returns a function that reports that peak and the CPU time pid used
+// since.
+func watchProcess(pid int) (func() (*result, error), error) {
+	p, err := procfs.NewProc(pid)
 	if err != nil {
-		return err.Error()
+		return nil, err
 	}
-	return string(bytes.TrimSpace(b[max(len(b)-4000, 0):]))
+	start, err := p.Stat()
+	if err == nil {
+		err = os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("process %d: %w", pid, err)
+	}
+	return func() (*result, error) {
+		status, err1 := p.NewStatus()
+		end, err2 := p.Stat()
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, fmt.Errorf("process %d: %w", pid, err)
+		}
+		cpu := time.Duration((end.CPUTime() - start.CPUTime()) * float64(time.Second))
+		return &result{rss: int64(status.VmHWM), cpu: cpu}, nil
+	}, nil
+}
+
+// machine describes this computer, and loadAverage how busy it is, for
+// the report.
+func machine() string {
+	cores := fmt.Sprintf("%d cores", runtime.NumCPU())
+	fs, err := procfs.NewDefaultFS()
+	if err != nil {
+		return cores
+	}
+	mem, err := fs.Meminfo()
+	if err != nil || mem.MemTotalBytes == nil {
+		return cores
+	}
+	return fmt.Sprintf("%s, %.1f GiB", cores, float64(*mem.MemTotalBytes)/(1<<30))
+}
+
+func loadAverage() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	if f := bytes.Fields(b); len(f) > 0 {
+		return string(f[0])
+	}
+	return "?"
 }

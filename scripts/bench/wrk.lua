@@ -1,26 +1,19 @@
--- wrk script of the wploadmore bench (wrk.go), configured by environment
--- variables so wrk knows at load time whether requests go through Lua:
--- BENCH_COOKIES, "NAME=id NAME=id ...", sent round robin (the bench puts a
--- single cookie in a -H header), and BENCH_JSON, "1": a 2xx/3xx answer that
--- is not a non-empty JSON array of posts is a bad answer. done() prints one
--- JSON line of what the bench reads, with wrk's full latency histogram, so
--- rounds merge exactly.
+-- wrk script of the wploadmore bench (wrk.go), set by environment variables
+-- so wrk knows at load time whether requests go through Lua: BENCH_COOKIES,
+-- "NAME=id NAME=id ...", sent round robin, and BENCH_JSON=1: a 2xx/3xx
+-- answer that is not a non-empty JSON array of posts is a bad answer.
+-- done() prints one JSON line with wrk's full latency histogram, so rounds
+-- merge exactly.
 
 local threads, cookies = {}, {}
-function setup(thread)
-  table.insert(threads, thread)
-end
+function setup(thread) table.insert(threads, thread) end
 
-for c in (os.getenv("BENCH_COOKIES") or ""):gmatch("%S+") do
-  cookies[#cookies + 1] = c
-end
+for c in (os.getenv("BENCH_COOKIES") or ""):gmatch("%S+") do cookies[#cookies + 1] = c end
 if #cookies > 1 then
   local requests, n = {}, 0
   function request()
     if #requests == 0 then -- wrk.format needs the thread's wrk table
-      for i, c in ipairs(cookies) do
-        requests[i] = wrk.format(nil, nil, { Cookie = c })
-      end
+      for i, c in ipairs(cookies) do requests[i] = wrk.format(nil, nil, { Cookie = c }) end
     end
     n = n % #requests + 1
     return requests[n]
@@ -43,13 +36,9 @@ function done(summary, latency, requests)
   local total, first, hist, e = 0, "", {}, summary.errors
   for _, t in ipairs(threads) do
     total = total + t:get("bad")
-    if first == "" then
-      first = t:get("sample")
-    end
+    if first == "" then first = t:get("sample") end
   end
-  for i = 1, #latency do
-    hist[i] = string.format("[%d,%d]", latency(i))
-  end
+  for i = 1, #latency do hist[i] = string.format("[%d,%d]", latency(i)) end
   io.write(string.format('bench: {"runtime":%d,"answers":%d,"status":%d,"connect":%d,"read":%d,"write":%d,'
     .. '"timeout":%d,"bad":%d,"sample":%q,"latency":[%s]}\n', summary.duration, summary.requests, e.status,
     e.connect, e.read, e.write, e.timeout, total, first, table.concat(hist, ",")))
