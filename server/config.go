@@ -1,14 +1,17 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/netip"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -49,7 +52,8 @@ type Config struct {
 	TrustedProxies  []netip.Prefix
 
 	Templates       string // a folder of templates replacing the embedded ones
-	Title           string
+	Title           string // "" means the site's blogname, else defaultTitle
+	DateFormat      string // PHP date() letters; "" means the site's date_format, else defaultDateFormat
 	MaxPagePosts    int
 	ShutdownTimeout time.Duration
 	LogFormat       string
@@ -94,7 +98,8 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (C
 	proxies := fs.String("trusted-proxies", "", "comma-separated `CIDRs` of proxies whose X-Forwarded-Proto is believed")
 
 	fs.StringVar(&cfg.Templates, "templates", "", "`folder` of templates (load-more.mustache, page.html) replacing the embedded ones")
-	fs.StringVar(&cfg.Title, "title", "Load more posts", "page `title`")
+	fs.StringVar(&cfg.Title, "title", "", "page `title` (default: the site's blogname from the options table, else \""+defaultTitle+"\")")
+	fs.StringVar(&cfg.DateFormat, "date-format", "", "PHP date() `letters` post dates are shown with (default: the site's date_format, else \""+defaultDateFormat+"\")")
 	fs.IntVar(&cfg.MaxPagePosts, "max-page-posts", 1000, "most posts the page renders, whatever posts_start says")
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "how long in-flight requests may finish on SIGTERM")
 	fs.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
@@ -204,8 +209,6 @@ func (c *Config) validate() error {
 		return fmt.Errorf("-shutdown-timeout: %v is not positive", c.ShutdownTimeout)
 	case c.LogFormat != "text" && c.LogFormat != "json":
 		return fmt.Errorf("-log-format: %q is not text or json", c.LogFormat)
-	case c.Title == "":
-		return errors.New("-title: empty")
 	}
 	basePath, err := cleanBasePath(c.BasePath)
 	if err != nil {
@@ -339,4 +342,82 @@ func (c *Config) sessionConfig() session.Config {
 		LockWait:          sessionLockWait,
 		OpTimeout:         redisOpTimeout,
 	}
+}
+
+// What the page shows when neither a flag nor the site's options say:
+// the PHP script's own title and WordPress's default date_format.
+const (
+	defaultTitle      = "Load more posts"
+	defaultDateFormat = "F j, Y"
+)
+
+// siteSettings is how the server shows the site: the page title and how
+// post dates read. newServer resolves it once, at start.
+type siteSettings struct {
+	Title      string         // plain text
+	DateFormat string         // PHP date() letters
+	Zone       *time.Location // the site's zone, for the e T P O c r U letters
+}
+
+// site resolves the settings from the flags, then the site's options (zero
+// when it has no options table), then the defaults. Options WordPress
+// would not accept either (an unknown zone name, a gmt_offset that is no
+// number) are logged and skipped.
+func (c *Config) site(o wpdb.Options, text htmlText, logger *slog.Logger) siteSettings {
+	s := siteSettings{Title: c.Title, DateFormat: c.DateFormat}
+	if s.Title == "" {
+		// blogname is stored escaped ("Fish &amp; Chips"); the page template
+		// escapes the title again.
+		s.Title = cmp.Or(text.plain(o.BlogName), defaultTitle)
+	}
+	if s.DateFormat == "" {
+		s.DateFormat = cmp.Or(o.DateFormat, defaultDateFormat)
+	}
+	zone, err := siteZone(o)
+	if err != nil {
+		logger.Warn("site options: zone: "+err.Error()+"; dates are shown in UTC",
+			"timezone_string", o.TimezoneString, "gmt_offset", o.GMTOffset)
+	}
+	s.Zone = zone
+	return s
+}
+
+// siteZone is the zone WordPress's wp_timezone() gives: timezone_string
+// when set, else gmt_offset hours as a fixed zone named like PHP's offset
+// zones ("+05:45"), else UTC. With an error it also returns UTC.
+func siteZone(o wpdb.Options) (*time.Location, error) {
+	if o.TimezoneString != "" {
+		loc, err := time.LoadLocation(o.TimezoneString)
+		if err != nil {
+			return time.UTC, fmt.Errorf("timezone_string %q: %w", o.TimezoneString, err)
+		}
+		return loc, nil
+	}
+	offset := strings.TrimSpace(o.GMTOffset)
+	if offset == "" {
+		return time.UTC, nil
+	}
+	hours, err := strconv.ParseFloat(offset, 64)
+	if err != nil || math.Abs(hours) > 14 {
+		return time.UTC, fmt.Errorf("gmt_offset %q is not a number of hours from -14 to 14", o.GMTOffset)
+	}
+	// wp_timezone_string(): whole hours, then the fraction as whole minutes.
+	h := int(hours)
+	m := int(math.Abs((hours - float64(h)) * 60))
+	sign := '+'
+	if hours < 0 {
+		sign = '-'
+	}
+	seconds := (abs(h)*60 + m) * 60
+	if sign == '-' {
+		seconds = -seconds
+	}
+	return time.FixedZone(fmt.Sprintf("%c%02d:%02d", sign, abs(h), m), seconds), nil
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }

@@ -2,12 +2,15 @@ package main
 
 import (
 	"io"
+	"log/slog"
 	"net/netip"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 func envFunc(env map[string]string) func(string) string {
@@ -148,6 +151,53 @@ func TestParseConfigRefusals(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.wantText) || strings.Contains(err.Error(), "\n") {
 				t.Errorf("error %q: want one line containing %q", err, tt.wantText)
+			}
+		})
+	}
+}
+
+// TestSiteSettings resolves the title, date format and zone from flags,
+// environment, the site's options and the defaults, in that order.
+func TestSiteSettings(t *testing.T) {
+	t.Parallel()
+	paris := wpdb.Options{BlogName: "Fish &amp; Chips", DateFormat: "j. F Y", TimezoneString: "Europe/Paris", GMTOffset: "2"}
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		options wpdb.Options
+		want    [3]string // title, date format, zone name
+		warned  bool
+	}{
+		{"defaults", nil, nil, wpdb.Options{}, [3]string{"Load more posts", "F j, Y", "UTC"}, false},
+		{"site options", nil, nil, paris, [3]string{"Fish & Chips", "j. F Y", "Europe/Paris"}, false},
+		{"flags win", []string{"-title", "News", "-date-format", "Y-m-d"}, nil, paris, [3]string{"News", "Y-m-d", "Europe/Paris"}, false},
+		{"environment wins", nil, map[string]string{"LOADMORE_TITLE": "Env news", "LOADMORE_DATE_FORMAT": `\D\a\y z`}, paris,
+			[3]string{"Env news", `\D\a\y z`, "Europe/Paris"}, false},
+		{"flag over environment", []string{"-date-format", "m/d/Y"}, map[string]string{"LOADMORE_DATE_FORMAT": "d/m/Y"}, wpdb.Options{},
+			[3]string{"Load more posts", "m/d/Y", "UTC"}, false},
+		{"gmt_offset", nil, nil, wpdb.Options{GMTOffset: "5.75"}, [3]string{"Load more posts", "F j, Y", "+05:45"}, false},
+		{"negative gmt_offset", nil, nil, wpdb.Options{GMTOffset: "-9.5"}, [3]string{"Load more posts", "F j, Y", "-09:30"}, false},
+		{"gmt_offset under an hour", nil, nil, wpdb.Options{GMTOffset: "-0.5"}, [3]string{"Load more posts", "F j, Y", "-00:30"}, false},
+		{"zero gmt_offset", nil, nil, wpdb.Options{GMTOffset: "0"}, [3]string{"Load more posts", "F j, Y", "+00:00"}, false},
+		{"unknown timezone_string", nil, nil, wpdb.Options{TimezoneString: "Mars/Olympus", GMTOffset: "3"}, [3]string{"Load more posts", "F j, Y", "UTC"}, true},
+		{"gmt_offset no number", nil, nil, wpdb.Options{GMTOffset: "five"}, [3]string{"Load more posts", "F j, Y", "UTC"}, true},
+		{"gmt_offset out of range", nil, nil, wpdb.Options{GMTOffset: "99"}, [3]string{"Load more posts", "F j, Y", "UTC"}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := parseConfig(append([]string{"wploadmore"}, tt.args...), envFunc(tt.env), io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var logs strings.Builder
+			s := cfg.site(tt.options, newHTMLText(), slog.New(slog.NewTextHandler(&logs, nil)))
+			if diff := cmp.Diff(tt.want, [3]string{s.Title, s.DateFormat, s.Zone.String()}); diff != "" {
+				t.Errorf("title, date format, zone (-want +got)\n%s", diff)
+			}
+			if warned := strings.Contains(logs.String(), "level=WARN"); warned != tt.warned {
+				t.Errorf("warned %v, want %v; log: %s", warned, tt.warned, logs.String())
 			}
 		})
 	}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"html/template"
 	"io"
 	"log/slog"
 	"net/http"
@@ -58,7 +60,13 @@ func (f *fakeSessions) Ping(ctx context.Context) error { return f.err }
 // fakeServer is the real handler over the fakes, its log captured.
 func fakeServer(t *testing.T, posts postSource, sessions sessionStore) (http.Handler, *sessiontest.SyncBuffer) {
 	t.Helper()
-	cfg, err := parseConfig([]string{"wploadmore"}, envFunc(nil), io.Discard)
+	return fakeSite(t, posts, sessions, wpdb.Options{})
+}
+
+// fakeSite is fakeServer for a site with options, started with flags.
+func fakeSite(t *testing.T, posts postSource, sessions sessionStore, options wpdb.Options, flags ...string) (http.Handler, *sessiontest.SyncBuffer) {
+	t.Helper()
+	cfg, err := parseConfig(append([]string{"wploadmore"}, flags...), envFunc(nil), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +78,7 @@ func fakeServer(t *testing.T, posts postSource, sessions sessionStore) (http.Han
 		Sessions:  sessions,
 		Templates: templates.FS,
 		Public:    public.FS,
+		Options:   options,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -152,23 +161,164 @@ func TestErrorMapping(t *testing.T) {
 }
 
 // TestPostViewFields checks the view's JSON record and what the template
-// renders see the same five fields, in the PHP script's order, with the
-// excerpt as post_content.
+// renders see the same fields: first the five of the PHP script, unchanged
+// and in its order, with the excerpt as post_content, then the added ones.
 func TestPostViewFields(t *testing.T) {
 	t.Parallel()
 	h, _ := fakeServer(t, fakePosts{posts: threePosts()}, &fakeSessions{postsStart: 2})
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/load-more.php?start=1&desiredPosts=1", nil))
-	want := `[{"ID":2,"post_title":"Post 2","post_content":"Text 2...","post_name":"post-2","post_date":"2024-01-01 00:00:00"}]` + "\n"
+	// What an old client reads, byte for byte, before anything new.
+	old := `[{"ID":2,"post_title":"Post 2","post_content":"Text 2...","post_name":"post-2","post_date":"2024-01-01 00:00:00"`
+	if !strings.HasPrefix(rec.Body.String(), old+",") {
+		t.Errorf("JSON %s\ndoes not start with the five fields %s", rec.Body.String(), old)
+	}
+	want := old + `,"title":"Post 2","date":"January 1, 2024","datetime":"2024-01-01T00:00:00"}]` + "\n"
 	if diff := cmp.Diff(want, rec.Body.String()); diff != "" {
 		t.Errorf("JSON (-want +got):\n%s", diff)
 	}
 
-	data := templateData(newPostViews(threePosts()[1:2]))
+	data := templateData(newPostViews(threePosts()[1:2], defaultPostFormat(t)))
 	wantData := map[string]any{"data": []map[string]any{{
 		"ID": uint64(2), "post_title": "Post 2", "post_content": "Text 2...", "post_name": "post-2", "post_date": "2024-01-01 00:00:00",
+		"title": "Post 2", "date": "January 1, 2024", "datetime": "2024-01-01T00:00:00",
 	}}}
 	if diff := cmp.Diff(wantData, data); diff != "" {
 		t.Errorf("template data (-want +got):\n%s", diff)
+	}
+}
+
+// defaultPostFormat is the format of a site with no options and no flags.
+func defaultPostFormat(t *testing.T) *postFormat {
+	t.Helper()
+	cfg, err := parseConfig([]string{"wploadmore"}, envFunc(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := newHTMLText()
+	return newPostFormat(cfg.site(wpdb.Options{}, text, slog.New(slog.DiscardHandler)), text)
+}
+
+// TestPostViewTitles checks titles read as plain text: references decoded
+// once, tags and comments removed, script and style content dropped, and
+// the stored post_title left as it was.
+func TestPostViewTitles(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ stored, want string }{
+		{"Hello World", "Hello World"},
+		{"Fish &amp; Chips &#8211; a &#8220;menu&#8221;", "Fish & Chips – a “menu”"},
+		{"Hello <b>World</b>", "Hello World"},
+		{"<em>Tags</em> at the ends <br>", "Tags at the ends"},
+		{"Safe<script>alert(1)</script><style>h2{color:red}</style> title", "Safe title"},
+		{"<!-- wp:heading -->Commented<!-- /wp:heading -->", "Commented"},
+		{"&lt;b&gt; is a tag", "<b> is a tag"},
+		{"&amp;amp; once", "&amp; once"},
+		{"R&D, 5 < 6 & \"quotes\" 'too'", "R&D, 5 < 6 & \"quotes\" 'too'"},
+		{"Non&nbsp;breaking", "Non\u00a0breaking"},
+		{"", ""},
+	}
+	format := defaultPostFormat(t)
+	for _, tt := range tests {
+		views := newPostViews([]wpdb.Post{{ID: 1, Title: tt.stored, Date: "2024-06-30 18:00:00"}}, format)
+		if got := views[0].TitleText; got != tt.want {
+			t.Errorf("title of %q = %q, want %q", tt.stored, got, tt.want)
+		}
+		if views[0].Title != tt.stored {
+			t.Errorf("post_title %q changed to %q", tt.stored, views[0].Title)
+		}
+	}
+}
+
+// TestPostViewDates formats one stored post_date under each kind of site
+// setting: the default, the site's date_format, the flag over it, and the
+// zone letters in a named zone, a gmt_offset zone and UTC.
+func TestPostViewDates(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name         string
+		options      wpdb.Options
+		flags        []string
+		stored       string
+		wantDate     string
+		wantDateTime string
+	}{
+		{"default", wpdb.Options{}, nil, "2024-06-30 18:00:00", "June 30, 2024", "2024-06-30T18:00:00"},
+		{"site format", wpdb.Options{DateFormat: "l, F jS, Y"}, nil, "2024-06-02 18:00:00", "Sunday, June 2nd, 2024", "2024-06-02T18:00:00"},
+		{"flag over site", wpdb.Options{DateFormat: "l, F jS, Y"}, []string{"-date-format", "d/m/Y"}, "2024-06-30 18:00:00", "30/06/2024", "2024-06-30T18:00:00"},
+		{"named zone", wpdb.Options{DateFormat: "c T U", TimezoneString: "Europe/Paris"}, nil, "2024-06-30 18:00:00",
+			"2024-06-30T18:00:00+02:00 CEST 1719763200", "2024-06-30T18:00:00"},
+		{"named zone in winter", wpdb.Options{DateFormat: "r e", TimezoneString: "America/New_York"}, nil, "2024-01-15 08:05:09",
+			"Mon, 15 Jan 2024 08:05:09 -0500 America/New_York", "2024-01-15T08:05:09"},
+		{"gmt_offset", wpdb.Options{DateFormat: "c T e", GMTOffset: "5.75"}, nil, "2024-06-30 18:00:00",
+			"2024-06-30T18:00:00+05:45 GMT+0545 +05:45", "2024-06-30T18:00:00"},
+		{"negative gmt_offset", wpdb.Options{DateFormat: "P", GMTOffset: "-3.5"}, nil, "2024-06-30 18:00:00", "-03:30", "2024-06-30T18:00:00"},
+		{"timezone_string over gmt_offset", wpdb.Options{DateFormat: "e", TimezoneString: "Asia/Kolkata", GMTOffset: "2"}, nil, "2024-06-30 18:00:00", "Asia/Kolkata", "2024-06-30T18:00:00"},
+		{"UTC", wpdb.Options{DateFormat: "e T P g:i a"}, nil, "2024-06-30 00:30:00", "UTC UTC +00:00 12:30 am", "2024-06-30T00:30:00"},
+		{"no date", wpdb.Options{}, nil, "0000-00-00 00:00:00", "0000-00-00 00:00:00", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			posts := []wpdb.Post{{ID: 7, Title: "A post", Name: "a-post", Date: tt.stored}}
+			h, _ := fakeSite(t, fakePosts{posts: posts}, &fakeSessions{postsStart: 1}, tt.options, tt.flags...)
+
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/load-more.php?start=0&desiredPosts=1", nil))
+			var got []map[string]any
+			if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || len(got) != 1 {
+				t.Fatalf("JSON %s: %v", rec.Body, err)
+			}
+			if got[0]["date"] != tt.wantDate || got[0]["datetime"] != tt.wantDateTime || got[0]["post_date"] != tt.stored {
+				t.Errorf("date %q, datetime %q, post_date %q; want %q, %q, %q",
+					got[0]["date"], got[0]["datetime"], got[0]["post_date"], tt.wantDate, tt.wantDateTime, tt.stored)
+			}
+
+			rec = httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/load-more.php", nil))
+			wantTime := fmt.Sprintf(`<time class="post-date" datetime="%s">%s</time>`,
+				tt.wantDateTime, template.HTMLEscapeString(tt.wantDate))
+			if !strings.Contains(rec.Body.String(), wantTime) {
+				t.Errorf("the page lacks %s:\n%s", wantTime, rec.Body)
+			}
+		})
+	}
+}
+
+// TestPageSiteName checks the page is titled with the site's blogname, as
+// text, unless -title says otherwise, and that titles are shown as text.
+func TestPageSiteName(t *testing.T) {
+	t.Parallel()
+	posts := []wpdb.Post{{ID: 7, Title: `Fish &amp; Chips <script>alert(1)</script>&lt;i&gt;`, Date: "2024-06-30 18:00:00"}}
+	tests := []struct {
+		name      string
+		options   wpdb.Options
+		flags     []string
+		wantTitle string // as the HTML holds it
+	}{
+		{"no options", wpdb.Options{}, nil, "Load more posts"},
+		{"blogname", wpdb.Options{BlogName: "Tom &amp; Jerry&#8217;s <b>blog</b>"}, nil, "Tom &amp; Jerry’s blog"},
+		{"blank blogname", wpdb.Options{BlogName: "  "}, nil, "Load more posts"},
+		{"flag over blogname", wpdb.Options{BlogName: "Tom &amp; Jerry"}, []string{"-title", "News & <views>"}, "News &amp; &lt;views&gt;"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h, _ := fakeSite(t, fakePosts{posts: posts}, &fakeSessions{postsStart: 1}, tt.options, tt.flags...)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/load-more.php", nil))
+			body := rec.Body.String()
+			for _, want := range []string{
+				"<title>" + tt.wantTitle + "</title>",
+				`<h1 class="page-title">` + tt.wantTitle + "</h1>",
+				`id="post-7-title">Fish &amp; Chips &lt;i&gt;</h2>`,
+			} {
+				if !strings.Contains(body, want) {
+					t.Errorf("the page lacks %s:\n%s", want, body)
+				}
+			}
+			if strings.Contains(body, "alert(1)") {
+				t.Errorf("script content reached the page:\n%s", body)
+			}
+		})
 	}
 }

@@ -25,7 +25,7 @@ func handleLoadMore(endpoint, page http.Handler) http.Handler {
 // session's posts_start. The count is saved before the answer is sent: if
 // it cannot be, the client gets a 503 rather than posts the session does
 // not know it has shown.
-func servePosts(posts postSource, sessions sessionStore, cookie session.Cookie, batch, maxBatch int) func(http.ResponseWriter, *http.Request) error {
+func servePosts(posts postSource, sessions sessionStore, cookie session.Cookie, format *postFormat, batch, maxBatch int) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		q, err := parseLoadMoreQuery(r.URL.RawQuery, batch, maxBatch)
 		if err != nil {
@@ -41,7 +41,7 @@ func servePosts(posts postSource, sessions sessionStore, cookie session.Cookie, 
 		var body bytes.Buffer
 		enc := json.NewEncoder(&body)
 		enc.SetEscapeHTML(false)
-		if err := enc.Encode(newPostViews(found)); err != nil {
+		if err := enc.Encode(newPostViews(found, format)); err != nil {
 			return err
 		}
 		// HEAD asks what GET would answer without the side effect.
@@ -70,7 +70,7 @@ func servePosts(posts postSource, sessions sessionStore, cookie session.Cookie, 
 // visit shows as many as the visitor had loaded, but never more than
 // maxPagePosts: a counter PHP or a long visit pushed very high must not make
 // one page render the whole blog.
-func servePage(posts postSource, sessions sessionStore, cookie session.Cookie, page *pageRenderer, maxPagePosts int) func(http.ResponseWriter, *http.Request) error {
+func servePage(posts postSource, sessions sessionStore, cookie session.Cookie, format *postFormat, page *pageRenderer, maxPagePosts int) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		ctx := r.Context()
 		cookieID := cookie.ID(r)
@@ -84,7 +84,7 @@ func servePage(posts postSource, sessions sessionStore, cookie session.Cookie, p
 			if err != nil {
 				return err
 			}
-			views = newPostViews(found)
+			views = newPostViews(found, format)
 		}
 		var body bytes.Buffer
 		if err := page.render(&body, state.PostsStart, views); err != nil {

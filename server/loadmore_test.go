@@ -77,8 +77,10 @@ func TestLoadMoreJSON(t *testing.T) {
 			}
 			posts := first.posts(t)
 			wantFirst := []postView{
-				{ID: want[0], Title: "Post 9", Excerpt: "Body of post 9 & more....", Name: "post-9", Date: "2024-01-05 10:00:00"},
-				{ID: want[1], Title: "Post 8", Excerpt: "Body of post 8 & more....", Name: "post-8", Date: "2024-01-04 10:00:00"},
+				{ID: want[0], Title: "Post 9", Excerpt: "Body of post 9 & more....", Name: "post-9", Date: "2024-01-05 10:00:00",
+					TitleText: "Post 9", LocalDate: "January 5, 2024", DateTime: "2024-01-05T10:00:00"},
+				{ID: want[1], Title: "Post 8", Excerpt: "Body of post 8 & more....", Name: "post-8", Date: "2024-01-04 10:00:00",
+					TitleText: "Post 8", LocalDate: "January 4, 2024", DateTime: "2024-01-04T10:00:00"},
 			}
 			if diff := cmp.Diff(wantFirst, posts); diff != "" {
 				t.Errorf("first page (-want +got)\n%s", diff)
@@ -311,5 +313,57 @@ func TestMicroCache(t *testing.T) {
 	}
 	if got := badgeValue(t, srv.get(t, "/load-more.php").Body); got != "5" {
 		t.Errorf("badge %s, want 2+3 counted through the cache", got)
+	}
+}
+
+// TestSiteOptions runs the server on a database with WordPress's options
+// table, over each driver: the page is titled with the site's blogname and
+// shows dates in its date_format, in the JSON and on the page, and -title
+// and -date-format override them.
+func TestSiteOptions(t *testing.T) {
+	t.Parallel()
+	for _, driver := range wpdbtest.Drivers() {
+		t.Run(driver, func(t *testing.T) {
+			t.Parallel()
+			cfg := wpdbtest.New(t, driver, "wp_")
+			wpdbtest.Insert(t, cfg, wpdb.SeedRow{
+				Title: "Fish &amp; Chips &#8211; <em>tonight</em>", Name: "fish", Date: "2024-03-31 02:30:00",
+				Content: "<p>Body.</p>",
+			})
+			wpdbtest.Options(t, cfg, map[string]string{
+				"blogname":        "Tom &amp; Jerry&#8217;s blog",
+				"date_format":     `l, F jS, Y \a\t g:i a T`,
+				"timezone_string": "Europe/Paris",
+				"gmt_offset":      "",
+			})
+
+			srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg)})
+			posts := srv.get(t, jsonPath(0, 1)).posts(t)
+			// 02:30 on 2024-03-31 does not exist in Paris (clocks go from 2:00
+			// to 3:00); Go reads it as 03:30 CEST, as PHP's DateTime does.
+			want := []string{"Fish &amp; Chips &#8211; <em>tonight</em>", "Fish & Chips – tonight",
+				"Sunday, March 31st, 2024 at 3:30 am CEST", "2024-03-31T02:30:00"}
+			if diff := cmp.Diff(want, []string{posts[0].Title, posts[0].TitleText, posts[0].LocalDate, posts[0].DateTime}); diff != "" {
+				t.Errorf("post_title, title, date, datetime (-want +got)\n%s", diff)
+			}
+			page := srv.get(t, "/load-more.php").Body
+			for _, s := range []string{
+				"<title>Tom &amp; Jerry’s blog</title>",
+				">Fish &amp; Chips – tonight</h2>",
+				`<time class="post-date" datetime="2024-03-31T02:30:00">Sunday, March 31st, 2024 at 3:30 am CEST</time>`,
+			} {
+				if !strings.Contains(page, s) {
+					t.Errorf("the page lacks %s:\n%s", s, page)
+				}
+			}
+
+			flagged := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg), "LOADMORE_DATE_FORMAT": "Y-m-d"}, "-title", "Our news")
+			if got := flagged.get(t, jsonPath(0, 1)).posts(t)[0].LocalDate; got != "2024-03-31" {
+				t.Errorf("with LOADMORE_DATE_FORMAT: date %q, want 2024-03-31", got)
+			}
+			if page := flagged.get(t, "/load-more.php").Body; !strings.Contains(page, "<title>Our news</title>") {
+				t.Errorf("with -title: the page lacks its title:\n%s", page)
+			}
+		})
 	}
 }

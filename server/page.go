@@ -29,7 +29,8 @@ type pageRenderer struct {
 	batch int
 }
 
-func newPageRenderer(cfg Config, templates fs.FS, postsTemplate string) (*pageRenderer, error) {
+// newPageRenderer parses the templates; title is the page title, plain text.
+func newPageRenderer(cfg Config, title string, templates fs.FS, postsTemplate string) (*pageRenderer, error) {
 	posts, err := mustache.ParseString(postsTemplate)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", loadMoreTemplate, err)
@@ -38,7 +39,7 @@ func newPageRenderer(cfg Config, templates fs.FS, postsTemplate string) (*pageRe
 	if err != nil {
 		return nil, err
 	}
-	return &pageRenderer{page: page, posts: posts, title: cfg.Title, batch: cfg.Batch}, nil
+	return &pageRenderer{page: page, posts: posts, title: title, batch: cfg.Batch}, nil
 }
 
 // render writes the page showing posts under a badge of postsStart.

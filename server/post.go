@@ -1,10 +1,15 @@
 package main
 
 import (
+	"html"
 	"reflect"
 	"strings"
+	"time"
+
+	"github.com/microcosm-cc/bluemonday"
 
 	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/phpdate"
 )
 
 // postView is one post as readers get it: the JSON endpoint encodes it as
@@ -20,14 +25,66 @@ type postView struct {
 	Excerpt string `json:"post_content"` // the PHP script's 200-character text
 	Name    string `json:"post_name"`
 	Date    string `json:"post_date"` // as stored
+
+	// TitleText is post_title as readers read it: plain text, never markup.
+	TitleText string `json:"title"`
+	// LocalDate is post_date in the site's date format ("June 30, 2024").
+	LocalDate string `json:"date"`
+	// DateTime is post_date for <time datetime>: "2024-06-30T18:00:00",
+	// the site's local time as stored, with no zone.
+	DateTime string `json:"datetime"`
 }
 
-func newPostViews(posts []wpdb.Post) []postView {
+// postFormat turns stored posts into views the way the site shows them.
+// It is built once, at start, and safe for concurrent use.
+type postFormat struct {
+	dateFormat string // PHP date() letters
+	zone       *time.Location
+	text       htmlText
+}
+
+func newPostFormat(site siteSettings, text htmlText) *postFormat {
+	return &postFormat{dateFormat: site.DateFormat, zone: site.Zone, text: text}
+}
+
+func newPostViews(posts []wpdb.Post, f *postFormat) []postView {
 	views := make([]postView, len(posts))
 	for i, p := range posts {
-		views[i] = postView{ID: p.ID, Title: p.Title, Excerpt: p.Excerpt, Name: p.Name, Date: p.Date}
+		views[i] = postView{ID: p.ID, Title: p.Title, Excerpt: p.Excerpt, Name: p.Name, Date: p.Date,
+			TitleText: f.text.plain(p.Title)}
+		views[i].LocalDate, views[i].DateTime = f.date(p.Date)
 	}
 	return views
+}
+
+// date formats a stored post_date. post_date is the site's wall-clock
+// time, so it is read in the site's zone: only the zone letters (e T P O c
+// r U) depend on it. A time the clocks skipped (02:30 when summer time
+// starts at 02:00) is shown moved on an hour, as WordPress's
+// get_post_datetime() shows it; datetime keeps the stored value. A date
+// that is no date ("0000-00-00 00:00:00", which WordPress stores for
+// drafts) is shown as stored, with no datetime.
+func (f *postFormat) date(stored string) (local, datetime string) {
+	t, err := time.ParseInLocation(time.DateTime, stored, f.zone)
+	if err != nil {
+		return stored, ""
+	}
+	// Parsed, so stored is "YYYY-MM-DD HH:MM:SS".
+	return phpdate.Format(f.dateFormat, t), stored[:10] + "T" + stored[11:]
+}
+
+// htmlText reads HTML as text: WordPress titles and the blog name are
+// HTML (kses stores "&" as "&amp;", authors may add tags), and readers
+// must see "Fish & Chips", not the markup. See the notes' "Content shaping".
+type htmlText struct{ strict *bluemonday.Policy }
+
+func newHTMLText() htmlText { return htmlText{strict: bluemonday.StrictPolicy()} }
+
+// plain drops tags, comments and the content of script and style, decodes
+// character references, and trims the spaces removed tags leave at the
+// ends. The result is text for JSON and for {{ }}, which escapes it again.
+func (h htmlText) plain(s string) string {
+	return strings.TrimSpace(html.UnescapeString(h.strict.Sanitize(s)))
 }
 
 // templateData is views as the template's {{#data}} section reads them.

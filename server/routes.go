@@ -11,14 +11,14 @@ import (
 // them. The PHP script's URLs live under the base path; the probes stay at
 // the root where orchestrators look for them.
 func routes(cfg Config, logger *slog.Logger, posts postSource, sessions sessionStore,
-	cookie session.Cookie, page *pageRenderer, template staticFile, assets map[string]staticFile) http.Handler {
+	cookie session.Cookie, format *postFormat, page *pageRenderer, template staticFile, assets map[string]staticFile) http.Handler {
 	base := cfg.BasePath
 	loadMore := base + "/load-more.php"
 
 	mux := http.NewServeMux()
 	mux.Handle("GET "+loadMore, handleLoadMore(
-		jsonErrors(logger, servePosts(posts, sessions, cookie, cfg.Batch, cfg.MaxBatch)),
-		htmlErrors(logger, servePage(posts, sessions, cookie, page, cfg.MaxPagePosts)),
+		jsonErrors(logger, servePosts(posts, sessions, cookie, format, cfg.Batch, cfg.MaxBatch)),
+		htmlErrors(logger, servePage(posts, sessions, cookie, format, page, cfg.MaxPagePosts)),
 	))
 	mux.Handle(loadMore, handleMethodNotAllowed(logger, "GET, HEAD"))
 	mux.Handle("GET "+base+"/load-more.mustache", template)

@@ -15,7 +15,7 @@ func TestTemplateRoute(t *testing.T) {
 	t.Parallel()
 	srv := startServer(t, nil)
 	got := srv.get(t, "/load-more.mustache")
-	if got.Status != http.StatusOK || !strings.Contains(got.Body, "{{#data}}") || !strings.Contains(got.Body, "{{post_title}}") {
+	if got.Status != http.StatusOK || !strings.Contains(got.Body, "{{#data}}") || !strings.Contains(got.Body, "{{title}}") {
 		t.Fatalf("%d %q", got.Status, got.Body)
 	}
 	if strings.Contains(got.Body, "{{{") || strings.Contains(got.Body, "{{&") {

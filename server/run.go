@@ -39,6 +39,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		return err
 	}
 	defer closeLogged(logger, "database", posts)
+	// Read once: a changed blogname or date_format shows after a restart.
+	options, err := posts.Options(openCtx)
+	if err != nil {
+		return fmt.Errorf("database: %w", err)
+	}
+	logger.Info("database: site options", "blogname", options.BlogName, "date_format", options.DateFormat,
+		"timezone_string", options.TimezoneString, "gmt_offset", options.GMTOffset)
 
 	sessions, err := openSessions(openCtx, cfg, logger)
 	if err != nil {
@@ -63,6 +70,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 		Sessions:  sessions,
 		Templates: tmplFS,
 		Public:    public.FS,
+		Options:   options,
 	})
 	if err != nil {
 		return err

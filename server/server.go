@@ -41,6 +41,9 @@ type serverDeps struct {
 	Sessions  sessionStore
 	Templates fs.FS // load-more.mustache and page.html
 	Public    fs.FS // the widget's script, styles and vendored packages
+	// Options are the site's settings from its options table, read once at
+	// start; zero when it has none, and the defaults apply.
+	Options wpdb.Options
 }
 
 // newServer builds the whole HTTP handler. Everything a request needs that
@@ -59,7 +62,10 @@ func newServer(deps serverDeps) (http.Handler, error) {
 	if _, ok := assets[vendoredMustache]; !ok {
 		return nil, fmt.Errorf("assets: %s is missing from the build: run `make assets` (npm ci) before building", vendoredMustache)
 	}
-	page, err := newPageRenderer(deps.Config, deps.Templates, string(mustacheFile.body))
+	text := newHTMLText()
+	site := deps.Config.site(deps.Options, text, deps.Logger)
+	format := newPostFormat(site, text)
+	page, err := newPageRenderer(deps.Config, site.Title, deps.Templates, string(mustacheFile.body))
 	if err != nil {
 		return nil, fmt.Errorf("-templates: %w", err)
 	}
@@ -68,5 +74,5 @@ func newServer(deps serverDeps) (http.Handler, error) {
 		Path:           deps.Config.CookiePath,
 		TrustedProxies: deps.Config.TrustedProxies,
 	}
-	return routes(deps.Config, deps.Logger, deps.Posts, deps.Sessions, cookie, page, mustacheFile, assets), nil
+	return routes(deps.Config, deps.Logger, deps.Posts, deps.Sessions, cookie, format, page, mustacheFile, assets), nil
 }

@@ -32,6 +32,7 @@ type Store struct {
 	db      *sqlx.DB
 	driver  string
 	table   string // <prefix>posts, validated
+	options string // <prefix>options, read by [Store.Options]
 	timeout time.Duration
 	types   []string // the configured post types, bound as parameters
 	// page is the deferred-join page query, prepared at Open: the server
@@ -64,6 +65,7 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (*Store, error) 
 		db:        sqlx.NewDb(db, cfg.Driver),
 		driver:    cfg.Driver,
 		table:     cfg.TablePrefix + "posts",
+		options:   cfg.TablePrefix + "options",
 		timeout:   cfg.QueryTimeout,
 		types:     slices.Clone(cfg.PostTypes),
 		excerpter: NewExcerpter(),
