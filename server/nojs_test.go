@@ -289,7 +289,6 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 			}
 			t.Logf("back: badge %s", back.Badge)
 
-
 			// Forward again, then on to the end, where the form is gone.
 			// chromedp's selectors do not follow a page restored from the
 			// back/forward cache, so the last page is loaded afresh.
