@@ -1,4 +1,4 @@
-// load-more.js drives the "more" button of the page served at load-more.php.
+// load-more.js drives the "more" form of the page served at load-more.php.
 //
 // It keeps the behaviour of the original jQuery widget: the mustache template
 // is fetched once; each click asks load-more.php for the next batch of posts
@@ -46,22 +46,82 @@ async function get(url, init) {
 }
 
 /**
+ * batchLabel is the text of the separator before posts from to to (from 1),
+ * worded as the server words it.
+ * @param {number} from
+ * @param {number} to
+ * @returns {string}
+ */
+function batchLabel(from, to) {
+  return from >= to ? `Post ${from}` : `Posts ${from} to ${to}`;
+}
+
+/**
+ * postID is the WordPress ID of a rendered post, or '' when the template
+ * does not say it.
+ * @param {Element | undefined} article
+ * @returns {string}
+ */
+function postID(article) {
+  if (!article) {
+    return '';
+  }
+  const id = article.getAttribute('data-id') ?? article.id.replace(/^post-/, '');
+  return /^[0-9]+$/.test(id) ? id : '';
+}
+
+/**
+ * feedKeys gives the feed the keys of the WAI-ARIA feed pattern: Page Down
+ * and Page Up move the focus to the next and previous post.
+ * @param {HTMLElement} posts
+ */
+function feedKeys(posts) {
+  posts.addEventListener('keydown', (event) => {
+    if ((event.key !== 'PageDown' && event.key !== 'PageUp') || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) {
+      return;
+    }
+    const target = /** @type {Element} */ (event.target);
+    const articles = [...posts.querySelectorAll('article.post')];
+    const current = target.closest('article.post');
+    let next;
+    if (current) {
+      next = articles[articles.indexOf(current) + (event.key === 'PageDown' ? 1 : -1)];
+    } else {
+      // On a separator: its batch's first post is next, the post before it previous.
+      next = articles.find((a) => target.compareDocumentPosition(a) & Node.DOCUMENT_POSITION_FOLLOWING);
+      if (event.key === 'PageUp') {
+        next = articles[(next ? articles.indexOf(next) : articles.length) - 1];
+      }
+    }
+    if (next instanceof HTMLElement) {
+      event.preventDefault();
+      next.focus();
+    }
+  });
+}
+
+/**
  * mount wires the widget found in doc. It does nothing when the page lacks
  * one of the elements, so the script is harmless on other pages.
  * @param {Document} doc
  */
 function mount(doc) {
+  const posts = doc.getElementById('posts');
+  if (posts) {
+    feedKeys(posts);
+  }
+  // The server leaves the form out when no post follows the ones shown.
   const widget = doc.getElementById('load-more');
   const button = doc.getElementById('more');
-  const posts = doc.getElementById('posts');
   const badge = doc.getElementById('posts-start');
   const status = doc.getElementById('status');
-  if (!widget || !button || !posts || !badge || !status) {
+  if (!(widget instanceof HTMLFormElement) || !button || !posts || !badge || !status) {
     return;
   }
   const endpoint = widget.dataset.endpoint || 'load-more.php';
   const batch = positiveInt(widget.dataset.batch, 2);
   const reduceMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
+  const countInput = widget.elements.namedItem('posts');
 
   /**
    * announce shows msg in the live region, which screen readers read out.
@@ -104,26 +164,70 @@ function mount(doc) {
     posts.setAttribute('aria-busy', String(on));
   }
 
+  /** @returns {HTMLElement[]} the posts shown */
+  function articles() {
+    return [...posts.querySelectorAll('article.post')];
+  }
+
   /**
-   * show appends the rendered posts, updates the badge and brings the first
-   * new post into view with the focus on it.
+   * follow points the form, used without JavaScript, and the address bar at
+   * the page as it is now, so a reload or a later plain submit shows the
+   * same posts: shown posts now, one batch more after the form.
+   * @param {number} shown
+   */
+  function follow(shown) {
+    if (countInput instanceof HTMLInputElement) {
+      countInput.value = String(shown + batch);
+    }
+    // The next post's ID is unknown until it is fetched: land on the last one.
+    const last = postID(articles().at(-1));
+    const action = new URL(endpoint, doc.baseURI);
+    action.hash = last ? `post-${last}` : '';
+    widget.action = action.href;
+    const here = new URL(doc.location.href);
+    here.searchParams.set('posts', String(shown));
+    here.hash = '';
+    history.replaceState(history.state, '', here.href);
+  }
+
+  /**
+   * show appends a separator and the rendered posts, updates the badge and
+   * brings the separator into view with the focus on it, so screen readers
+   * read where the new batch starts.
    * @param {string} tpl
-   * @param {unknown[]} data
+   * @param {Record<string, unknown>[]} data
    */
   function show(tpl, data) {
+    const shown = articles().length;
     const holder = doc.createElement('template');
-    holder.innerHTML = Mustache.render(tpl, { data });
-    const first = holder.content.querySelector('article.post');
+    holder.innerHTML = Mustache.render(tpl, {
+      data: data.map((post, i) => ({ ...post, posinset: shown + i + 1, setsize: -1 })),
+    });
+    const separator = doc.createElement('p');
+    separator.className = 'batch';
+    separator.id = `batch-${shown + 1}`;
+    separator.tabIndex = -1;
+    separator.textContent = batchLabel(shown + 1, shown + data.length);
     // The server renders "No posts yet." into an empty list; it is stale now.
     posts.querySelectorAll('.no-posts').forEach((el) => el.remove());
+    if (shown > 0) {
+      posts.append(separator);
+    }
     posts.append(holder.content);
     badge.textContent = String(positiveInt(badge.textContent, 0) + data.length);
     announce(data.length === 1 ? '1 more post loaded.' : `${data.length} more posts loaded.`);
-    if (first) {
-      first.tabIndex = -1;
-      first.focus({ preventScroll: true });
-      first.scrollIntoView({ behavior: reduceMotion.matches ? 'auto' : 'smooth', block: 'start' });
+    follow(shown + data.length);
+    const target = separator.isConnected ? separator : articles()[0];
+    if (target) {
+      target.focus({ preventScroll: true });
+      target.scrollIntoView({ behavior: reduceMotion.matches ? 'auto' : 'smooth', block: 'start' });
     }
+  }
+
+  /** ended tells the feed its size once no more posts come. */
+  function ended() {
+    const all = articles();
+    all.forEach((a) => a.setAttribute('aria-setsize', String(all.length)));
   }
 
   async function more() {
@@ -133,9 +237,16 @@ function mount(doc) {
     } catch {
       return; // already reported, and the widget is gone
     }
+    const shown = articles();
     const url = new URL(endpoint, doc.baseURI);
-    url.searchParams.set('start', String(posts.querySelectorAll('article.post').length));
+    url.searchParams.set('start', String(shown.length));
     url.searchParams.set('desiredPosts', String(batch));
+    // Lets the server continue after this post even when posts were
+    // published or removed since the page was rendered.
+    const last = postID(shown.at(-1));
+    if (last) {
+      url.searchParams.set('lastPost', last);
+    }
     let data;
     try {
       const res = await get(url, { cache: 'no-store', headers: { Accept: 'application/json' } });
@@ -151,14 +262,18 @@ function mount(doc) {
     }
     if (data.length === 0) {
       announce(MESSAGES.noMore);
-      button.remove();
+      widget.remove();
+      ended();
       reveal();
       return;
     }
     show(tpl, data);
   }
 
-  button.addEventListener('click', async () => {
+  // The form works without JavaScript (a GET of the page with one more
+  // batch); with it, the batch is fetched as JSON and added in place.
+  widget.addEventListener('submit', async (event) => {
+    event.preventDefault();
     if (busy) {
       return;
     }

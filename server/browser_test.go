@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -301,6 +303,7 @@ type faultProxy struct {
 
 	mu           sync.Mutex
 	jsonRequests int
+	jsonQueries  []url.Values // the widget's JSON requests, in order
 	failTemplate bool
 	failJSON     int           // how many JSON requests still to fail
 	delayJSON    time.Duration // added before each JSON answer
@@ -322,6 +325,7 @@ func newFaultProxy(t *testing.T, pageURL string) *faultProxy {
 		isJSON := strings.HasSuffix(r.URL.Path, "/load-more.php") && r.URL.Query().Has("start")
 		if isJSON {
 			p.jsonRequests++
+			p.jsonQueries = append(p.jsonQueries, r.URL.Query())
 		}
 		failTemplate := p.failTemplate && strings.HasSuffix(r.URL.Path, "/load-more.mustache")
 		failJSON := isJSON && p.failJSON > 0
@@ -355,6 +359,12 @@ func (p *faultProxy) requests() int {
 	return p.jsonRequests
 }
 
+func (p *faultProxy) queries() []url.Values {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return slices.Clone(p.jsonQueries)
+}
+
 func TestBrowser(t *testing.T) {
 	browserCtx := browser(t)
 	db := wpdbtest.SQLite(t)
@@ -379,9 +389,10 @@ func TestBrowser(t *testing.T) {
 				t.Fatalf("after %d clicks (-want +got)\n%s", i, diff)
 			}
 			if i == 1 {
-				// The first new post has the focus, for keyboard and screen reader users.
-				if got := eval[string](tb, `document.activeElement?.querySelector('.post-title')?.textContent ?? ''`); got != browserTitles[2] {
-					t.Errorf("focus after the first click on post %q, want %q", got, browserTitles[2])
+				// The separator of the new batch has the focus, for keyboard
+				// and screen reader users.
+				if got := eval[string](tb, `document.activeElement?.matches('#posts > .batch') ? document.activeElement.textContent : ''`); got != "Posts 3 to 4" {
+					t.Errorf("focus after the first click on separator %q, want Posts 3 to 4", got)
 				}
 			}
 			if i == 2 {
@@ -502,9 +513,9 @@ func TestBrowser(t *testing.T) {
 		if diff := cmp.Diff(browserTitles[:2], titles); diff != "" {
 			t.Errorf("titles (-want +got)\n%s", diff)
 		}
-		// A button that could do nothing is not shown.
-		tb.do(chromedp.WaitNotVisible("#more"))
-		tb.screenshot("browser-no-javascript")
+		// The form works without the script: a GET of the page with one
+		// more batch (TestBrowserWithoutJavaScript follows it).
+		tb.do(chromedp.WaitVisible("#more"))
 	})
 
 	t.Run("phone", func(t *testing.T) {
@@ -542,10 +553,96 @@ func TestBrowser(t *testing.T) {
 		if got := tb.postsShown(); got != 4 {
 			t.Fatalf("%d posts after Enter on the button, want 4", got)
 		}
-		// The focus moved to the first new post and shows there.
-		got := eval[[]string](tb, `[document.activeElement?.querySelector('.post-title')?.textContent ?? '', String(document.activeElement?.matches(':focus-visible'))]`)
-		if diff := cmp.Diff([]string{browserTitles[2], "true"}, got); diff != "" {
-			t.Errorf("focused post and :focus-visible (-want +got)\n%s", diff)
+		// The focus moved to the new batch's separator and shows there.
+		const focusJS = `[document.activeElement?.id ?? '', document.activeElement?.textContent.trim() ?? '', String(document.activeElement?.matches(':focus-visible'))]`
+		if diff := cmp.Diff([]string{"batch-3", "Posts 3 to 4", "true"}, eval[[]string](tb, focusJS)); diff != "" {
+			t.Errorf("focused separator and :focus-visible (-want +got)\n%s", diff)
+		}
+		tb.screenshot("browser-keyboard-separator")
+		// The feed's keys: Page Down to the batch's first post and on, Page Up back.
+		const postJS = `document.activeElement?.closest('article.post')?.querySelector('.post-title')?.textContent ?? ''`
+		for _, step := range []struct{ key, want string }{
+			{kb.PageDown, browserTitles[2]},
+			{kb.PageDown, browserTitles[3]},
+			{kb.PageDown, browserTitles[3]}, // the last post keeps the focus
+			{kb.PageUp, browserTitles[2]},
+			{kb.PageUp, browserTitles[1]}, // across the separator
+		} {
+			tb.do(chromedp.KeyEvent(step.key))
+			if got := eval[string](tb, postJS); got != step.want {
+				t.Errorf("after %q: focus on %q, want %q", step.key, got, step.want)
+			}
+		}
+		tb.noConsoleProblems(false)
+	})
+
+	t.Run("feed", func(t *testing.T) {
+		proxy := newFaultProxy(t, pageURL)
+		// Slow enough to look at the feed while the batch loads.
+		proxy.delayJSON = 700 * time.Millisecond
+		tb := newTab(t, browserCtx)
+		tb.do(chromedp.Navigate(proxy.URL), chromedp.WaitVisible("#more"))
+		type feed struct {
+			Role, Busy, Label string
+			Articles          []string // aria-posinset/aria-setsize of each post
+			Separators        []string
+		}
+		const feedJS = `(() => { const f = document.getElementById('posts'); return {
+			Role: f.getAttribute('role'), Busy: f.getAttribute('aria-busy'),
+			Label: document.getElementById(f.getAttribute('aria-labelledby'))?.textContent ?? '',
+			Articles: [...f.children].filter((e) => e.matches('article')).map((a) => a.getAttribute('aria-posinset') + '/' + a.getAttribute('aria-setsize')),
+			Separators: [...f.querySelectorAll(':scope > .batch')].map((e) => e.id + ' ' + e.textContent),
+		}; })()`
+		want := feed{Role: "feed", Busy: "false", Label: "Load more posts", Articles: []string{"1/-1", "2/-1"}}
+		if diff := cmp.Diff(want, eval[feed](tb, feedJS), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("feed as served (-want +got)\n%s", diff)
+		}
+		// Each post is labelled by its title.
+		if got := eval[string](tb, `document.getElementById(document.querySelector('#posts article').getAttribute('aria-labelledby')).textContent`); got != browserTitles[0] {
+			t.Errorf("first article labelled %q, want its title", got)
+		}
+
+		tb.do(chromedp.Click("#more"))
+		if got := eval[string](tb, `document.getElementById('posts').getAttribute('aria-busy')`); got != "true" {
+			t.Errorf("aria-busy = %q while the batch loads, want true", got)
+		}
+		tb.waitIdle()
+		want.Articles = []string{"1/-1", "2/-1", "3/-1", "4/-1"}
+		want.Separators = []string{"batch-3 Posts 3 to 4"}
+		if diff := cmp.Diff(want, eval[feed](tb, feedJS)); diff != "" {
+			t.Errorf("feed after a click (-want +got)\n%s", diff)
+		}
+		if got := eval[string](tb, `document.activeElement?.id ?? ''`); got != "batch-3" {
+			t.Errorf("focus on %q after the click, want the separator batch-3", got)
+		}
+		// The form, should it be followed without the script, and the
+		// address bar show the same posts after a reload.
+		form := eval[[]string](tb, `[new URL(document.getElementById('load-more').action).hash, document.querySelector('#load-more input[name=posts]').value, location.search]`)
+		lastID := eval[string](tb, `document.querySelector('#posts article:last-of-type').dataset.id`)
+		if diff := cmp.Diff([]string{"#post-" + lastID, "6", "?posts=4"}, form); diff != "" {
+			t.Errorf("form fragment, its posts and the address (-want +got)\n%s", diff)
+		}
+
+		// Each request names the last post shown, for the server to go on from.
+		tb.clickMore()
+		tb.clickMore()
+		tb.clickMore() // no more data
+		ids := eval[[]string](tb, `[...document.querySelectorAll('#posts article')].map((a) => a.dataset.id)`)
+		var got [][3]string
+		for _, q := range proxy.queries() {
+			got = append(got, [3]string{q.Get("start"), q.Get("desiredPosts"), q.Get("lastPost")})
+		}
+		wantQueries := [][3]string{{"2", "2", ids[1]}, {"4", "2", ids[3]}, {"6", "2", ids[5]}, {"7", "2", ids[6]}}
+		if diff := cmp.Diff(wantQueries, got); diff != "" {
+			t.Errorf("JSON requests start, desiredPosts, lastPost (-want +got)\n%s", diff)
+		}
+		// At the end the feed knows its size.
+		want = feed{Role: "feed", Busy: "false", Label: "Load more posts",
+			Articles:   []string{"1/7", "2/7", "3/7", "4/7", "5/7", "6/7", "7/7"},
+			Separators: []string{"batch-3 Posts 3 to 4", "batch-5 Posts 5 to 6", "batch-7 Post 7"},
+		}
+		if diff := cmp.Diff(want, eval[feed](tb, feedJS)); diff != "" {
+			t.Errorf("feed at the end (-want +got)\n%s", diff)
 		}
 		tb.noConsoleProblems(false)
 	})
@@ -554,9 +651,9 @@ func TestBrowser(t *testing.T) {
 		emptyURL := startBrowserServer(t, wpdbtest.SQLite(t), nil)
 		tb := newTab(t, browserCtx)
 		tb.do(chromedp.Navigate(emptyURL), chromedp.WaitVisible("#posts .no-posts"))
-		tb.clickMore()
-		// The badge keeps PHP's initial posts_start although nothing is listed.
-		want := pageState{Titles: nil, Badge: "2", Button: false, Status: msgNoMore}
+		// No post to load: no "more" form. The badge keeps PHP's initial
+		// posts_start although nothing is listed.
+		want := pageState{Titles: nil, Badge: "2", Button: false}
 		if diff := cmp.Diff(want, tb.state(), cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("(-want +got)\n%s", diff)
 		}

@@ -309,7 +309,7 @@ func TestPageSiteName(t *testing.T) {
 			body := rec.Body.String()
 			for _, want := range []string{
 				"<title>" + tt.wantTitle + "</title>",
-				`<h1 class="page-title">` + tt.wantTitle + "</h1>",
+				`<h1 class="page-title" id="page-title">` + tt.wantTitle + "</h1>",
 				`id="post-7-title">Fish &amp; Chips &lt;i&gt;</h2>`,
 			} {
 				if !strings.Contains(body, want) {

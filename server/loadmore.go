@@ -70,24 +70,55 @@ func servePosts(posts postSource, sessions sessionStore, cookie session.Cookie, 
 // visit shows as many as the visitor had loaded, but never more than
 // maxPagePosts: a counter PHP or a long visit pushed very high must not make
 // one page render the whole blog.
+//
+// With posts=N (the "more" link, which works without JavaScript) it renders
+// N posts instead and raises posts_start to the number shown if that is
+// higher: a reload or the back button then shows the same page, and the
+// session counts what the visitor saw, as the JSON endpoint counts it.
 func servePage(posts postSource, sessions sessionStore, cookie session.Cookie, format *postFormat, page *pageRenderer, maxPagePosts int) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
+		asked, err := parsePagePosts(r.URL.RawQuery)
+		if err != nil {
+			return err
+		}
 		ctx := r.Context()
 		cookieID := cookie.ID(r)
 		state, err := sessions.PostsStart(ctx, cookieID)
 		if err != nil {
 			return err
 		}
-		views := []postView{}
-		if shown := min(max(state.PostsStart, 0), maxPagePosts); shown > 0 {
-			found, err := posts.Posts(ctx, 0, shown)
+		want := state.PostsStart
+		if asked > 0 {
+			want = asked
+		}
+		shown := min(max(want, 0), maxPagePosts)
+		// One post more than shown tells whether there is more to link to,
+		// and which post the link lands on.
+		found, err := posts.Posts(ctx, 0, shown+1)
+		if err != nil {
+			return err
+		}
+		view := pageView{AtCap: shown == maxPagePosts, MaxPosts: maxPagePosts}
+		if len(found) > shown {
+			next := newPostViews(found[shown:], format)[0]
+			view.Next = &next
+			found = found[:shown]
+		}
+		view.Posts = newPostViews(found, format)
+		// Not atomic with the read above: a JSON request of the same
+		// visitor in between makes the counter overshoot by its posts,
+		// which only ever shows a returning visitor more.
+		if raise := len(found) - state.PostsStart; asked > 0 && raise > 0 && r.Method != http.MethodHead {
+			raised, err := sessions.AddPostsStart(ctx, state.ID, raise)
 			if err != nil {
 				return err
 			}
-			views = newPostViews(found, format)
+			raised.New = raised.New || state.New
+			state = raised
 		}
+		view.PostsStart = state.PostsStart
 		var body bytes.Buffer
-		if err := page.render(&body, state.PostsStart, views); err != nil {
+		if err := page.render(&body, view); err != nil {
 			return err
 		}
 		setSessionCookie(w, r, cookie, cookieID, state)

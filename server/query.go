@@ -90,3 +90,39 @@ func wholeNumber(name string, rawValues []string, lo, hi int) (int, error) {
 	}
 	return n, nil
 }
+
+// pagePostsParam is the page's own parameter: how many posts the page
+// shows. The page's "more" link carries it, so the link works without
+// JavaScript and a reload or the back button shows the same posts.
+const pagePostsParam = "posts"
+
+// parsePagePosts reads posts from a raw page query string: 0 when absent.
+// It is validated as start and desiredPosts are; the page caps it later by
+// -max-page-posts, since a link copied from a larger page is no error.
+func parsePagePosts(raw string) (int, error) {
+	values := pageValues(raw)
+	if len(values) == 0 {
+		return 0, nil
+	}
+	return wholeNumber(pagePostsParam, values, 1, maxStart)
+}
+
+// pageValues returns the raw values of posts in a raw query string, split
+// by queryValues's rules (a ';' does not end a pair, "posts[]" is an array).
+func pageValues(raw string) []string {
+	var values []string
+	for pair := range strings.SplitSeq(raw, "&") {
+		rawKey, rawValue, _ := strings.Cut(pair, "=")
+		key, err := url.QueryUnescape(rawKey)
+		if err != nil {
+			continue
+		}
+		if name, _, isArray := strings.Cut(key, "["); isArray {
+			key, rawValue = name, "[]"
+		}
+		if key == pagePostsParam {
+			values = append(values, rawValue)
+		}
+	}
+	return values
+}
