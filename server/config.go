@@ -11,6 +11,7 @@ import (
 	"math"
 	"net/netip"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,7 +37,8 @@ type Config struct {
 	WPConfig    string // path to a wp-config.php to take the database from
 	TablePrefix string // overrides the prefix from -db or -wp-config when set
 	PostTypes   []string
-	Batch       int // desiredPosts when the request names none, and the page's step
+	Shortcodes  []string // stripped from excerpts
+	Batch       int      // desiredPosts when the request names none, and the page's step
 	MaxBatch    int
 	QueryTime   time.Duration
 	CacheTTL    time.Duration // 0: every request queries the database
@@ -82,6 +84,7 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (C
 	fs.StringVar(&cfg.WPConfig, "wp-config", "", "`path` to a wp-config.php to read the database credentials and table prefix from")
 	fs.StringVar(&cfg.TablePrefix, "table-prefix", "", "WordPress table `prefix` (default wp_, or $table_prefix from -wp-config)")
 	postTypes := fs.String("post-types", "post", "comma-separated post `types` to list")
+	shortcodes := fs.String("strip-shortcodes", strings.Join(wpdb.CoreShortcodes, ","), "comma-separated shortcode `tags` removed from excerpts, as WordPress removes its registered ones (empty: none); add your plugins' tags")
 	fs.IntVar(&cfg.Batch, "batch", 2, "posts per request when desiredPosts is absent, and per click on the page")
 	fs.IntVar(&cfg.MaxBatch, "max-batch", 100, "largest desiredPosts accepted")
 	fs.DurationVar(&cfg.QueryTime, "query-timeout", 5*time.Second, "deadline of each database query")
@@ -128,6 +131,9 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (C
 	var err error
 	if cfg.PostTypes, err = parsePostTypes(*postTypes); err != nil {
 		return Config{}, fmt.Errorf("-post-types: %w", err)
+	}
+	if cfg.Shortcodes, err = parseShortcodes(*shortcodes); err != nil {
+		return Config{}, fmt.Errorf("-strip-shortcodes: %w", err)
 	}
 	if cfg.SessionFormat, err = session.ParseFormat(*format); err != nil {
 		return Config{}, fmt.Errorf("-session-serializer: %w", err)
@@ -261,6 +267,20 @@ func parsePostTypes(s string) ([]string, error) {
 	return types, nil
 }
 
+func parseShortcodes(s string) ([]string, error) {
+	tags := []string{}
+	for _, t := range strings.Split(s, ",") {
+		if t = strings.TrimSpace(t); t == "" || slices.Contains(tags, t) {
+			continue
+		}
+		if err := wpdb.ValidateShortcode(t); err != nil {
+			return nil, err
+		}
+		tags = append(tags, t)
+	}
+	return tags, nil
+}
+
 func parsePrefixes(s string) ([]netip.Prefix, error) {
 	var prefixes []netip.Prefix
 	for _, p := range strings.Split(s, ",") {
@@ -318,6 +338,7 @@ func (c *Config) databaseConfig(ctx context.Context) (wpdb.Config, error) {
 	}
 	cfg.PostTypes = c.PostTypes
 	cfg.QueryTimeout = c.QueryTime
+	cfg.Shortcodes = c.Shortcodes
 	return cfg, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"io"
 	"log/slog"
 	"net/netip"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -30,6 +31,7 @@ func TestParseConfigDefaults(t *testing.T) {
 		{"base path", cfg.BasePath, ""},
 		{"db", cfg.DB, ""},
 		{"post types", cfg.PostTypes, []string{"post"}},
+		{"shortcodes", cfg.Shortcodes, []string{"wp_caption", "caption", "gallery", "playlist", "audio", "video", "embed"}},
 		{"batch", cfg.Batch, 2},
 		{"max batch", cfg.MaxBatch, 100},
 		{"session name", cfg.SessionName, "PHPSESSID"},
@@ -111,6 +113,22 @@ func TestParseConfigSources(t *testing.T) {
 	}
 }
 
+func TestParseShortcodes(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string][]string{
+		"":                                {},
+		" , ":                             {},
+		"gallery":                         {"gallery"},
+		"caption, contact-form-7,vc_row ": {"caption", "contact-form-7", "vc_row"},
+		"gallery,gallery":                 {"gallery"},
+	} {
+		got, err := parseShortcodes(in)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("parseShortcodes(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}
+
 // TestParseConfigRefusals checks that each bad setting stops the start with
 // one line naming the setting.
 func TestParseConfigRefusals(t *testing.T) {
@@ -131,6 +149,8 @@ func TestParseConfigRefusals(t *testing.T) {
 		{"db and wp-config", []string{"-db", "sqlite:x", "-wp-config", "wp-config.php"}, nil, "-db and -wp-config"},
 		{"bad post type", []string{"-post-types", "post,Page;"}, nil, `-post-types: "Page;" is not a WordPress post type`},
 		{"no post type", []string{"-post-types", " , "}, nil, "-post-types: no post type given"},
+		{"bad shortcode", []string{"-strip-shortcodes", "gallery,contact form"}, nil, `-strip-shortcodes: shortcode "contact form"`},
+		{"bad shortcode in env", nil, map[string]string{"LOADMORE_STRIP_SHORTCODES": "vc_row,[x]"}, `-strip-shortcodes: shortcode "[x]"`},
 		{"bad serializer", []string{"-session-serializer", "json"}, nil, "-session-serializer"},
 		{"bad proxy", []string{"-trusted-proxies", "10.0.0.0/33"}, nil, "-trusted-proxies"},
 		{"bad base path", []string{"-base-path", "/blog/../admin"}, nil, "-base-path"},

@@ -31,6 +31,9 @@ type Config struct {
 	TablePrefix  string        // $table_prefix: [A-Za-z0-9_]+ as WordPress requires
 	PostTypes    []string      // the post types to list, each checked by ValidatePostType
 	QueryTimeout time.Duration // every query runs under min(ctx deadline, this)
+	// Shortcodes are stripped from excerpts, as WordPress strips its
+	// registered ones (see CoreShortcodes); none is a valid choice.
+	Shortcodes []string
 }
 
 // validate returns an error naming the first field that is wrong.
@@ -51,6 +54,11 @@ func (cfg Config) validate() error {
 		if slices.Contains(cfg.PostTypes[:i], pt) {
 			// A repeated type would return its posts twice.
 			return fmt.Errorf("config: post type %q is listed twice", pt)
+		}
+	}
+	for _, tag := range cfg.Shortcodes {
+		if err := ValidateShortcode(tag); err != nil {
+			return fmt.Errorf("config: %w", err)
 		}
 	}
 	return nil

@@ -53,6 +53,9 @@ const excerptRunes = 200
 // proportion to it, as that token must be read to its end.
 type Excerpter struct {
 	policy *bluemonday.Policy
+	// shortcodes are stripped, as WordPress's excerpts strip its registered
+	// ones, before the pipeline runs: see stripShortcodes.
+	shortcodes []string
 	// window is how many bytes of a post the walk first reads; it reads four
 	// times more each time that is not enough. Tests make it tiny.
 	window int
@@ -60,10 +63,12 @@ type Excerpter struct {
 	bufs sync.Pool
 }
 
-// NewExcerpter returns an Excerpter built on bluemonday's strict policy.
-func NewExcerpter() *Excerpter {
+// NewExcerpter returns an Excerpter built on bluemonday's strict policy
+// that strips the shortcodes named (see [CoreShortcodes]) first.
+func NewExcerpter(shortcodes []string) *Excerpter {
 	return &Excerpter{
-		policy: bluemonday.StrictPolicy(),
+		policy:     bluemonday.StrictPolicy(),
+		shortcodes: slices.Clone(shortcodes),
 		// The tokenizer reads 4 KB at a time anyway.
 		window: 4 << 10,
 		bufs:   sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }},
@@ -75,7 +80,12 @@ func NewExcerpter() *Excerpter {
 // Empty content gives "...".
 func (e *Excerpter) Excerpt(content string) string {
 	bp := e.bufs.Get().(*[]byte)
-	prefix, _ := visiblePrefix((*bp)[:0], content, excerptRunes, e.window)
+	var prefix []byte
+	if len(e.shortcodes) > 0 && strings.IndexByte(content, '[') >= 0 {
+		prefix = e.strippedPrefix(bp, content)
+	} else {
+		prefix, _ = visiblePrefix((*bp)[:0], content, excerptRunes, e.window)
+	}
 	text := html.UnescapeString(e.policy.Sanitize(string(prefix)))
 	// Very large prefixes (a post made of one huge script) are not kept.
 	if cap(prefix) <= 64<<10 {
@@ -83,6 +93,23 @@ func (e *Excerpter) Excerpt(content string) string {
 		e.bufs.Put(bp)
 	}
 	return collapseAndCut(text, excerptRunes)
+}
+
+// strippedPrefix is visiblePrefix of content with its shortcodes stripped.
+// Like the walk, it strips only a prefix of the post, four times longer
+// each time that prefix holds too little text, so its cost grows with the
+// start of the post and not with the post.
+func (e *Excerpter) strippedPrefix(bp *[]byte, content string) []byte {
+	var stripped []byte
+	for limit := e.window; ; limit *= 4 {
+		cut := min(limit, len(content))
+		var complete bool
+		stripped, complete = stripShortcodes(stripped[:0], content, cut, e.shortcodes)
+		prefix, read := visiblePrefix((*bp)[:0], string(stripped), excerptRunes, e.window)
+		if complete || read < len(stripped) {
+			return prefix
+		}
+	}
 }
 
 // collapseAndCut collapses white-space runs in text to one space, trims the

@@ -71,7 +71,7 @@ func gutenbergPost(size int) string {
 }
 
 func BenchmarkExcerpt(b *testing.B) {
-	e := NewExcerpter()
+	e := NewExcerpter(nil)
 	for _, size := range []int{2 << 10, 20 << 10, 200 << 10} {
 		post := gutenbergPost(size)
 		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) {
@@ -92,11 +92,30 @@ func BenchmarkExcerpt(b *testing.B) {
 			e.Excerpt(post)
 		}
 	})
+	// Core's shortcodes stripped first: an enclosing caption opening the
+	// post, whose [/caption] comes after its text, and galleries.
+	strip := NewExcerpter(CoreShortcodes)
+	for _, size := range []int{2 << 10, 200 << 10} {
+		post := `[caption id="attachment_9" width="300"]<img src="x.jpg"> A caption[/caption] [gallery ids="3,4"]` + gutenbergPost(size)
+		b.Run(fmt.Sprintf("%dKB-shortcodes", size>>10), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				strip.Excerpt(post)
+			}
+		})
+	}
+	unclosed := `[caption]` + gutenbergPost(200<<10)
+	b.Run("200KB-unclosed-caption", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			strip.Excerpt(unclosed)
+		}
+	})
 }
 
 // BenchmarkExcerptReference is the whole-post pipeline, for comparison.
 func BenchmarkExcerptReference(b *testing.B) {
-	e := NewExcerpter()
+	e := NewExcerpter(nil)
 	for _, size := range []int{2 << 10, 20 << 10, 200 << 10} {
 		post := gutenbergPost(size)
 		b.Run(fmt.Sprintf("%dKB", size>>10), func(b *testing.B) {

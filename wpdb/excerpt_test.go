@@ -51,7 +51,7 @@ func referenceSpaceBlocks(s string) string {
 // tinyWindowExcerpter reads posts 7 bytes at first, so that short test
 // inputs cross the walk's read limit inside tags, entities and characters.
 func tinyWindowExcerpter() *Excerpter {
-	e := NewExcerpter()
+	e := NewExcerpter(nil)
 	e.window = 7
 	return e
 }
@@ -112,7 +112,7 @@ func TestExcerpt(t *testing.T) {
 			strings.TrimSpace(strings.Repeat("ab ", 67)) + "...",
 		},
 	}
-	e := NewExcerpter()
+	e := NewExcerpter(nil)
 	tiny := tinyWindowExcerpter()
 	policy := bluemonday.StrictPolicy()
 	for _, tt := range tests {
@@ -146,7 +146,7 @@ func TestExcerptNoMarkupSurvives(t *testing.T) {
 		"<!DOCTYPE html>", "<?php echo 1; ?>", "</>", "</ 3>",
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	e := NewExcerpter()
+	e := NewExcerpter(nil)
 	tiny := tinyWindowExcerpter()
 	policy := bluemonday.StrictPolicy()
 	for i := range 3000 {
@@ -183,7 +183,7 @@ func TestExcerptHostileMarkup(t *testing.T) {
 		"<![CDATA[", "]]>", "<SCRIPT>", "</SCRIPT>", "<frameset>", "</object>",
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	e := NewExcerpter()
+	e := NewExcerpter(nil)
 	tiny := tinyWindowExcerpter()
 	policy := bluemonday.StrictPolicy()
 	for i := range 5000 {
@@ -263,7 +263,7 @@ func FuzzExcerpt(f *testing.F) {
 	for _, s := range excerptSeeds() {
 		f.Add(s)
 	}
-	e := NewExcerpter()
+	e := NewExcerpter(nil)
 	tiny := tinyWindowExcerpter()
 	policy := bluemonday.StrictPolicy()
 	f.Fuzz(func(t *testing.T, content string) {
@@ -284,7 +284,7 @@ func FuzzExcerpt(f *testing.F) {
 // editor posts and for classic-editor posts (no tags, one long text token).
 func TestExcerptReadsOnlyAPrefix(t *testing.T) {
 	t.Parallel()
-	e := NewExcerpter()
+	e := NewExcerpter(nil)
 	for _, size := range []int{20 << 10, 200 << 10, 2 << 20} {
 		for name, post := range map[string]string{
 			"gutenberg": gutenbergPost(size),
@@ -313,7 +313,7 @@ func classicPost(size int) string {
 // -race to check the pooled buffers.
 func TestExcerptConcurrent(t *testing.T) {
 	t.Parallel()
-	e := NewExcerpter()
+	e := NewExcerpter(nil)
 	seeds := excerptSeeds()
 	policy := bluemonday.StrictPolicy()
 	want := make([]string, len(seeds))

@@ -68,7 +68,7 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (*Store, error) 
 		options:   cfg.TablePrefix + "options",
 		timeout:   cfg.QueryTimeout,
 		types:     slices.Clone(cfg.PostTypes),
-		excerpter: NewExcerpter(),
+		excerpter: NewExcerpter(cfg.Shortcodes),
 	}
 	if err := checkTable(ctx, db, cfg); err != nil {
 		db.Close()
