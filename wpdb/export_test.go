@@ -6,3 +6,9 @@ package wpdb
 func PostsQuery(s *Store, offset, limit int) (string, []any) {
 	return postsQuery(s.driver, s.table, len(s.types)), s.args(offset, limit)
 }
+
+// KeysetQuery returns the keyset query and its parameters for the page
+// after the post at (date, id).
+func KeysetQuery(s *Store, date string, id uint64, limit int) (string, []any) {
+	return keysetQuery(s.driver, s.table, len(s.types)), s.keysetArgs(date, id, limit)
+}

@@ -40,6 +40,8 @@ type Store struct {
 	// request costs one round trip instead of three (prepare, execute,
 	// close).
 	page      *sqlx.Stmt
+	keyset    *sqlx.Stmt // see PostsAfter
+	anchor    *sqlx.Stmt
 	excerpter *Excerpter
 }
 
@@ -74,21 +76,30 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (*Store, error) 
 		db.Close()
 		return nil, err
 	}
-	if err := s.prepare(ctx, postsQuery(s.driver, s.table, len(s.types))); err != nil {
-		db.Close()
-		return nil, err
+	for _, q := range []struct {
+		stmt  **sqlx.Stmt
+		query string
+	}{
+		{&s.page, postsQuery(s.driver, s.table, len(s.types))},
+		{&s.keyset, keysetQuery(s.driver, s.table, len(s.types))},
+		{&s.anchor, anchorQuery(s.driver, s.table)},
+	} {
+		if err := s.prepare(ctx, q.stmt, q.query); err != nil {
+			db.Close()
+			return nil, err
+		}
 	}
 	return s, nil
 }
 
-func (s *Store) prepare(ctx context.Context, query string) error {
+func (s *Store) prepare(ctx context.Context, stmt **sqlx.Stmt, query string) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	stmt, err := s.db.PreparexContext(ctx, query)
+	prepared, err := s.db.PreparexContext(ctx, query)
 	if err != nil {
 		return fmt.Errorf("wpdb: prepare posts query: %w", err)
 	}
-	s.page = stmt
+	*stmt = prepared
 	return nil
 }
 
@@ -109,12 +120,6 @@ func (s *Store) prepare(ctx context.Context, query string) error {
 // those types on each request. Instead each type gets its own backward
 // index scan, cut at OFFSET+LIMIT entries, and only those are merged.
 func postsQuery(driver, table string, n int) string {
-	// SQLite returns a column declared DATETIME as time.Time; the cast keeps
-	// the stored text. MySQL without parseTime returns DATETIME as text.
-	date := "p.post_date"
-	if driver == DriverSQLite {
-		date = "CAST(p.post_date AS TEXT) AS post_date"
-	}
 	const order = " ORDER BY post_date DESC, ID DESC"
 	scan := "SELECT ID, post_date FROM " + quoteIdent(driver, table) +
 		" WHERE post_type = ? AND post_status = 'publish'" + order
@@ -126,6 +131,18 @@ func postsQuery(driver, table string, n int) string {
 		}
 		inner = "SELECT ID, post_date FROM (" + strings.Join(branches, " UNION ALL ") + ") AS u" +
 			order + " LIMIT ? OFFSET ?"
+	}
+	return outerPageQuery(driver, table, inner)
+}
+
+// outerPageQuery fetches the full rows of the (ID, post_date) rows inner
+// returns, by primary key, in the listing order.
+func outerPageQuery(driver, table, inner string) string {
+	// SQLite returns a column declared DATETIME as time.Time; the cast keeps
+	// the stored text. MySQL without parseTime returns DATETIME as text.
+	date := "p.post_date"
+	if driver == DriverSQLite {
+		date = "CAST(p.post_date AS TEXT) AS post_date"
 	}
 	return "SELECT p.ID, p.post_title, p.post_content, p.post_name, " + date +
 		" FROM " + quoteIdent(driver, table) + " AS p" +
@@ -216,7 +233,10 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close closes the connection pool. It returns the driver's error, if any.
 func (s *Store) Close() error {
-	s.page.Close() // closing the pool below releases it anyway
+	// Closing the pool below releases them anyway.
+	s.page.Close()
+	s.keyset.Close()
+	s.anchor.Close()
 	if err := s.db.Close(); err != nil {
 		return fmt.Errorf("wpdb: close: %w", err)
 	}

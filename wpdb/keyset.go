@@ -1,0 +1,97 @@
+package wpdb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// keysetQuery builds the query for the posts that come after a position
+// (post_date, ID) in the listing order, for table (already validated) and n
+// post types. Like postsQuery it is a deferred join over the
+// type_status_date (post_type, post_status, post_date, ID) index, but it
+// seeks to the position instead of skipping OFFSET entries, so it reads
+// about LIMIT index entries at any depth. The comparison is spelled out,
+// as MariaDB does not use the index for a row constructor
+// (post_date, ID) < (?, ?), and led by post_date <= ?, the range both
+// engines seek (SQLite does not seek on the OR alone).
+func keysetQuery(driver, table string, n int) string {
+	const order = " ORDER BY post_date DESC, ID DESC"
+	scan := "SELECT ID, post_date FROM " + quoteIdent(driver, table) +
+		" WHERE post_type = ? AND post_status = 'publish'" +
+		" AND post_date <= ? AND (post_date < ? OR (post_date = ? AND ID < ?))" +
+		order + " LIMIT ?"
+	inner := scan
+	if n > 1 {
+		branches := make([]string, n)
+		for i := range branches {
+			branches[i] = fmt.Sprintf("SELECT ID, post_date FROM (%s) AS t%d", scan, i)
+		}
+		inner = "SELECT ID, post_date FROM (" + strings.Join(branches, " UNION ALL ") + ") AS u" + order + " LIMIT ?"
+	}
+	return outerPageQuery(driver, table, inner)
+}
+
+// keysetArgs returns keysetQuery's parameters: for each post type the type,
+// the position's date three times and ID, and LIMIT, then LIMIT again when there
+// are several types.
+func (s *Store) keysetArgs(date string, id uint64, limit int) []any {
+	args := make([]any, 0, 6*len(s.types)+1)
+	for _, pt := range s.types {
+		args = append(args, pt, date, date, date, id, limit)
+	}
+	if len(s.types) > 1 {
+		args = append(args, limit)
+	}
+	return args
+}
+
+// anchorQuery reads the position of a post, whatever its status and type:
+// a post unpublished or trashed since the visitor saw it still marks where
+// the listing goes on.
+func anchorQuery(driver, table string) string {
+	date := "post_date"
+	if driver == DriverSQLite {
+		date = "CAST(post_date AS TEXT)"
+	}
+	return "SELECT " + date + " FROM " + quoteIdent(driver, table) + " WHERE ID = ?"
+}
+
+// PostsAfter returns up to limit published posts of the configured types
+// that come after post lastID in the listing order (post_date, then ID,
+// descending), each with its Excerpt shaped: the next page for a visitor
+// whose last post shown was lastID, with no post twice and none skipped
+// while the site publishes or removes posts between pages. When no row has
+// that ID any more it returns Posts(ctx, offset, limit) instead.
+//
+// It returns an error when offset or limit is negative, and an error
+// wrapping [ErrUnavailable] when the database fails the query or it runs
+// past the store's query timeout or ctx's deadline.
+func (s *Store) PostsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]Post, error) {
+	if offset < 0 || limit < 0 || offset > math.MaxInt-limit {
+		return nil, fmt.Errorf("wpdb: posts after offset %d, limit %d: out of range", offset, limit)
+	}
+	if limit == 0 {
+		return []Post{}, nil
+	}
+	qctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	var date string
+	switch err := s.anchor.QueryRowContext(qctx, lastID).Scan(&date); {
+	case errors.Is(err, sql.ErrNoRows):
+		return s.Posts(ctx, offset, limit)
+	case err != nil:
+		return nil, fmt.Errorf("wpdb: position of post %d: %w", lastID, unavailable(err))
+	}
+	posts := []Post{}
+	if err := s.keyset.SelectContext(qctx, &posts, s.keysetArgs(date, lastID, limit)...); err != nil {
+		return nil, fmt.Errorf("wpdb: posts after post %d: %w", lastID, unavailable(err))
+	}
+	for i := range posts {
+		posts[i].Excerpt = s.excerpter.Excerpt(posts[i].Content)
+	}
+	return posts, nil
+}

@@ -1,0 +1,175 @@
+package wpdb_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+)
+
+// TestPostsAfter pages with PostsAfter through posts that share dates, of
+// several types, and checks each page is the next slice of the listing,
+// also when the last post shown has since been unpublished, and that a
+// position that no longer exists falls back to the offset.
+func TestPostsAfter(t *testing.T) {
+	t.Parallel()
+	for _, driver := range wpdbtest.Drivers() {
+		for _, types := range [][]string{{"post"}, {"post", "page"}} {
+			t.Run(driver+"/"+strings.Join(types, ","), func(t *testing.T) {
+				t.Parallel()
+				ctx := context.Background()
+				cfg := wpdbtest.New(t, driver, "wp_")
+				cfg.PostTypes = types
+				var rows []wpdb.SeedRow
+				for i := range 30 {
+					rows = append(rows, wpdb.SeedRow{Type: []string{"post", "page", "attachment"}[i%3],
+						Date: fmt.Sprintf("2024-01-%02d 10:00:00", 1+i%7), Title: "t" + strconv.Itoa(i)}) // ties on the date
+				}
+				wpdbtest.Insert(t, cfg, rows...)
+				store := wpdbtest.Store(t, cfg)
+				all, err := store.Posts(ctx, 0, 100)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range all {
+					got, err := store.PostsAfter(ctx, all[i].ID, 999, 3)
+					if err != nil {
+						t.Fatalf("PostsAfter(%d): %v", all[i].ID, err)
+					}
+					if diff := cmp.Diff(ids(all[i+1:min(i+4, len(all))]), ids(got)); diff != "" {
+						t.Errorf("after post %d (position %d) (-want +got):\n%s", all[i].ID, i, diff)
+					}
+					for _, p := range got {
+						if p.Excerpt == "" || p.Date == "" {
+							t.Errorf("post %d without excerpt or date: %+v", p.ID, p)
+						}
+					}
+				}
+				// The last post shown is trashed: its row still marks the place.
+				db := wpdbtest.OpenDB(t, cfg)
+				if _, err := db.Exec("UPDATE wp_posts SET post_status = 'trash' WHERE ID = ?", all[5].ID); err != nil {
+					t.Fatal(err)
+				}
+				if got, _ := store.PostsAfter(ctx, all[5].ID, 0, 2); !cmp.Equal(ids(got), ids(all[6:8])) {
+					t.Errorf("after a trashed post: %v, want %v", ids(got), ids(all[6:8]))
+				}
+				// No such row: start decides.
+				want, err := store.Posts(ctx, 4, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, _ := store.PostsAfter(ctx, 999999, 4, 2); !cmp.Equal(ids(got), ids(want)) {
+					t.Errorf("after a deleted post, start=4: %v, want %v", ids(got), ids(want))
+				}
+				if _, err := store.PostsAfter(ctx, all[0].ID, -1, 2); err == nil {
+					t.Error("negative offset: no error")
+				}
+			})
+		}
+	}
+}
+
+// TestKeysetReadsOnlyAPage proves on MariaDB, with its handler counters,
+// that the keyset query reads about LIMIT index entries whether the
+// position is near the top or deep in the listing, where the offset query
+// reads every entry it skips.
+func TestKeysetReadsOnlyAPage(t *testing.T) {
+	cfg := wpdbtest.MySQL(t)
+	db := wpdbtest.OpenDB(t, cfg)
+	explainRows(t, cfg, db)
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	store := open(t, cfg)
+	all, err := store.Posts(context.Background(), 0, 2000)
+	if err != nil || len(all) < 600 {
+		t.Fatalf("%d posts, %v", len(all), err)
+	}
+	reads := func(query string, args ...any) int {
+		if _, err := conn.ExecContext(context.Background(), "FLUSH STATUS"); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := conn.QueryContext(context.Background(), query, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+		}
+		rows.Close()
+		total := 0
+		status, err := conn.QueryContext(context.Background(), "SHOW SESSION STATUS LIKE 'Handler_read%'")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer status.Close()
+		for status.Next() {
+			var name string
+			var n int
+			if err := status.Scan(&name, &n); err != nil {
+				t.Fatal(err)
+			}
+			if name != "Handler_read_rnd_deleted" {
+				total += n
+			}
+		}
+		return total
+	}
+	first := -1
+	for _, depth := range []int{10, 300, 600} {
+		query, args := wpdb.KeysetQuery(store, all[depth].Date, all[depth].ID, 10)
+		keyset := reads(query, args...)
+		query, args = wpdb.PostsQuery(store, depth+1, 10)
+		offset := reads(query, args...)
+		t.Logf("position %d: keyset %d handler reads, offset %d", depth, keyset, offset)
+		// 10 index entries, 10 rows by primary key, and the derived
+		// table's own reads: a constant, whatever the depth.
+		if first < 0 {
+			first = keyset
+		}
+		if keyset > 50 || keyset > first+5 {
+			t.Errorf("position %d: the keyset query made %d handler reads (%d at position 10), want at most 50 at any depth", depth, keyset, first)
+		}
+		if depth >= 300 && offset < depth {
+			t.Errorf("position %d: the offset query made only %d reads: the test does not tell the two apart", depth, offset)
+		}
+	}
+}
+
+// TestKeysetPlanSQLite checks SQLite's plan: a search of the type_status_date
+// index on the date range, rows by primary key, no sort with one type.
+func TestKeysetPlanSQLite(t *testing.T) {
+	cfg := wpdbtest.SQLite(t)
+	db := wpdbtest.OpenDB(t, cfg)
+	explainRows(t, cfg, db)
+	for _, pt := range planTypes {
+		t.Run(pt.name, func(t *testing.T) {
+			c := cfg
+			c.PostTypes = pt.types
+			query, args := wpdb.KeysetQuery(open(t, c), "2023-06-15 10:00:00", 1500, 10)
+			var details []string
+			for _, row := range queryStrings(t, db, "EXPLAIN QUERY PLAN "+query, args...) {
+				details = append(details, row["detail"])
+			}
+			t.Logf("EXPLAIN QUERY PLAN: %q", details)
+			all := strings.Join(details, "\n")
+			const search = "SEARCH wp_posts USING COVERING INDEX wp_posts__type_status_date (post_type=? AND post_status=? AND post_date<?)"
+			if got := strings.Count(all, search); got != len(pt.types) {
+				t.Errorf("plan has %d range searches of the index, want one per post type (%d): %q", got, len(pt.types), details)
+			}
+			if strings.Contains(all, "SCAN wp_posts") || !strings.Contains(all, "SEARCH p USING INTEGER PRIMARY KEY") {
+				t.Errorf("plan is not index searches then primary-key lookups: %q", details)
+			}
+			if len(pt.types) == 1 && strings.Contains(all, "TEMP B-TREE") {
+				t.Errorf("plan sorts: %q", details)
+			}
+		})
+	}
+}
