@@ -35,6 +35,17 @@ func (f fakePosts) Posts(ctx context.Context, offset, limit int) ([]wpdb.Post, e
 	return f.posts[min(offset, len(f.posts)):min(offset+limit, len(f.posts))], nil
 }
 
+// PostsAfter answers the posts after lastID in posts, or the offset page
+// when posts holds no such ID, as the store does.
+func (f fakePosts) PostsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]wpdb.Post, error) {
+	for i, p := range f.posts {
+		if p.ID == lastID {
+			offset = i + 1
+		}
+	}
+	return f.Posts(ctx, offset, limit)
+}
+
 func (f fakePosts) Ping(ctx context.Context) error { return f.err }
 
 // fakeSessions keeps one visitor's posts_start, or fails with err.

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/wploadmore/wploadmore/session"
+	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // handleLoadMore answers the PHP script's one URL: the JSON endpoint when
@@ -32,7 +33,12 @@ func servePosts(posts postSource, sessions sessionStore, cookie session.Cookie, 
 			return err
 		}
 		ctx := r.Context()
-		found, err := posts.Posts(ctx, q.start, q.desired)
+		var found []wpdb.Post
+		if q.lastPost > 0 {
+			found, err = posts.PostsAfter(ctx, q.lastPost, q.start, q.desired)
+		} else {
+			found, err = posts.Posts(ctx, q.start, q.desired)
+		}
 		if err != nil {
 			return err
 		}

@@ -96,6 +96,13 @@ func (c *postCache) Posts(ctx context.Context, offset, limit int) ([]wpdb.Post, 
 	}
 }
 
+// PostsAfter asks next every time: a keyset page is keyed by the visitor's
+// last post, and the ranges the cache is for are the offset pages every
+// visitor asks alike.
+func (c *postCache) PostsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]wpdb.Post, error) {
+	return c.next.PostsAfter(ctx, lastID, offset, limit)
+}
+
 // get returns a copy of key's posts when they are fresh, and drops them
 // when they are not.
 func (c *postCache) get(key pageRange) ([]wpdb.Post, bool) {

@@ -41,6 +41,11 @@ func (p *countingPosts) Posts(ctx context.Context, offset, limit int) ([]wpdb.Po
 	return posts, nil
 }
 
+// PostsAfter pages after lastID as if IDs were positions.
+func (p *countingPosts) PostsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]wpdb.Post, error) {
+	return p.Posts(ctx, int(lastID)+1, limit)
+}
+
 func (p *countingPosts) Ping(ctx context.Context) error {
 	p.pings.Add(1)
 	return p.err

@@ -16,24 +16,37 @@ type loadMoreQuery struct {
 	wantsJSON bool // start is present: the JSON endpoint, as PHP's isset($_GET['start'])
 	start     int
 	desired   int
+	lastPost  uint64 // 0: none; else the ID of the last post the visitor was shown
 }
 
-// parseLoadMoreQuery reads start and desiredPosts from a raw query string;
-// wantsJSON is false, and nothing else is read, when start is absent.
+// maxPostID is the largest ID lastPost takes: WordPress IDs are BIGINT
+// UNSIGNED, but no site comes near 2^63.
+const maxPostID = math.MaxInt64
+
+// parseLoadMoreQuery reads start, desiredPosts and lastPost from a raw
+// query string; wantsJSON is false, and nothing else is read, when start
+// is absent.
 func parseLoadMoreQuery(raw string, defaultDesired, maxDesired int) (loadMoreQuery, error) {
-	starts, desireds := queryValues(raw)
-	q := loadMoreQuery{wantsJSON: len(starts) > 0, desired: defaultDesired}
+	params := rawParams(raw)
+	q := loadMoreQuery{wantsJSON: len(params["start"]) > 0, desired: defaultDesired}
 	if !q.wantsJSON {
 		return q, nil
 	}
 	var err error
-	if q.start, err = wholeNumber("start", starts, 0, maxStart); err != nil {
+	if q.start, err = wholeNumber("start", params["start"], 0, maxStart); err != nil {
 		return q, err
 	}
-	if len(desireds) > 0 {
+	if desireds := params["desiredPosts"]; len(desireds) > 0 {
 		if q.desired, err = wholeNumber("desiredPosts", desireds, 1, maxDesired); err != nil {
 			return q, err
 		}
+	}
+	if lasts := params["lastPost"]; len(lasts) > 0 {
+		last, err := wholeNumber("lastPost", lasts, 1, maxPostID)
+		if err != nil {
+			return q, err
+		}
+		q.lastPost = uint64(last)
 	}
 	return q, nil
 }
@@ -41,16 +54,16 @@ func parseLoadMoreQuery(raw string, defaultDesired, maxDesired int) (loadMoreQue
 // asksForJSON reports whether a raw query string names start: a request
 // for the JSON endpoint, whether or not its values are good.
 func asksForJSON(raw string) bool {
-	starts, _ := queryValues(raw)
-	return len(starts) > 0
+	return len(rawParams(raw)["start"]) > 0
 }
 
-// queryValues returns the raw values of start and desiredPosts in a raw
-// query string. It splits the query itself rather than using
-// url.ParseQuery, which drops a whole pair at a ';' ("start=1;DROP TABLE")
-// and would so turn a bad JSON request into a page view instead of the 400
-// it deserves. Other parameters are ignored, as PHP ignored them.
-func queryValues(raw string) (starts, desireds []string) {
+// rawParams returns the raw values of each parameter of a raw query
+// string. It splits the query itself rather than using url.ParseQuery,
+// which drops a whole pair at a ';' ("start=1;DROP TABLE") and would so
+// turn a bad JSON request into a page view instead of the 400 it deserves.
+// Parameters nobody reads are ignored, as PHP ignored them.
+func rawParams(raw string) map[string][]string {
+	params := map[string][]string{}
 	for pair := range strings.SplitSeq(raw, "&") {
 		rawKey, rawValue, _ := strings.Cut(pair, "=")
 		key, err := url.QueryUnescape(rawKey)
@@ -62,14 +75,9 @@ func queryValues(raw string) (starts, desireds []string) {
 		if name, _, isArray := strings.Cut(key, "["); isArray {
 			key, rawValue = name, "[]"
 		}
-		switch key {
-		case "start":
-			starts = append(starts, rawValue)
-		case "desiredPosts":
-			desireds = append(desireds, rawValue)
-		}
+		params[key] = append(params[key], rawValue)
 	}
-	return starts, desireds
+	return params
 }
 
 // wholeNumber parses the one value of a parameter as a decimal integer in
@@ -81,7 +89,7 @@ func wholeNumber(name string, rawValues []string, lo, hi int) (int, error) {
 	}
 	refused := badRequest("%s must be a whole number from %d to %d", name, lo, hi)
 	value, err := url.QueryUnescape(rawValues[0])
-	if err != nil || value == "" || len(value) > 10 || strings.Trim(value, "0123456789") != "" {
+	if err != nil || value == "" || len(value) > max(10, len(strconv.Itoa(hi))) || strings.Trim(value, "0123456789") != "" {
 		return 0, refused
 	}
 	n, err := strconv.Atoi(value)
@@ -100,29 +108,9 @@ const pagePostsParam = "posts"
 // It is validated as start and desiredPosts are; the page caps it later by
 // -max-page-posts, since a link copied from a larger page is no error.
 func parsePagePosts(raw string) (int, error) {
-	values := pageValues(raw)
+	values := rawParams(raw)[pagePostsParam]
 	if len(values) == 0 {
 		return 0, nil
 	}
 	return wholeNumber(pagePostsParam, values, 1, maxStart)
-}
-
-// pageValues returns the raw values of posts in a raw query string, split
-// by queryValues's rules (a ';' does not end a pair, "posts[]" is an array).
-func pageValues(raw string) []string {
-	var values []string
-	for pair := range strings.SplitSeq(raw, "&") {
-		rawKey, rawValue, _ := strings.Cut(pair, "=")
-		key, err := url.QueryUnescape(rawKey)
-		if err != nil {
-			continue
-		}
-		if name, _, isArray := strings.Cut(key, "["); isArray {
-			key, rawValue = name, "[]"
-		}
-		if key == pagePostsParam {
-			values = append(values, rawValue)
-		}
-	}
-	return values
 }

@@ -45,6 +45,17 @@ func TestParseLoadMoreQuery(t *testing.T) {
 		{"empty desiredPosts", "start=0&desiredPosts=", loadMoreQuery{wantsJSON: true}, "desiredPosts must be a whole number from 1 to 100"},
 		{"negative desiredPosts", "start=0&desiredPosts=-2", loadMoreQuery{wantsJSON: true}, "desiredPosts must be a whole number from 1 to 100"},
 		{"repeated desiredPosts", "start=0&desiredPosts=1&desiredPosts=2", loadMoreQuery{wantsJSON: true}, "desiredPosts must be given once"},
+		{"lastPost", "start=4&desiredPosts=2&lastPost=1234", loadMoreQuery{wantsJSON: true, start: 4, desired: 2, lastPost: 1234}, ""},
+		{"largest lastPost", "start=0&lastPost=9223372036854775807", loadMoreQuery{wantsJSON: true, desired: 2, lastPost: 9223372036854775807}, ""},
+		{"lastPost without start is a page", "lastPost=12", loadMoreQuery{desired: 2}, ""},
+		{"zero lastPost", "start=0&lastPost=0", loadMoreQuery{wantsJSON: true}, "lastPost must be a whole number from 1 to 9223372036854775807"},
+		{"negative lastPost", "start=0&lastPost=-5", loadMoreQuery{wantsJSON: true}, "lastPost must be a whole number from 1 to 9223372036854775807"},
+		{"lastPost past 2^63", "start=0&lastPost=9223372036854775808", loadMoreQuery{wantsJSON: true}, "lastPost must be a whole number from 1 to 9223372036854775807"},
+		{"lastPost of 20 digits", "start=0&lastPost=12345678901234567890", loadMoreQuery{wantsJSON: true}, "lastPost must be a whole number from 1 to 9223372036854775807"},
+		{"empty lastPost", "start=0&lastPost=", loadMoreQuery{wantsJSON: true}, "lastPost must be a whole number from 1 to 9223372036854775807"},
+		{"lastPost with a space", "start=0&lastPost=%2012", loadMoreQuery{wantsJSON: true}, "lastPost must be a whole number from 1 to 9223372036854775807"},
+		{"array lastPost", "start=0&lastPost[]=12", loadMoreQuery{wantsJSON: true}, "lastPost must be a whole number from 1 to 9223372036854775807"},
+		{"repeated lastPost", "start=0&lastPost=1&lastPost=2", loadMoreQuery{wantsJSON: true}, "lastPost must be given once"},
 		{"injected desiredPosts", "start=0&desiredPosts=2%3BDELETE%20FROM%20wp_posts", loadMoreQuery{wantsJSON: true}, "desiredPosts must be a whole number from 1 to 100"},
 	}
 	for _, tt := range tests {

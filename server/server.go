@@ -18,6 +18,9 @@ type postSource interface {
 	// skipping offset of them, each with its Excerpt. Its errors wrap
 	// wpdb.ErrUnavailable when the database failed.
 	Posts(ctx context.Context, offset, limit int) ([]wpdb.Post, error)
+	// PostsAfter returns up to limit posts that come after post lastID in
+	// the listing, or Posts(ctx, offset, limit) when no row has that ID.
+	PostsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]wpdb.Post, error)
 	Ping(ctx context.Context) error
 }
 
