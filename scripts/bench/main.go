@@ -135,7 +135,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}()
 	b.serverArgs = []string{"-db", o.db, "-redis", o.redis, "-session-prefix", prefix}
 
-	table, err := scenarios(ctx, b.sessions, o)
+	table, err := scenarios(ctx, b.store, b.sessions, o)
 	if err != nil {
 		return err
 	}

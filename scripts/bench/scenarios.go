@@ -31,16 +31,20 @@ func (sc scenario) json() bool { return strings.Contains(sc.path, "start=") }
 
 const wideName = "JSON start=0, 64 conns" // its server RSS is a target
 
+func keysetName(start int) string { return fmt.Sprintf("JSON start=%d, lastPost", start) }
+
 // scenarios creates the sessions the scenarios send and returns the table;
 // the first one is measured beside the limit for the throughput target.
-func scenarios(ctx context.Context, sessions *session.Store, o options) ([]scenario, error) {
+func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, o options) ([]scenario, error) {
 	c := o.conns
 	visitors, err1 := newSessions(ctx, sessions, max(c, 64), 2)
 	// The page scenarios get sessions of their own: the JSON scenarios
 	// raise their visitors' posts_start, a page view leaves it alone.
 	pagers, err2 := newSessions(ctx, sessions, c, 2)
 	readers, err3 := newSessions(ctx, sessions, c, 200)
-	if err := errors.Join(err1, err2, err3); err != nil {
+	// lastPost names the post just before mid: the keyset page at mid.
+	before, err4 := store.Posts(ctx, o.posts/2-1, 1)
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return nil, err
 	}
 	json := func(start int) string { return fmt.Sprintf("/load-more.php?start=%d&desiredPosts=2", start) }
@@ -50,6 +54,7 @@ func scenarios(ctx context.Context, sessions *session.Store, o options) ([]scena
 		{name: "JSON start=1000", path: json(1000), cookies: visitors[:c], conns: c},
 		// Whether the database or the server sets the pace at a deep offset.
 		{name: fmt.Sprintf("JSON start=%d", mid), path: json(mid), cookies: visitors[:c], conns: c, limit: fmt.Sprintf("%sstart=%d", limit, mid), start: mid},
+		{name: keysetName(mid), path: fmt.Sprintf("%s&lastPost=%d", json(mid), before[0].ID), cookies: visitors[:c], conns: c},
 		{name: fmt.Sprintf("JSON start=%d", deep), path: json(deep), cookies: visitors[:c], conns: c},
 		{name: "page, posts_start=2", path: "/load-more.php", cookies: pagers, conns: c},
 		{name: "page, posts_start=200", path: "/load-more.php", cookies: readers, conns: c},
@@ -164,6 +169,8 @@ func targets(rep *report, first scenario) []target {
 		return result{}
 	}
 	server, limit, rss := row(first.name), row(first.limit), row(wideName).RSSPeakMB
+	mid := rep.QueryOffset
+	offset, keyset := row(fmt.Sprintf("JSON start=%d", mid)), row(keysetName(mid))
 	if rss == 0 {
 		rss = math.NaN() // not measured: the target is missed, not met
 	}
@@ -183,6 +190,8 @@ func targets(rep *report, first scenario) []target {
 		newTarget("shaping 200 KB vs 2 KB post", float64(e200)/float64(e2), 3, true, "×", fmt.Sprintf("%s vs %s per post", e200, e2)),
 		newTarget("server RSS peak, 64 conns", rss, 64, true, "MB", "VmHWM, the kernel's own peak"),
 		newTarget("errors, all scenarios", float64(errs), 0, true, "", cmp.Or(worst, fmt.Sprintf("%d scenarios", len(rep.Scenarios)))),
+		newTarget(fmt.Sprintf("lastPost vs offset at start=%d", mid), keyset.RPS/offset.RPS, 50, false, "×",
+			fmt.Sprintf("%.0f vs %.0f req/s", keyset.RPS, offset.RPS)),
 		newTarget("p99 / p50 at start=0", float64(server.P99)/float64(server.P50), 5, true, "×", fmt.Sprintf("p99 %s, p50 %s", server.P99, server.P50)),
 	}
 }
