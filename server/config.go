@@ -36,6 +36,7 @@ type Config struct {
 	DataDir     string // where the embedded default lives
 	WPConfig    string // path to a wp-config.php to take the database from
 	TablePrefix string // overrides the prefix from -db or -wp-config when set
+	MySQLSocket string // tried first when the MySQL host is a bare localhost
 	PostTypes   []string
 	Shortcodes  []string // stripped from excerpts
 	Batch       int      // desiredPosts when the request names none, and the page's step
@@ -82,6 +83,7 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (C
 	fs.StringVar(&cfg.DB, "db", "", "WordPress database: mysql://user:password@host:port/dbname?params or sqlite:PATH (empty: the embedded demo database)")
 	fs.StringVar(&cfg.DataDir, "data-dir", "data", "`folder` holding the embedded demo database")
 	fs.StringVar(&cfg.WPConfig, "wp-config", "", "`path` to a wp-config.php to read the database credentials and table prefix from")
+	fs.StringVar(&cfg.MySQLSocket, "mysql-socket", "", "Unix socket `path` a bare localhost host connects through, tried before "+strings.Join(wpdb.DefaultSocketPaths, ", ")+" (as PHP's mysqli.default_socket)")
 	fs.StringVar(&cfg.TablePrefix, "table-prefix", "", "WordPress table `prefix` (default wp_, or $table_prefix from -wp-config)")
 	postTypes := fs.String("post-types", "post", "comma-separated post `types` to list")
 	shortcodes := fs.String("strip-shortcodes", strings.Join(wpdb.CoreShortcodes, ","), "comma-separated shortcode `tags` removed from excerpts, as WordPress removes its registered ones (empty: none); add your plugins' tags")
@@ -309,25 +311,24 @@ func parsePrefixes(s string) ([]netip.Prefix, error) {
 // database URL or a wp-config.php that names none.
 const defaultTablePrefix = "wp_"
 
-// databaseConfig resolves -db or -wp-config, -table-prefix, -post-types and
-// -query-timeout into the store's configuration. With neither -db nor
+// databaseConfig resolves -db or -wp-config, -mysql-socket, -table-prefix,
+// -post-types and -query-timeout into the store's configuration; how says
+// which socket a bare localhost connects through, when it does. With neither -db nor
 // -wp-config it is the embedded demo database in -data-dir, created on
 // first start; -table-prefix does not apply to it, as it has its own table.
-func (c *Config) databaseConfig(ctx context.Context) (wpdb.Config, error) {
-	var cfg wpdb.Config
-	var err error
+func (c *Config) databaseConfig(ctx context.Context) (cfg wpdb.Config, how string, err error) {
 	switch {
 	case c.WPConfig != "":
 		if cfg, err = wpdb.LoadWPConfig(c.WPConfig); err != nil {
-			return wpdb.Config{}, fmt.Errorf("-wp-config: %w", err)
+			return wpdb.Config{}, "", fmt.Errorf("-wp-config: %w", err)
 		}
 	case c.DB != "":
 		if cfg, err = wpdb.ParseURL(c.DB); err != nil {
-			return wpdb.Config{}, fmt.Errorf("-db: %w", err)
+			return wpdb.Config{}, "", fmt.Errorf("-db: %w", err)
 		}
 	default:
 		if cfg, err = wpdb.CreateDefault(ctx, c.DataDir); err != nil {
-			return wpdb.Config{}, fmt.Errorf("-data-dir: embedded default database: %w", err)
+			return wpdb.Config{}, "", fmt.Errorf("-data-dir: embedded default database: %w", err)
 		}
 	}
 	switch {
@@ -339,7 +340,11 @@ func (c *Config) databaseConfig(ctx context.Context) (wpdb.Config, error) {
 	cfg.PostTypes = c.PostTypes
 	cfg.QueryTimeout = c.QueryTime
 	cfg.Shortcodes = c.Shortcodes
-	return cfg, nil
+	sockets := wpdb.DefaultSocketPaths
+	if c.MySQLSocket != "" {
+		sockets = append([]string{c.MySQLSocket}, sockets...)
+	}
+	return wpdb.ResolveLocalSocket(cfg, sockets)
 }
 
 // phpredis's lock settings and our deadline for one Redis command. They

@@ -130,9 +130,12 @@ func newLogger(cfg Config, w io.Writer) *slog.Logger {
 }
 
 func openPosts(ctx context.Context, cfg Config, logger *slog.Logger) (*wpdb.Store, error) {
-	dbCfg, err := cfg.databaseConfig(ctx)
+	dbCfg, how, err := cfg.databaseConfig(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if how != "" {
+		logger.Info("database: " + how)
 	}
 	store, err := wpdb.Open(ctx, dbCfg, logger.With("component", "wpdb"))
 	if err != nil {

@@ -31,6 +31,10 @@ type Config struct {
 	TablePrefix  string        // $table_prefix: [A-Za-z0-9_]+ as WordPress requires
 	PostTypes    []string      // the post types to list, each checked by ValidatePostType
 	QueryTimeout time.Duration // every query runs under min(ctx deadline, this)
+	// LocalSocket says the MySQL host was a bare "localhost", which PHP
+	// connects through the local Unix socket: ResolveLocalSocket picks it.
+	// Until then DSN holds TCP to localhost:3306.
+	LocalSocket bool
 	// Shortcodes are stripped from excerpts, as WordPress strips its
 	// registered ones (see CoreShortcodes); none is a valid choice.
 	Shortcodes []string
@@ -149,7 +153,7 @@ func parseMySQLURL(s string) (Config, error) {
 		// piece of the password: say what to check instead.
 		return Config{}, errors.New("wpdb: mysql URL is malformed (check host:port, and percent-encode / ? # and % in the user name and password)")
 	}
-	mc := mysql.NewConfig()
+	mc, local := mysql.NewConfig(), false
 	if u.User != nil {
 		mc.User = u.User.Username()
 		mc.Passwd, _ = u.User.Password()
@@ -174,6 +178,7 @@ func parseMySQLURL(s string) (Config, error) {
 			port = "3306"
 		}
 		mc.Net, mc.Addr = "tcp", net.JoinHostPort(host, port)
+		local = host == "localhost" && u.Port() == ""
 	}
 	dsn := mc.FormatDSN()
 	if len(q) > 0 {
@@ -186,5 +191,5 @@ func parseMySQLURL(s string) (Config, error) {
 	if _, err := mysql.ParseDSN(dsn); err != nil {
 		return Config{}, fmt.Errorf("wpdb: mysql URL parameters: %w", err)
 	}
-	return Config{Driver: DriverMySQL, DSN: dsn}, nil
+	return Config{Driver: DriverMySQL, DSN: dsn, LocalSocket: local}, nil
 }

@@ -37,8 +37,8 @@ func LoadWPConfig(path string) (Config, error) {
 //
 // DB_HOST is read as WordPress reads it: host, host:port, [::1]:3306, or
 // localhost:/path/to/mysqld.sock for a Unix socket. A bare "localhost"
-// connects over TCP to port 3306, where PHP's mysqli would use the default
-// socket. DB_CHARSET 'utf8' is upgraded to utf8mb4, as WordPress does;
+// sets LocalSocket: PHP's mysqli connects it through the default socket
+// (see ResolveLocalSocket). DB_CHARSET 'utf8' is upgraded to utf8mb4, as WordPress does;
 // another charset (latin1 on an old site) is kept. DB_COLLATE is ignored:
 // the store compares only ASCII post types and statuses.
 //
@@ -121,7 +121,8 @@ func ParseWPConfig(src []byte) (Config, error) {
 	if !prefixLiteral {
 		return Config{}, errors.New("wpdb: wp-config: $table_prefix is not set to a plain string literal")
 	}
-	cfg := Config{Driver: DriverMySQL, DSN: mc.FormatDSN()}
+	host, _ := get("DB_HOST")
+	cfg := Config{Driver: DriverMySQL, DSN: mc.FormatDSN(), LocalSocket: host == "localhost" || host == ""}
 	if prefixSet {
 		if err := validatePrefix(prefix); err != nil {
 			return Config{}, fmt.Errorf("wpdb: wp-config: $table_prefix: %w", err)
