@@ -8,7 +8,7 @@ func PostsQuery(s *Store, offset, limit int) (string, []any) {
 }
 
 // KeysetQuery returns the keyset query and its parameters for the page
-// after the post at (date, id).
-func KeysetQuery(s *Store, date string, id uint64, limit int) (string, []any) {
-	return keysetQuery(s.driver, s.table, len(s.types)), s.keysetArgs(date, id, limit)
+// after post id.
+func KeysetQuery(s *Store, id uint64, limit int) (string, []any) {
+	return keysetQuery(s.driver, s.table, len(s.types)), s.keysetArgs(id, limit)
 }

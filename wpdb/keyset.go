@@ -20,9 +20,12 @@ import (
 // engines seek (SQLite does not seek on the OR alone).
 func keysetQuery(driver, table string, n int) string {
 	const order = " ORDER BY post_date DESC, ID DESC"
+	// The position is read in the same round trip: an uncorrelated scalar
+	// subquery, which both engines evaluate once, before the seek.
+	at := "(SELECT post_date FROM " + quoteIdent(driver, table) + " WHERE ID = ?)"
 	scan := "SELECT ID, post_date FROM " + quoteIdent(driver, table) +
 		" WHERE post_type = ? AND post_status = 'publish'" +
-		" AND post_date <= ? AND (post_date < ? OR (post_date = ? AND ID < ?))" +
+		" AND post_date <= " + at + " AND (post_date < " + at + " OR (post_date = " + at + " AND ID < ?))" +
 		order + " LIMIT ?"
 	inner := scan
 	if n > 1 {
@@ -36,12 +39,12 @@ func keysetQuery(driver, table string, n int) string {
 }
 
 // keysetArgs returns keysetQuery's parameters: for each post type the type,
-// the position's date three times and ID, and LIMIT, then LIMIT again when there
-// are several types.
-func (s *Store) keysetArgs(date string, id uint64, limit int) []any {
+// the position's ID four times (three to read its date), and LIMIT, then
+// LIMIT again when there are several types.
+func (s *Store) keysetArgs(id uint64, limit int) []any {
 	args := make([]any, 0, 6*len(s.types)+1)
 	for _, pt := range s.types {
-		args = append(args, pt, date, date, date, id, limit)
+		args = append(args, pt, id, id, id, id, limit)
 	}
 	if len(s.types) > 1 {
 		args = append(args, limit)
@@ -79,16 +82,20 @@ func (s *Store) PostsAfter(ctx context.Context, lastID uint64, offset, limit int
 	}
 	qctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	var date string
-	switch err := s.anchor.QueryRowContext(qctx, lastID).Scan(&date); {
-	case errors.Is(err, sql.ErrNoRows):
-		return s.Posts(ctx, offset, limit)
-	case err != nil:
-		return nil, fmt.Errorf("wpdb: position of post %d: %w", lastID, unavailable(err))
-	}
 	posts := []Post{}
-	if err := s.keyset.SelectContext(qctx, &posts, s.keysetArgs(date, lastID, limit)...); err != nil {
+	if err := s.keyset.SelectContext(qctx, &posts, s.keysetArgs(lastID, limit)...); err != nil {
 		return nil, fmt.Errorf("wpdb: posts after post %d: %w", lastID, unavailable(err))
+	}
+	if len(posts) == 0 {
+		// The end of the listing, or no row has that ID any more: only
+		// then does the offset decide.
+		var date string
+		switch err := s.anchor.QueryRowContext(qctx, lastID).Scan(&date); {
+		case errors.Is(err, sql.ErrNoRows):
+			return s.Posts(ctx, offset, limit)
+		case err != nil:
+			return nil, fmt.Errorf("wpdb: position of post %d: %w", lastID, unavailable(err))
+		}
 	}
 	for i := range posts {
 		posts[i].Excerpt = s.excerpter.Excerpt(posts[i].Content)

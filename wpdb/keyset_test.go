@@ -124,7 +124,7 @@ func TestKeysetReadsOnlyAPage(t *testing.T) {
 	}
 	first := -1
 	for _, depth := range []int{10, 300, 600} {
-		query, args := wpdb.KeysetQuery(store, all[depth].Date, all[depth].ID, 10)
+		query, args := wpdb.KeysetQuery(store, all[depth].ID, 10)
 		keyset := reads(query, args...)
 		query, args = wpdb.PostsQuery(store, depth+1, 10)
 		offset := reads(query, args...)
@@ -153,7 +153,7 @@ func TestKeysetPlanSQLite(t *testing.T) {
 		t.Run(pt.name, func(t *testing.T) {
 			c := cfg
 			c.PostTypes = pt.types
-			query, args := wpdb.KeysetQuery(open(t, c), "2023-06-15 10:00:00", 1500, 10)
+			query, args := wpdb.KeysetQuery(open(t, c), 1500, 10)
 			var details []string
 			for _, row := range queryStrings(t, db, "EXPLAIN QUERY PLAN "+query, args...) {
 				details = append(details, row["detail"])
