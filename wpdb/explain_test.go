@@ -139,22 +139,30 @@ func TestExplainSQLite(t *testing.T) {
 			c := cfg
 			c.PostTypes = pt.types
 			query, args := wpdb.PostsQuery(open(t, c), 500, 10)
-			var details []string
-			for _, row := range queryStrings(t, db, "EXPLAIN QUERY PLAN "+query, args...) {
-				details = append(details, row["detail"])
-			}
-			t.Logf("EXPLAIN QUERY PLAN: %q", details)
-			all := strings.Join(details, "\n")
-			const search = "SEARCH wp_posts USING COVERING INDEX wp_posts__type_status_date (post_type=? AND post_status=?)"
-			if got := strings.Count(all, search); got != len(pt.types) {
-				t.Errorf("plan has %d covering-index searches, want one per post type (%d): %q", got, len(pt.types), details)
-			}
-			if strings.Contains(all, "SCAN wp_posts") || !strings.Contains(all, "SEARCH p USING INTEGER PRIMARY KEY") {
-				t.Errorf("plan is not index searches then primary-key lookups: %q", details)
-			}
-			if len(pt.types) == 1 && strings.Contains(all, "TEMP B-TREE") {
-				t.Errorf("plan sorts: %q", details)
-			}
+			checkSQLitePlan(t, db, query, args, "(post_type=? AND post_status=?)", len(pt.types))
 		})
+	}
+}
+
+// checkSQLitePlan checks SQLite's plan of query: one covering-index search
+// of type_status_date on the given terms per post type, rows fetched by
+// primary key, and with one type nothing sorted.
+func checkSQLitePlan(t *testing.T, db *sql.DB, query string, args []any, terms string, types int) {
+	t.Helper()
+	var details []string
+	for _, row := range queryStrings(t, db, "EXPLAIN QUERY PLAN "+query, args...) {
+		details = append(details, row["detail"])
+	}
+	t.Logf("EXPLAIN QUERY PLAN: %q", details)
+	all := strings.Join(details, "\n")
+	search := "SEARCH wp_posts USING COVERING INDEX wp_posts__type_status_date " + terms
+	if got := strings.Count(all, search); got != types {
+		t.Errorf("plan has %d covering-index searches %s, want one per post type (%d): %q", got, terms, types, details)
+	}
+	if strings.Contains(all, "SCAN wp_posts") || !strings.Contains(all, "SEARCH p USING INTEGER PRIMARY KEY") {
+		t.Errorf("plan is not index searches then primary-key lookups: %q", details)
+	}
+	if types == 1 && strings.Contains(all, "TEMP B-TREE") {
+		t.Errorf("plan sorts: %q", details)
 	}
 }
