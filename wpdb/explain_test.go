@@ -127,9 +127,10 @@ func TestExplainMySQL(t *testing.T) {
 	}
 }
 
-// TestExplainSQLite checks the same with SQLite's EXPLAIN QUERY PLAN: each
-// post type is a covering-index search of <prefix>posts__type_status_date,
-// rows are fetched by primary key, and with one type nothing is sorted.
+// TestExplainSQLite checks the same with SQLite's EXPLAIN QUERY PLAN, for
+// the offset and the keyset page: each post type is a covering-index
+// search of <prefix>posts__type_status_date, rows are fetched by primary
+// key, and with one type nothing is sorted.
 func TestExplainSQLite(t *testing.T) {
 	cfg := wpdbtest.SQLite(t)
 	db := wpdbtest.OpenDB(t, cfg)
@@ -138,8 +139,12 @@ func TestExplainSQLite(t *testing.T) {
 		t.Run(pt.name, func(t *testing.T) {
 			c := cfg
 			c.PostTypes = pt.types
-			query, args := wpdb.PostsQuery(open(t, c), 500, 10)
+			store := open(t, c)
+			query, args := wpdb.PostsQuery(store, 500, 10)
 			checkSQLitePlan(t, db, query, args, "(post_type=? AND post_status=?)", len(pt.types))
+			// The keyset page seeks to the position: a range on post_date.
+			query, args = wpdb.KeysetQuery(store, 1500, 10)
+			checkSQLitePlan(t, db, query, args, "(post_type=? AND post_status=? AND post_date<?)", len(pt.types))
 		})
 	}
 }

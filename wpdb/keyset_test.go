@@ -142,19 +142,3 @@ func TestKeysetReadsOnlyAPage(t *testing.T) {
 		}
 	}
 }
-
-// TestKeysetPlanSQLite checks SQLite's plan: a search of the type_status_date
-// index on the date range, rows by primary key, no sort with one type.
-func TestKeysetPlanSQLite(t *testing.T) {
-	cfg := wpdbtest.SQLite(t)
-	db := wpdbtest.OpenDB(t, cfg)
-	explainRows(t, cfg, db)
-	for _, pt := range planTypes {
-		t.Run(pt.name, func(t *testing.T) {
-			c := cfg
-			c.PostTypes = pt.types
-			query, args := wpdb.KeysetQuery(open(t, c), 1500, 10)
-			checkSQLitePlan(t, db, query, args, "(post_type=? AND post_status=? AND post_date<?)", len(pt.types))
-		})
-	}
-}
