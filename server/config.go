@@ -86,7 +86,7 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (C
 	fs.StringVar(&cfg.MySQLSocket, "mysql-socket", "", "Unix socket `path` a bare localhost host connects through, tried before "+strings.Join(wpdb.DefaultSocketPaths, ", ")+" (as PHP's mysqli.default_socket)")
 	fs.StringVar(&cfg.TablePrefix, "table-prefix", "", "WordPress table `prefix` (default wp_, or $table_prefix from -wp-config)")
 	postTypes := fs.String("post-types", "post", "comma-separated post `types` to list")
-	shortcodes := fs.String("strip-shortcodes", strings.Join(wpdb.CoreShortcodes, ","), "comma-separated shortcode `tags` removed from excerpts, as WordPress removes its registered ones (empty: none); add your plugins' tags")
+	shortcodes := fs.String("strip-shortcodes", coreShortcodes, "comma-separated shortcode `tags` removed from excerpts, as WordPress removes its registered ones (empty or \",\": none); add your plugins' tags")
 	fs.IntVar(&cfg.Batch, "batch", 2, "posts per request when desiredPosts is absent, and per click on the page")
 	fs.IntVar(&cfg.MaxBatch, "max-batch", 100, "largest desiredPosts accepted")
 	fs.DurationVar(&cfg.QueryTime, "query-timeout", 5*time.Second, "deadline of each database query")
@@ -269,6 +269,15 @@ func parsePostTypes(s string) ([]string, error) {
 	return types, nil
 }
 
+// coreShortcodes are the shortcodes WordPress core registers
+// (wp-includes/media.php and class-wp-embed.php), which its excerpts strip
+// on every site: the default of -strip-shortcodes. None is a prefix of
+// another, so their order does not change what is stripped.
+const coreShortcodes = "wp_caption,caption,gallery,playlist,audio,video,embed"
+
+// parseShortcodes reads -strip-shortcodes. A value of only commas and
+// spaces strips none: an empty LOADMORE_STRIP_SHORTCODES reads as unset.
+// A tag listed twice is kept once, as add_shortcode keeps one.
 func parseShortcodes(s string) ([]string, error) {
 	tags := []string{}
 	for _, t := range strings.Split(s, ",") {
@@ -312,7 +321,7 @@ func parsePrefixes(s string) ([]netip.Prefix, error) {
 const defaultTablePrefix = "wp_"
 
 // databaseConfig resolves -db or -wp-config, -mysql-socket, -table-prefix,
-// -post-types and -query-timeout into the store's configuration; how says
+// -post-types, -query-timeout and -strip-shortcodes into the store's configuration; how says
 // which socket a bare localhost connects through, when it does. With neither -db nor
 // -wp-config it is the embedded demo database in -data-dir, created on
 // first start; -table-prefix does not apply to it, as it has its own table.

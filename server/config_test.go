@@ -113,19 +113,47 @@ func TestParseConfigSources(t *testing.T) {
 	}
 }
 
-func TestParseShortcodes(t *testing.T) {
+// TestParseConfigShortcodes: -strip-shortcodes and its variable replace
+// core's list, a value of only commas and spaces strips none, and the list
+// reaches the store's configuration.
+func TestParseConfigShortcodes(t *testing.T) {
 	t.Parallel()
-	for in, want := range map[string][]string{
-		"":                                {},
-		" , ":                             {},
-		"gallery":                         {"gallery"},
-		"caption, contact-form-7,vc_row ": {"caption", "contact-form-7", "vc_row"},
-		"gallery,gallery":                 {"gallery"},
-	} {
-		got, err := parseShortcodes(in)
-		if err != nil || !slices.Equal(got, want) {
-			t.Errorf("parseShortcodes(%q) = %q, %v; want %q", in, got, err, want)
-		}
+	core := []string{"wp_caption", "caption", "gallery", "playlist", "audio", "video", "embed"}
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want []string
+	}{
+		{"default", nil, nil, core},
+		{"empty variable reads as unset", nil, map[string]string{"LOADMORE_STRIP_SHORTCODES": ""}, core},
+		{"replaced", []string{"-strip-shortcodes", "vc_row,gallery"}, nil, []string{"vc_row", "gallery"}},
+		{"core and a plugin's", []string{"-strip-shortcodes", "wp_caption,caption,gallery,playlist,audio,video,embed,contact-form-7"}, nil, append(slices.Clone(core), "contact-form-7")},
+		{"variable", nil, map[string]string{"LOADMORE_STRIP_SHORTCODES": "caption, contact-form-7,vc_row "}, []string{"caption", "contact-form-7", "vc_row"}},
+		{"flag wins over variable", []string{"-strip-shortcodes=gallery"}, map[string]string{"LOADMORE_STRIP_SHORTCODES": "caption"}, []string{"gallery"}},
+		{"empty flag: none", []string{"-strip-shortcodes="}, nil, []string{}},
+		{"commas in the variable: none", nil, map[string]string{"LOADMORE_STRIP_SHORTCODES": " , "}, []string{}},
+		{"twice", []string{"-strip-shortcodes", "gallery,gallery"}, nil, []string{"gallery"}},
+		{"unicode and dots", []string{"-strip-shortcodes", "galería,a.b"}, nil, []string{"galería", "a.b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := parseConfig(append([]string{"wploadmore", "-db", "sqlite:/tmp/x.sqlite"}, tt.args...), envFunc(tt.env), io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, cfg.Shortcodes); diff != "" {
+				t.Errorf("Shortcodes (-want +got)\n%s", diff)
+			}
+			dbCfg, _, err := cfg.databaseConfig(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, dbCfg.Shortcodes); diff != "" {
+				t.Errorf("wpdb.Config.Shortcodes (-want +got)\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -151,6 +179,10 @@ func TestParseConfigRefusals(t *testing.T) {
 		{"no post type", []string{"-post-types", " , "}, nil, "-post-types: no post type given"},
 		{"bad shortcode", []string{"-strip-shortcodes", "gallery,contact form"}, nil, `-strip-shortcodes: shortcode "contact form"`},
 		{"bad shortcode in env", nil, map[string]string{"LOADMORE_STRIP_SHORTCODES": "vc_row,[x]"}, `-strip-shortcodes: shortcode "[x]"`},
+		{"shortcode with =", []string{"-strip-shortcodes", "a=b"}, nil, `-strip-shortcodes: shortcode "a=b"`},
+		{"closing shortcode", []string{"-strip-shortcodes", "gallery,/gallery"}, nil, `-strip-shortcodes: shortcode "/gallery"`},
+		{"shortcode with a control character", []string{"-strip-shortcodes", "gal\x01lery"}, nil, `-strip-shortcodes: shortcode "gal\x01lery"`},
+		{"shortcode with <", []string{"-strip-shortcodes", "<gallery>"}, nil, `-strip-shortcodes: shortcode "<gallery>"`},
 		{"bad serializer", []string{"-session-serializer", "json"}, nil, "-session-serializer"},
 		{"bad proxy", []string{"-trusted-proxies", "10.0.0.0/33"}, nil, "-trusted-proxies"},
 		{"bad base path", []string{"-base-path", "/blog/../admin"}, nil, "-base-path"},

@@ -35,8 +35,10 @@ type Config struct {
 	// connects through the local Unix socket: ResolveLocalSocket picks it.
 	// Until then DSN holds TCP to localhost:3306.
 	LocalSocket bool
-	// Shortcodes are stripped from excerpts, as WordPress strips its
-	// registered ones (see CoreShortcodes); none is a valid choice.
+	// Shortcodes are the tags whose shortcodes are stripped from excerpts,
+	// as WordPress strips its registered ones, each checked by
+	// ValidateShortcode. None is a valid choice: unlike the other fields it
+	// may be empty (the server's Config owns the default, core's tags).
 	Shortcodes []string
 }
 

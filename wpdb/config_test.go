@@ -107,6 +107,9 @@ func TestConfigValidation(t *testing.T) {
 		{"empty post type", func(c *Config) { c.PostTypes = []string{"post", ""} }, "post type"},
 		{"long post type", func(c *Config) { c.PostTypes = []string{strings.Repeat("x", 21)} }, "post type"},
 		{"repeated post type", func(c *Config) { c.PostTypes = []string{"post", "page", "post"} }, `post type "post" is listed twice`},
+		{"shortcode with a space", func(c *Config) { c.Shortcodes = []string{"gallery", "contact form"} }, `config: shortcode "contact form"`},
+		{"empty shortcode", func(c *Config) { c.Shortcodes = []string{""} }, `config: shortcode ""`},
+		{"closing shortcode", func(c *Config) { c.Shortcodes = []string{"/caption"} }, `config: shortcode "/caption"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,6 +122,12 @@ func TestConfigValidation(t *testing.T) {
 	}
 	t.Run("valid", func(t *testing.T) {
 		if err := ok.validate(); err != nil {
+			t.Fatal(err)
+		}
+		// No default: no shortcodes is a choice, and so are a plugin's.
+		withTags := ok
+		withTags.Shortcodes = []string{"gallery", "contact-form-7", "vc_row"}
+		if err := withTags.validate(); err != nil {
 			t.Fatal(err)
 		}
 	})

@@ -22,6 +22,9 @@ const excerptRunes = 200
 //
 // The excerpt is, by definition, what this pipeline gives for the whole post:
 //
+//  0. the shortcodes given to NewExcerpter are stripped, as WordPress's
+//     strip_shortcodes strips the registered ones before it shapes an
+//     excerpt (see shortcodeScan);
 //  1. invalid UTF-8 is replaced with U+FFFD (strings.ToValidUTF8), so no
 //     database byte can make the JSON invalid;
 //  2. a space is put before every block-level tag (p, li, br, td, h1…), so
@@ -54,8 +57,9 @@ const excerptRunes = 200
 type Excerpter struct {
 	policy *bluemonday.Policy
 	// shortcodes are stripped, as WordPress's excerpts strip its registered
-	// ones, before the pipeline runs: see stripShortcodes.
-	shortcodes []string
+	// ones, before the pipeline runs: see shortcodeScan. closers are their
+	// "[/tag]".
+	shortcodes, closers []string
 	// window is how many bytes of a post the walk first reads; it reads four
 	// times more each time that is not enough. Tests make it tiny.
 	window int
@@ -64,11 +68,15 @@ type Excerpter struct {
 }
 
 // NewExcerpter returns an Excerpter built on bluemonday's strict policy
-// that strips the shortcodes named (see [CoreShortcodes]) first.
+// that first strips the shortcodes whose tags are listed, as WordPress's
+// strip_shortcodes strips the registered ones; nil strips none. The tags
+// are tried in the order given, as WordPress tries them in the order they
+// were registered, and should each pass [ValidateShortcode].
 func NewExcerpter(shortcodes []string) *Excerpter {
 	return &Excerpter{
 		policy:     bluemonday.StrictPolicy(),
 		shortcodes: slices.Clone(shortcodes),
+		closers:    closingTags(shortcodes),
 		// The tokenizer reads 4 KB at a time anyway.
 		window: 4 << 10,
 		bufs:   sync.Pool{New: func() any { b := make([]byte, 0, 8<<10); return &b }},
@@ -81,10 +89,10 @@ func NewExcerpter(shortcodes []string) *Excerpter {
 func (e *Excerpter) Excerpt(content string) string {
 	bp := e.bufs.Get().(*[]byte)
 	var prefix []byte
-	if len(e.shortcodes) > 0 && strings.IndexByte(content, '[') >= 0 {
+	if len(e.shortcodes) > 0 {
 		prefix = e.strippedPrefix(bp, content)
 	} else {
-		prefix, _ = visiblePrefix((*bp)[:0], content, excerptRunes, e.window)
+		prefix, _, _ = visiblePrefix((*bp)[:0], content, excerptRunes, e.window, false)
 	}
 	text := html.UnescapeString(e.policy.Sanitize(string(prefix)))
 	// Very large prefixes (a post made of one huge script) are not kept.
@@ -96,17 +104,19 @@ func (e *Excerpter) Excerpt(content string) string {
 }
 
 // strippedPrefix is visiblePrefix of content with its shortcodes stripped.
-// Like the walk, it strips only a prefix of the post, four times longer
-// each time that prefix holds too little text, so its cost grows with the
-// start of the post and not with the post.
+// Like the walk, it strips only the start of the post, four times longer
+// each time the walk needs more, so its cost grows with the start of the
+// post and not with the post. A post without '[' near its start is not
+// copied; one whose start holds a shortcode pays once for a search of the
+// whole post for its closing tag (see shortcodeScan).
 func (e *Excerpter) strippedPrefix(bp *[]byte, content string) []byte {
-	var stripped []byte
-	for limit := e.window; ; limit *= 4 {
-		cut := min(limit, len(content))
-		var complete bool
-		stripped, complete = stripShortcodes(stripped[:0], content, cut, e.shortcodes)
-		prefix, read := visiblePrefix((*bp)[:0], string(stripped), excerptRunes, e.window)
-		if complete || read < len(stripped) {
+	sc := newShortcodeScan(content, e.shortcodes, e.closers)
+	for limit := max(e.window, 1); ; limit *= 4 {
+		stripped, complete := sc.strip(min(limit, len(content)))
+		// A stripped cut is a prefix of the stripped post: the walk reads
+		// its end as it reads the end of a window, as not the end.
+		prefix, _, done := visiblePrefix((*bp)[:0], stripped, excerptRunes, e.window, !complete)
+		if done {
 			return prefix
 		}
 	}
@@ -152,22 +162,26 @@ func collapseAndCut(text string, n int) string {
 // It reads at most window bytes, then four times more, and so on, so that a
 // classic-editor post (no tags, paragraphs split by blank lines) is not read
 // to its end as one text token.
-func visiblePrefix(dst []byte, content string, need, window int) ([]byte, int) {
+//
+// When partial is true, content is only the start of what is shaped (a
+// stripped cut of a post, which must end on a whole character): done is
+// then false when the prefix could depend on what follows.
+func visiblePrefix(dst []byte, content string, need, window int, partial bool) (_ []byte, read int, done bool) {
 	base := len(dst)
 	window = max(window, 1)
-	for read := 0; ; window *= 4 {
-		var done bool
-		dst, read, done = walkPrefix(dst[:base], content, need, window, read)
-		if done {
-			return dst, read
+	for {
+		dst, read, done = walkPrefix(dst[:base], content, need, window, read, partial)
+		if done || partial && window >= len(content) {
+			return dst, read, done
 		}
+		window *= 4
 	}
 }
 
 // walkPrefix is visiblePrefix reading at most about limit bytes of content.
 // It reports false when those were not enough to decide; read accumulates
 // the bytes read over the attempts.
-func walkPrefix(dst []byte, content string, need, limit, read int) (_ []byte, _ int, done bool) {
+func walkPrefix(dst []byte, content string, need, limit, read int, partial bool) (_ []byte, _ int, done bool) {
 	r := validUTF8Reader{s: content, limit: limit}
 	z := nethtml.NewTokenizer(&r)
 	var (
@@ -187,7 +201,7 @@ func walkPrefix(dst []byte, content string, need, limit, read int) (_ []byte, _ 
 			// EOF: the reader and the tokenizer have no other error without
 			// SetMaxBuf; bluemonday stops at the same token. Only the true
 			// end of content is the end.
-			return dst, read + r.pos, r.pos == len(content)
+			return dst, read + r.pos, r.pos == len(content) && !partial
 		case nethtml.TextToken:
 			// Copied before Text, which decodes in the tokenizer's buffer.
 			raw := z.Raw()
@@ -209,7 +223,7 @@ func walkPrefix(dst []byte, content string, need, limit, read int) (_ []byte, _ 
 			}
 			// A text token ends at a "<" the tokenizer has read past, or at
 			// the end of what the reader gave.
-			truncated := consumed == r.out && r.pos < len(content)
+			truncated := consumed == r.out && (r.pos < len(content) || partial)
 			return dst, read + r.pos, !truncated
 		case nethtml.StartTagToken, nethtml.EndTagToken, nethtml.SelfClosingTagToken:
 			start := len(dst)

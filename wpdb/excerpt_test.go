@@ -259,12 +259,22 @@ func excerptSeeds() []string {
 	}
 }
 
+// FuzzExcerpt checks the prefix walk against the definition: without
+// shortcodes, the whole-post pipeline; with core's, strip_shortcodes of the
+// whole post (stripShortcodes, which TestStripShortcodesMatchesWordPress
+// holds to WordPress's), then the whole-post pipeline. Both with the
+// default window and a tiny one, and a stripped cut is a prefix of the
+// stripped post.
 func FuzzExcerpt(f *testing.F) {
 	for _, s := range excerptSeeds() {
 		f.Add(s)
 	}
-	e := NewExcerpter(nil)
-	tiny := tinyWindowExcerpter()
+	for _, s := range shortcodeSeeds() {
+		f.Add(s)
+	}
+	e, strip := NewExcerpter(nil), NewExcerpter(coreShortcodes)
+	tiny, tinyStrip := tinyWindowExcerpter(), NewExcerpter(coreShortcodes)
+	tinyStrip.window = 7
 	policy := bluemonday.StrictPolicy()
 	f.Fuzz(func(t *testing.T, content string) {
 		got := e.Excerpt(content)
@@ -275,6 +285,20 @@ func FuzzExcerpt(f *testing.F) {
 		if tgot := tiny.Excerpt(content); tgot != got {
 			t.Fatalf("Excerpt(%q) with a tiny window (-default +tiny):\n%s", content, cmp.Diff(got, tgot))
 		}
+
+		stripped, complete := stripShortcodes(content, len(content), coreShortcodes)
+		if !complete {
+			t.Fatalf("strip(%q): the whole post is not complete", content)
+		}
+		got = strip.Excerpt(content)
+		if want := referenceExcerpt(policy, stripped); got != want {
+			t.Fatalf("stripping: Excerpt(%q) differs from the whole-post reference of %q (-want +got):\n%s", content, stripped, cmp.Diff(want, got))
+		}
+		checkExcerptInvariants(t, strip, content, got)
+		if tgot := tinyStrip.Excerpt(content); tgot != got {
+			t.Fatalf("stripping: Excerpt(%q) with a tiny window (-default +tiny):\n%s", content, cmp.Diff(got, tgot))
+		}
+		checkStripPrefixes(t, content, max(1, len(content)/64))
 	})
 }
 
@@ -291,7 +315,7 @@ func TestExcerptReadsOnlyAPrefix(t *testing.T) {
 			"classic":   classicPost(size),
 			"one word":  strings.Repeat("x", size),
 		} {
-			got, read := visiblePrefix(nil, post, excerptRunes, e.window)
+			got, read, _ := visiblePrefix(nil, post, excerptRunes, e.window, false)
 			if len(got) > 2<<10 || read > 8<<10 {
 				t.Errorf("%s post of %d bytes: read %d bytes, prefix %d bytes, want at most 8 KB and 2 KB", name, len(post), read, len(got))
 			}
