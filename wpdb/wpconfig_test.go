@@ -208,5 +208,13 @@ func FuzzParseWPConfig(f *testing.F) {
 		if _, err := mysqlConfig(cfg.DSN); err != nil {
 			t.Fatalf("accepted config has a bad DSN %q: %v", cfg.DSN, err)
 		}
+		// And localhost settles to TCP when no socket is there.
+		resolved, _, err := ResolveLocalSocket(cfg, nil)
+		if err != nil || resolved.LocalSocket {
+			t.Fatalf("accepted config does not resolve: %v\n%#v", err, cfg)
+		}
+		if _, err := mysqlConfig(resolved.DSN); err != nil {
+			t.Fatalf("resolved config has a bad DSN %q: %v", resolved.DSN, err)
+		}
 	})
 }
