@@ -58,8 +58,11 @@ func ResolveLocalSocket(cfg Config, sockets []string) (resolved Config, how stri
 	if port != "3306" {
 		why += ":" + port + ", whose port PHP's mysqli ignores for the socket"
 	}
-	if path, ok := findSocket(sockets); ok {
-		mc.Net, mc.Addr = "unix", path
+	if i := findSocket(sockets); i >= 0 {
+		mc.Net, mc.Addr = "unix", sockets[i]
+		if i > 0 { // an operator's -mysql-socket passed over is worth a word
+			why += "; no Unix socket at " + strings.Join(sockets[:i], ", ")
+		}
 		how = fmt.Sprintf("%s (%s)", describe(mc.Net, mc.Addr), why)
 	} else {
 		mc.Net, mc.Addr = "tcp", net.JoinHostPort(fallbackHost, port)
@@ -72,16 +75,16 @@ func ResolveLocalSocket(cfg Config, sockets []string) (resolved Config, how stri
 	return cfg, how, nil
 }
 
-// findSocket returns the first of paths that exists and is a Unix socket:
-// a stale regular file or a missing mount is passed over, as the next
-// candidate may be the live one.
-func findSocket(paths []string) (string, bool) {
-	for _, path := range paths {
+// findSocket returns the index of the first of paths that exists and is a
+// Unix socket, or -1: a stale regular file or a missing mount is passed
+// over, as the next candidate may be the live one.
+func findSocket(paths []string) int {
+	for i, path := range paths {
 		if fi, err := os.Stat(path); err == nil && fi.Mode()&os.ModeSocket != 0 {
-			return path, true
+			return i
 		}
 	}
-	return "", false
+	return -1
 }
 
 func describe(network, addr string) string {

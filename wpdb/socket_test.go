@@ -175,7 +175,7 @@ func TestResolveLocalSocket(t *testing.T) {
 		wantHow           string
 	}{
 		{"first that is a socket", local, []string{missing, plain, second, first}, "unix", second,
-			"Unix socket " + second + " (localhost)"},
+			"Unix socket " + second + " (localhost; no Unix socket at " + missing + ", " + plain + ")"},
 		{"the operator's first", local, []string{first, second}, "unix", first, "Unix socket " + first + " (localhost)"},
 		{"none: TCP", local, []string{missing, plain}, "tcp", "127.0.0.1:3306",
 			"TCP 127.0.0.1:3306 (localhost: no Unix socket at " + missing + ", " + plain + ")"},
@@ -250,16 +250,16 @@ func TestLocalhostThroughTheSocket(t *testing.T) {
 	}{
 		{"DB_HOST localhost", func(t *testing.T, database string) (wpdb.Config, error) {
 			return wpdb.LoadWPConfig(wpConfig(t, "localhost", database))
-		}, "Unix socket " + sock + " (localhost)"},
+		}, "Unix socket " + sock + " (localhost; no Unix socket at " + missing + ")"},
 		{"DB_HOST LOCALHOST:3307", func(t *testing.T, database string) (wpdb.Config, error) {
 			return wpdb.LoadWPConfig(wpConfig(t, "LOCALHOST:3307", database))
-		}, "Unix socket " + sock + " (localhost:3307, whose port PHP's mysqli ignores for the socket)"},
+		}, "Unix socket " + sock + " (localhost:3307, whose port PHP's mysqli ignores for the socket; no Unix socket at " + missing + ")"},
 		{"DB_HOST localhost:/path", func(t *testing.T, database string) (wpdb.Config, error) {
 			return wpdb.LoadWPConfig(wpConfig(t, "localhost:"+sock, database))
 		}, "Unix socket " + sock},
 		{"mysql://root@localhost/db", func(t *testing.T, database string) (wpdb.Config, error) {
 			return wpdb.ParseURL("mysql://root@localhost/" + database)
-		}, "Unix socket " + sock + " (localhost)"},
+		}, "Unix socket " + sock + " (localhost; no Unix socket at " + missing + ")"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
