@@ -36,7 +36,7 @@ type Config struct {
 	DataDir     string // where the embedded default lives
 	WPConfig    string // path to a wp-config.php to take the database from
 	TablePrefix string // overrides the prefix from -db or -wp-config when set
-	MySQLSocket string // tried first when the MySQL host is a bare localhost
+	MySQLSocket string // -mysql-socket: tried first when the MySQL host is localhost
 	PostTypes   []string
 	Shortcodes  []string // stripped from excerpts
 	Batch       int      // desiredPosts when the request names none, and the page's step
@@ -67,6 +67,10 @@ type Config struct {
 	// Healthcheck, when set, makes the binary probe that URL and exit, for
 	// container health checks in images that have no curl.
 	Healthcheck string
+
+	// MySQLSockets are the Unix sockets a MySQL host of localhost tries, in
+	// order: -mysql-socket, then wpdb.DefaultSocketPaths. Tests set their own.
+	MySQLSockets []string
 }
 
 // parseConfig reads the flags in args (args[0] is the program name) and,
@@ -83,7 +87,7 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (C
 	fs.StringVar(&cfg.DB, "db", "", "WordPress database: mysql://user:password@host:port/dbname?params or sqlite:PATH (empty: the embedded demo database)")
 	fs.StringVar(&cfg.DataDir, "data-dir", "data", "`folder` holding the embedded demo database")
 	fs.StringVar(&cfg.WPConfig, "wp-config", "", "`path` to a wp-config.php to read the database credentials and table prefix from")
-	fs.StringVar(&cfg.MySQLSocket, "mysql-socket", "", "Unix socket `path` a bare localhost host connects through, tried before "+strings.Join(wpdb.DefaultSocketPaths, ", ")+" (as PHP's mysqli.default_socket)")
+	fs.StringVar(&cfg.MySQLSocket, "mysql-socket", "", "Unix socket `path` a MySQL host of localhost connects through (PHP's mysqli.default_socket), tried before "+strings.Join(wpdb.DefaultSocketPaths(), ", ")+"; with none of them, TCP 127.0.0.1")
 	fs.StringVar(&cfg.TablePrefix, "table-prefix", "", "WordPress table `prefix` (default wp_, or $table_prefix from -wp-config)")
 	postTypes := fs.String("post-types", "post", "comma-separated post `types` to list")
 	shortcodes := fs.String("strip-shortcodes", coreShortcodes, "comma-separated shortcode `tags` removed from excerpts, as WordPress removes its registered ones (empty or \",\": none); add your plugins' tags")
@@ -140,6 +144,10 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (C
 	if cfg.SessionFormat, err = session.ParseFormat(*format); err != nil {
 		return Config{}, fmt.Errorf("-session-serializer: %w", err)
 	}
+	cfg.MySQLSockets = wpdb.DefaultSocketPaths()
+	if cfg.MySQLSocket != "" {
+		cfg.MySQLSockets = append([]string{cfg.MySQLSocket}, cfg.MySQLSockets...)
+	}
 	if cfg.TrustedProxies, err = parsePrefixes(*proxies); err != nil {
 		return Config{}, fmt.Errorf("-trusted-proxies: %w", err)
 	}
@@ -193,6 +201,8 @@ func (c *Config) validate() error {
 		return errors.New("-addr: empty")
 	case c.DB != "" && c.WPConfig != "":
 		return errors.New("-db and -wp-config: give one or the other")
+	case len(c.MySQLSocket) > maxSocketPath:
+		return fmt.Errorf("-mysql-socket: %q is longer than the %d bytes a Unix socket address holds", c.MySQLSocket, maxSocketPath)
 	case c.MaxBatch < 1 || c.MaxBatch > 1000:
 		return fmt.Errorf("-max-batch: %d is not from 1 to 1000", c.MaxBatch)
 	case c.Batch < 1 || c.Batch > c.MaxBatch:
@@ -316,13 +326,19 @@ func parsePrefixes(s string) ([]netip.Prefix, error) {
 	return prefixes, nil
 }
 
+// maxSocketPath is the longest path connect(2) takes for a Unix socket on
+// Linux: sun_path is 108 bytes, NUL included. A longer one would only fail
+// at the first query, as "invalid argument".
+const maxSocketPath = 107
+
 // defaultTablePrefix is WordPress's own default $table_prefix, for a
 // database URL or a wp-config.php that names none.
 const defaultTablePrefix = "wp_"
 
 // databaseConfig resolves -db or -wp-config, -mysql-socket, -table-prefix,
-// -post-types, -query-timeout and -strip-shortcodes into the store's configuration; how says
-// which socket a bare localhost connects through, when it does. With neither -db nor
+// -post-types, -query-timeout and -strip-shortcodes into the store's
+// configuration; how says how it connects (which socket a MySQL host of
+// localhost found, or the TCP fallback), for the start log. With neither -db nor
 // -wp-config it is the embedded demo database in -data-dir, created on
 // first start; -table-prefix does not apply to it, as it has its own table.
 func (c *Config) databaseConfig(ctx context.Context) (cfg wpdb.Config, how string, err error) {
@@ -349,11 +365,7 @@ func (c *Config) databaseConfig(ctx context.Context) (cfg wpdb.Config, how strin
 	cfg.PostTypes = c.PostTypes
 	cfg.QueryTimeout = c.QueryTime
 	cfg.Shortcodes = c.Shortcodes
-	sockets := wpdb.DefaultSocketPaths
-	if c.MySQLSocket != "" {
-		sockets = append([]string{c.MySQLSocket}, sockets...)
-	}
-	return wpdb.ResolveLocalSocket(cfg, sockets)
+	return wpdb.ResolveLocalSocket(cfg, c.MySQLSockets)
 }
 
 // phpredis's lock settings and our deadline for one Redis command. They

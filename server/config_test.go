@@ -254,3 +254,38 @@ func TestSiteSettings(t *testing.T) {
 		})
 	}
 }
+
+// TestParseConfigMySQLSocket: -mysql-socket, or LOADMORE_MYSQL_SOCKET, goes
+// before the usual paths a MySQL host of localhost tries; a path too long
+// for a Unix socket address is refused at start.
+func TestParseConfigMySQLSocket(t *testing.T) {
+	usual := wpdb.DefaultSocketPaths()
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want []string
+	}{
+		{"default", nil, nil, usual},
+		{"flag", []string{"-mysql-socket", "/srv/db/mysqld.sock"}, nil, append([]string{"/srv/db/mysqld.sock"}, usual...)},
+		{"environment", nil, map[string]string{"LOADMORE_MYSQL_SOCKET": "/srv/db/mysqld.sock"}, append([]string{"/srv/db/mysqld.sock"}, usual...)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := parseConfig(append([]string{"wploadmore"}, tt.args...), envFunc(tt.env), io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, cfg.MySQLSockets); diff != "" {
+				t.Errorf("MySQLSockets (-want +got)\n%s", diff)
+			}
+		})
+	}
+	long := "/" + strings.Repeat("s", maxSocketPath)
+	if _, err := parseConfig([]string{"wploadmore", "-mysql-socket", long}, envFunc(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "-mysql-socket") {
+		t.Errorf("a %d-byte socket path: %v, want a -mysql-socket error", len(long), err)
+	}
+	if _, err := parseConfig([]string{"wploadmore", "-mysql-socket", long[:maxSocketPath]}, envFunc(nil), io.Discard); err != nil {
+		t.Errorf("a %d-byte socket path: %v", maxSocketPath, err)
+	}
+}

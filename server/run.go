@@ -134,17 +134,21 @@ func openPosts(ctx context.Context, cfg Config, logger *slog.Logger) (*wpdb.Stor
 	if err != nil {
 		return nil, err
 	}
-	if how != "" {
-		logger.Info("database: " + how)
-	}
 	store, err := wpdb.Open(ctx, dbCfg, logger.With("component", "wpdb"))
 	if err != nil {
+		if how != "" { // which socket localhost chose, or that it fell back to TCP
+			return nil, fmt.Errorf("database: %s: %w", how, err)
+		}
 		return nil, fmt.Errorf("database: %w", err)
 	}
 	if cfg.DB == "" && cfg.WPConfig == "" {
 		logger.Info("database: embedded default (SQLite)", "data_dir", cfg.DataDir, "post_types", dbCfg.PostTypes)
 	} else {
-		logger.Info("database: opened", "driver", dbCfg.Driver, "table_prefix", dbCfg.TablePrefix, "post_types", dbCfg.PostTypes)
+		attrs := []any{"driver", dbCfg.Driver, "table_prefix", dbCfg.TablePrefix, "post_types", dbCfg.PostTypes}
+		if how != "" {
+			attrs = append(attrs, "connection", how)
+		}
+		logger.Info("database: opened", attrs...)
 	}
 	return store, nil
 }

@@ -1,113 +1,174 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
+
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
-// startSocketOnlyMariaDB starts a throwaway mariadbd with skip-networking,
-// reachable only through the Unix socket it returns, and stops it by PID
-// when t ends. Under CI a failure to start it fails t.
-func startSocketOnlyMariaDB(t *testing.T) string {
-	t.Helper()
-	for _, bin := range []string{"mariadb-install-db", "mariadbd"} {
-		if _, err := exec.LookPath(bin); err != nil && !fileExists("/usr/sbin/"+bin) {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s not found: apt-get install mariadb-server", bin)
-			}
-			t.Skipf("%s not found", bin)
-		}
+// socketOnly is this package's throwaway MariaDB without networking,
+// started by the first test that asks for it and stopped by TestMain.
+var socketOnly wpdbtest.SocketOnlyMariaDB
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if d := socketOnly.Startup(); d > 0 && testing.Verbose() {
+		fmt.Printf("server: the socket-only MariaDB started in %v\n", d.Round(time.Millisecond))
 	}
-	// A short folder: a socket path must fit in 108 bytes.
-	dir, err := os.MkdirTemp("", "wlm-sock-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	data, sock := filepath.Join(dir, "data"), filepath.Join(dir, "mysqld.sock")
-	install := exec.Command("mariadb-install-db", "--no-defaults", "--user=root", "--datadir="+data,
-		"--auth-root-authentication-method=normal", "--skip-test-db")
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("mariadb-install-db: %v\n%s", err, out)
-	}
-	mariadbd := "/usr/sbin/mariadbd"
-	if p, err := exec.LookPath("mariadbd"); err == nil {
-		mariadbd = p
-	}
-	cmd := exec.Command(mariadbd, "--no-defaults", "--user=root", "--datadir="+data, "--socket="+sock,
-		"--skip-networking", "--pid-file="+filepath.Join(dir, "mysqld.pid"), "--log-error="+filepath.Join(dir, "error.log"),
-		"--innodb-buffer-pool-size=16M", "--skip-log-bin")
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start mariadbd: %v", err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	for deadline := time.Now().Add(time.Minute); !isSocket(sock); time.Sleep(50 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(filepath.Join(dir, "error.log"))
-			t.Fatalf("mariadbd made no socket in a minute:\n%s", log)
-		}
-	}
-	return sock
+	socketOnly.Stop()
+	os.Exit(code)
 }
 
-func fileExists(path string) bool { _, err := os.Stat(path); return err == nil }
+// writeWPConfig writes a wp-config.php with DB_HOST host, the way
+// wp-config-sample.php does, into a temporary folder.
+func writeWPConfig(t *testing.T, host, database string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "wp-config.php")
+	if err := os.WriteFile(path, []byte(fmt.Sprintf(`<?php
+define( 'DB_NAME', '%s' );
+define( 'DB_USER', 'root' );
+define( 'DB_PASSWORD', '' );
+define( 'DB_HOST', '%s' );
+define( 'DB_CHARSET', 'utf8' );
+$table_prefix = 'wp_';
+`, database, host)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
 
-func isSocket(path string) bool {
-	fi, err := os.Stat(path)
-	return err == nil && fi.Mode()&os.ModeSocket != 0
+// openedConnection is the connection attribute of the JSON start log line
+// "database: opened".
+func openedConnection(t *testing.T, logs string) string {
+	t.Helper()
+	sc := bufio.NewScanner(strings.NewReader(logs))
+	for sc.Scan() {
+		var line struct {
+			Msg        string `json:"msg"`
+			Connection string `json:"connection"`
+		}
+		if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "database: opened" {
+			return line.Connection
+		}
+	}
+	t.Fatalf("no \"database: opened\" line in the log:\n%s", logs)
+	return ""
 }
 
 // TestLocalhostThroughTheSocket: with DB_HOST 'localhost', as
-// wp-config-sample.php ships it, the server reaches a MariaDB that listens
-// on no TCP port at all, through the socket -mysql-socket names, and says
-// so in its start log.
+// wp-config-sample.php ships it, or -db mysql://root@localhost/db, the
+// server reaches a MariaDB that listens on no TCP port at all, through the
+// socket -mysql-socket (or its variable) names, serves its posts, and says
+// which socket in its start log.
 func TestLocalhostThroughTheSocket(t *testing.T) {
 	t.Parallel()
-	sock := startSocketOnlyMariaDB(t)
-	wpConfig := filepath.Join(t.TempDir(), "wp-config.php")
-	if err := os.WriteFile(wpConfig, []byte(`<?php
-define( 'DB_NAME', 'wordpress' );
-define( 'DB_USER', 'root' );
-define( 'DB_PASSWORD', '' );
-define( 'DB_HOST', 'localhost' );
-$table_prefix = 'wp_';
-`), 0o600); err != nil {
+	sock := socketOnly.Socket(t)
+	tests := []struct {
+		name string
+		env  func(t *testing.T, database string) map[string]string
+		args []string
+	}{
+		{"DB_HOST localhost and LOADMORE_MYSQL_SOCKET", func(t *testing.T, database string) map[string]string {
+			return map[string]string{"LOADMORE_WP_CONFIG": writeWPConfig(t, "localhost", database), "LOADMORE_MYSQL_SOCKET": sock}
+		}, nil},
+		{"mysql://root@localhost/db and -mysql-socket", func(t *testing.T, database string) map[string]string {
+			return map[string]string{"LOADMORE_DB": "mysql://root@localhost/" + database}
+		}, []string{"-mysql-socket", sock}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			database := fmt.Sprintf("server_socket_%d", i)
+			// The posts table, made as WordPress's schema makes it, in the
+			// socket-only server.
+			cfg, err := wpdb.ParseURL("mysql://root@localhost/" + database)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.TablePrefix, cfg.PostTypes, cfg.QueryTimeout = "wp_", []string{"post"}, 5*time.Second
+			if cfg, _, err = wpdb.ResolveLocalSocket(cfg, []string{sock}); err != nil {
+				t.Fatal(err)
+			}
+			wpdbtest.Insert(t, cfg, wpdbtest.Posts(3)...)
+			t.Cleanup(func() {
+				if _, err := wpdbtest.OpenDB(t, cfg).Exec("DROP DATABASE `" + database + "`"); err != nil {
+					t.Errorf("drop database: %v", err)
+				}
+			})
+
+			srv := startServer(t, tt.env(t, database), tt.args...)
+			if posts := srv.get(t, jsonPath(0, 2)).posts(t); len(posts) != 2 || posts[0].Title != "Post 3" || posts[1].Title != "Post 2" {
+				t.Errorf("posts through the socket: %+v", posts)
+			}
+			if got, want := openedConnection(t, srv.Logs.String()), "Unix socket "+sock+" (localhost)"; got != want {
+				t.Errorf("start log connection = %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestLocalhostFallsBackToTCP: when none of the candidate sockets exists,
+// localhost connects over TCP to 127.0.0.1 at the port DB_HOST named, and
+// the start log, or the error, says so and lists what was tried. (The
+// candidates are the test's own: this machine has a live
+// /run/mysqld/mysqld.sock.)
+func TestLocalhostFallsBackToTCP(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	missing := []string{filepath.Join(dir, "mysqld.sock"), filepath.Join(dir, "mysql.sock")}
+	if err := os.WriteFile(missing[1], nil, 0o600); err != nil { // a file, not a socket
 		t.Fatal(err)
 	}
-	cfg, err := wpdb.LoadWPConfig(wpConfig)
+	tried := strings.Join(missing, ", ")
+	tcp := wpdbtest.MySQL(t) // on 127.0.0.1:3306
+	wpdbtest.Insert(t, tcp, wpdbtest.Posts(3)...)
+	mc, err := mysql.ParseDSN(tcp.DSN)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, how, err := wpdb.ResolveLocalSocket(cfg, []string{sock})
-	if err != nil || !strings.Contains(how, sock) {
-		t.Fatalf("resolve: %q, %v", how, err)
+	config := func(t *testing.T, host string) Config {
+		cfg, err := parseConfig([]string{"wploadmore", "-wp-config", writeWPConfig(t, host, mc.DBName)}, envFunc(nil), &bytes.Buffer{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.MySQLSockets = missing
+		return cfg
 	}
-	cfg.PostTypes, cfg.QueryTimeout = []string{"post"}, 5*time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	seeder, err := wpdb.OpenSeeder(ctx, cfg) // creates the database and table
-	if err != nil {
-		t.Fatal(err)
-	}
-	seeder.Close()
-	wpdbtest.Insert(t, cfg, wpdbtest.Posts(3)...)
 
-	srv := startServer(t, map[string]string{"LOADMORE_WP_CONFIG": wpConfig, "LOADMORE_MYSQL_SOCKET": sock})
-	if posts := srv.get(t, jsonPath(0, 2)).posts(t); len(posts) != 2 || posts[0].Title != "Post 3" {
-		t.Errorf("posts through the socket: %+v", posts)
-	}
-	if logs := srv.Logs.String(); !strings.Contains(logs, "localhost: Unix socket "+sock) {
-		t.Errorf("the start log does not say which socket:\n%s", logs)
-	}
+	t.Run("opened", func(t *testing.T) {
+		var logs bytes.Buffer
+		store, err := openPosts(ctx, config(t, "localhost"), slog.New(slog.NewJSONHandler(&logs, nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer store.Close()
+		if posts, err := store.Posts(ctx, 0, 3); err != nil || len(posts) != 3 {
+			t.Errorf("posts over the TCP fallback: %d, %v", len(posts), err)
+		}
+		if got, want := openedConnection(t, logs.String()), "TCP 127.0.0.1:3306 (localhost: no Unix socket at "+tried+")"; got != want {
+			t.Errorf("start log connection = %q, want %q", got, want)
+		}
+	})
+	t.Run("refused", func(t *testing.T) {
+		// Port 1: nothing listens there. The error names the fallback.
+		_, err := openPosts(ctx, config(t, "localhost:1"), slog.New(slog.NewJSONHandler(&bytes.Buffer{}, nil)))
+		if want := "database: TCP 127.0.0.1:1 (localhost: no Unix socket at " + tried + "): "; err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("error = %v, want it to start %q", err, want)
+		}
+	})
 }

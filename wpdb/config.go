@@ -31,9 +31,11 @@ type Config struct {
 	TablePrefix  string        // $table_prefix: [A-Za-z0-9_]+ as WordPress requires
 	PostTypes    []string      // the post types to list, each checked by ValidatePostType
 	QueryTimeout time.Duration // every query runs under min(ctx deadline, this)
-	// LocalSocket says the MySQL host was a bare "localhost", which PHP
-	// connects through the local Unix socket: ResolveLocalSocket picks it.
-	// Until then DSN holds TCP to localhost:3306.
+	// LocalSocket says the MySQL host is localhost, which PHP's mysqli
+	// reaches through the local Unix socket, never TCP. Parsing sets it and
+	// leaves DSN at TCP localhost:port; only ResolveLocalSocket, given the
+	// candidate sockets, settles it, and Open refuses a Config where it is
+	// still set rather than guess a socket or fall back to TCP unasked.
 	LocalSocket bool
 	// Shortcodes are the tags whose shortcodes are stripped from excerpts,
 	// as WordPress strips its registered ones, each checked by
@@ -120,6 +122,7 @@ func validatePrefix(prefix string) error {
 // the caller sets the prefix, post types and timeout. It accepts
 //
 //	mysql://user:password@host:port/dbname?param=value
+//	mysql://user:password@localhost/dbname (the local Unix socket: see [Config.LocalSocket])
 //	mysql://user:password@/dbname?socket=/run/mysqld/mysqld.sock
 //	sqlite:PATH, sqlite://PATH or sqlite:///absolute/PATH
 //
@@ -180,7 +183,10 @@ func parseMySQLURL(s string) (Config, error) {
 			port = "3306"
 		}
 		mc.Net, mc.Addr = "tcp", net.JoinHostPort(host, port)
-		local = host == "localhost" && u.Port() == ""
+		// A bare localhost is the socket, as in PHP. A URL that names a
+		// port means TCP to it (an SSH tunnel, a second server), which is
+		// what the URL has always meant here; DB_HOST follows mysqli instead.
+		local = strings.EqualFold(host, "localhost") && u.Port() == ""
 	}
 	dsn := mc.FormatDSN()
 	if len(q) > 0 {

@@ -3,6 +3,7 @@ package wpdb
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -32,6 +33,9 @@ const seederTimeout = 5 * time.Minute
 func openDB(ctx context.Context, cfg Config, mode access, logger *slog.Logger) (*sql.DB, error) {
 	switch cfg.Driver {
 	case DriverMySQL:
+		if cfg.LocalSocket {
+			return nil, errors.New("config: MySQL host localhost means the local Unix socket, not resolved yet (call ResolveLocalSocket with the sockets to try)")
+		}
 		mc, err := mysqlConfig(cfg.DSN)
 		if err != nil {
 			return nil, err

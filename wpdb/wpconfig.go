@@ -35,10 +35,11 @@ func LoadWPConfig(path string) (Config, error) {
 // comments anywhere). As in PHP, the first define() of a constant wins and
 // the last assignment of $table_prefix wins.
 //
-// DB_HOST is read as WordPress reads it: host, host:port, [::1]:3306, or
-// localhost:/path/to/mysqld.sock for a Unix socket. A bare "localhost"
-// sets LocalSocket: PHP's mysqli connects it through the default socket
-// (see ResolveLocalSocket). DB_CHARSET 'utf8' is upgraded to utf8mb4, as WordPress does;
+// DB_HOST is read as WordPress and PHP's mysqli read it: host, host:port,
+// [::1]:3306, or localhost:/path/to/mysqld.sock for a Unix socket. A host
+// of localhost without a socket path (any port, any case, or no host at
+// all) sets LocalSocket: mysqli connects it through the default socket,
+// which [ResolveLocalSocket] finds. DB_CHARSET 'utf8' is upgraded to utf8mb4, as WordPress does;
 // another charset (latin1 on an old site) is kept. DB_COLLATE is ignored:
 // the store compares only ASCII post types and statuses.
 //
@@ -105,7 +106,8 @@ func ParseWPConfig(src []byte) (Config, error) {
 	if mc.DBName == "" {
 		return Config{}, errors.New("wpdb: wp-config: DB_NAME is empty")
 	}
-	if mc.Net, mc.Addr, err = parseDBHost(mc.Addr); err != nil {
+	var local bool
+	if mc.Net, mc.Addr, local, err = parseDBHost(mc.Addr); err != nil {
 		return Config{}, fmt.Errorf("wpdb: wp-config: DB_HOST: %w", err)
 	}
 	charset := "utf8mb4"
@@ -121,8 +123,7 @@ func ParseWPConfig(src []byte) (Config, error) {
 	if !prefixLiteral {
 		return Config{}, errors.New("wpdb: wp-config: $table_prefix is not set to a plain string literal")
 	}
-	host, _ := get("DB_HOST")
-	cfg := Config{Driver: DriverMySQL, DSN: mc.FormatDSN(), LocalSocket: host == "localhost" || host == ""}
+	cfg := Config{Driver: DriverMySQL, DSN: mc.FormatDSN(), LocalSocket: local}
 	if prefixSet {
 		if err := validatePrefix(prefix); err != nil {
 			return Config{}, fmt.Errorf("wpdb: wp-config: $table_prefix: %w", err)
@@ -136,26 +137,28 @@ func isWord(s string) bool {
 	return s != "" && validatePrefix(s) == nil
 }
 
-// parseDBHost splits DB_HOST the way wpdb::parse_db_host does and returns
-// the go-sql-driver network and address.
-func parseDBHost(h string) (network, addr string, err error) {
+// parseDBHost splits DB_HOST the way wpdb::parse_db_host does, then picks
+// the transport the way PHP's mysqli (mysqlnd) does with the pieces
+// WordPress hands it. A host of localhost, in any case, or none at all, is
+// the Unix socket: the one after ":/" when DB_HOST names one; else the
+// default socket, so local is true, the port is ignored, and addr stays
+// localhost:port until ResolveLocalSocket settles it. Any other host is TCP
+// to host:port, and mysqli ignores a socket path after it, so do we.
+func parseDBHost(h string) (network, addr string, local bool, err error) {
 	host, socket, hasSocket := strings.Cut(h, ":/")
-	if hasSocket {
-		return "unix", "/" + socket, nil
-	}
 	port := "3306"
 	switch {
 	case strings.HasPrefix(host, "["):
 		end := strings.Index(host, "]")
 		if end < 0 {
-			return "", "", fmt.Errorf("%q has no closing ]", h)
+			return "", "", false, fmt.Errorf("%q has no closing ]", h)
 		}
 		rest := host[end+1:]
 		host = host[1:end]
 		if rest != "" {
 			p, ok := strings.CutPrefix(rest, ":")
 			if !ok {
-				return "", "", fmt.Errorf("%q has text after ]", h)
+				return "", "", false, fmt.Errorf("%q has text after ]", h)
 			}
 			port = p
 		}
@@ -166,13 +169,19 @@ func parseDBHost(h string) (network, addr string, err error) {
 		}
 	}
 	if host == "" {
-		host = "localhost"
+		host = "localhost" // as mysqlnd reads an empty host
 	}
 	if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 || strings.ContainsAny(port, "+-") {
-		return "", "", fmt.Errorf("%q has an invalid port %q", h, port)
+		return "", "", false, fmt.Errorf("%q has an invalid port %q", h, port)
 	}
 	if strings.ContainsAny(host, "/()@?[] \t\r\n") {
-		return "", "", fmt.Errorf("%q is not a host name", h)
+		return "", "", false, fmt.Errorf("%q is not a host name", h)
 	}
-	return "tcp", net.JoinHostPort(host, port), nil
+	if !strings.EqualFold(host, "localhost") {
+		return "tcp", net.JoinHostPort(host, port), false, nil
+	}
+	if hasSocket {
+		return "unix", "/" + socket, false, nil
+	}
+	return "tcp", net.JoinHostPort(host, port), true, nil
 }

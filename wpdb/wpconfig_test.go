@@ -90,29 +90,43 @@ func TestLoadWPConfigErrors(t *testing.T) {
 
 func TestParseDBHost(t *testing.T) {
 	tests := []struct {
-		host, net, addr, err string
+		host, net, addr string
+		local           bool // the default socket, as mysqli reads localhost
+		err             string
 	}{
-		{"localhost", "tcp", "localhost:3306", ""},
-		{"db", "tcp", "db:3306", ""},
-		{"db:3307", "tcp", "db:3307", ""},
-		{"127.0.0.1:33060", "tcp", "127.0.0.1:33060", ""},
-		{"[::1]:3306", "tcp", "[::1]:3306", ""},
-		{"[::1]", "tcp", "[::1]:3306", ""},
-		{"::1", "tcp", "[::1]:3306", ""},
-		{"[2001:db8::5]:3310", "tcp", "[2001:db8::5]:3310", ""},
-		{"localhost:/var/run/mysqld/mysqld.sock", "unix", "/var/run/mysqld/mysqld.sock", ""},
-		{":/tmp/mysql.sock", "unix", "/tmp/mysql.sock", ""},
-		{"", "tcp", "localhost:3306", ""},
-		{"db:", "", "", "invalid port"},
-		{"db:99999", "", "", "invalid port"},
-		{"db:-1", "", "", "invalid port"},
-		{"[::1", "", "", "no closing ]"},
-		{"[::1]x", "", "", "text after ]"},
-		{"user@db", "", "", "not a host name"},
+		{"localhost", "tcp", "localhost:3306", true, ""},
+		{"db", "tcp", "db:3306", false, ""},
+		{"db:3307", "tcp", "db:3307", false, ""},
+		{"127.0.0.1:33060", "tcp", "127.0.0.1:33060", false, ""},
+		{"[::1]:3306", "tcp", "[::1]:3306", false, ""},
+		{"[::1]", "tcp", "[::1]:3306", false, ""},
+		{"::1", "tcp", "[::1]:3306", false, ""},
+		{"[2001:db8::5]:3310", "tcp", "[2001:db8::5]:3310", false, ""},
+		{"localhost:/var/run/mysqld/mysqld.sock", "unix", "/var/run/mysqld/mysqld.sock", false, ""},
+		{":/tmp/mysql.sock", "unix", "/tmp/mysql.sock", false, ""},
+		{"", "tcp", "localhost:3306", true, ""},
+		// mysqlnd compares "localhost" case-insensitively and ignores the
+		// port for the socket; the port is kept for the TCP fallback.
+		{"LocalHost", "tcp", "LocalHost:3306", true, ""},
+		{"localhost:3307", "tcp", "localhost:3307", true, ""},
+		{":3307", "tcp", "localhost:3307", true, ""},
+		{"localhost:3307:/run/mysqld/mysqld.sock", "unix", "/run/mysqld/mysqld.sock", false, ""},
+		// mysqli reads a socket only for localhost: another host is TCP.
+		{"127.0.0.1:/run/mysqld/mysqld.sock", "tcp", "127.0.0.1:3306", false, ""},
+		{"[::1]:3307:/run/mysqld/mysqld.sock", "tcp", "[::1]:3307", false, ""},
+		{"localhost.example", "tcp", "localhost.example:3306", false, ""},
+		{"db:", "", "", false, "invalid port"},
+		{"db:99999", "", "", false, "invalid port"},
+		{"db:-1", "", "", false, "invalid port"},
+		{"localhost:abc", "", "", false, "invalid port"},
+		{"[::1", "", "", false, "no closing ]"},
+		{"[::1]x", "", "", false, "text after ]"},
+		{"user@db", "", "", false, "not a host name"},
+		{"user@db:/tmp/mysql.sock", "", "", false, "not a host name"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.host, func(t *testing.T) {
-			network, addr, err := parseDBHost(tt.host)
+			network, addr, local, err := parseDBHost(tt.host)
 			if tt.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.err) {
 					t.Fatalf("parseDBHost(%q) error = %v, want %q", tt.host, err, tt.err)
@@ -122,8 +136,8 @@ func TestParseDBHost(t *testing.T) {
 			if err != nil {
 				t.Fatalf("parseDBHost(%q): %v", tt.host, err)
 			}
-			if network != tt.net || addr != tt.addr {
-				t.Errorf("parseDBHost(%q) = %s %s, want %s %s", tt.host, network, addr, tt.net, tt.addr)
+			if network != tt.net || addr != tt.addr || local != tt.local {
+				t.Errorf("parseDBHost(%q) = %s %s local=%v, want %s %s local=%v", tt.host, network, addr, local, tt.net, tt.addr, tt.local)
 			}
 		})
 	}
@@ -193,6 +207,14 @@ func FuzzParseWPConfig(f *testing.F) {
 		}
 		if _, err := mysqlConfig(cfg.DSN); err != nil {
 			t.Fatalf("accepted config has a bad DSN %q: %v", cfg.DSN, err)
+		}
+		// And localhost settles to TCP when no socket is there.
+		resolved, _, err := ResolveLocalSocket(cfg, nil)
+		if err != nil || resolved.LocalSocket {
+			t.Fatalf("accepted config does not resolve: %v\n%#v", err, cfg)
+		}
+		if _, err := mysqlConfig(resolved.DSN); err != nil {
+			t.Fatalf("resolved config has a bad DSN %q: %v", resolved.DSN, err)
 		}
 	})
 }

@@ -84,6 +84,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("-db: %w", err)
 	}
+	if dbCfg, _, err = wpdb.ResolveLocalSocket(dbCfg, wpdb.DefaultSocketPaths()); err != nil {
+		return fmt.Errorf("-db: %w", err)
+	}
 	// The server's defaults, so the limit queries as the server does.
 	dbCfg.TablePrefix, dbCfg.PostTypes, dbCfg.QueryTimeout = "wp_", []string{"post"}, 5*time.Second
 	b := &bench{o: o, logf: func(format string, a ...any) { fmt.Fprintf(stderr, "bench: "+format+"\n", a...) }}

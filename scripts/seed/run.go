@@ -60,6 +60,11 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	default:
 		return o, errors.New("no database: give -db mysql://… or sqlite:PATH, or -wp-config")
 	}
+	// localhost is the local Unix socket, as for the server (which has
+	// -mysql-socket; the usual paths serve here).
+	if o.db, _, err = wpdb.ResolveLocalSocket(o.db, wpdb.DefaultSocketPaths()); err != nil {
+		return o, err
+	}
 	switch {
 	case *prefix != "":
 		o.db.TablePrefix = *prefix
