@@ -127,6 +127,9 @@ func TestErrorMapping(t *testing.T) {
 	}{
 		{"JSON bad start", "/load-more.php?start=x", nil, nil, 400, `{"error":"start must be a whole number from 0 to 2147483647"}`, false},
 		{"JSON bad desiredPosts", "/load-more.php?start=0&desiredPosts=0", nil, nil, 400, `{"error":"desiredPosts must be a whole number from 1 to 100"}`, false},
+		{"JSON bad lastPost", "/load-more.php?start=0&lastPost=1e3", nil, nil, 400, `{"error":"lastPost must be a whole number from 1 to 9223372036854775807"}`, false},
+		{"JSON lastPost twice", "/load-more.php?start=0&lastPost=1&lastPost=2", nil, nil, 400, `{"error":"lastPost must be given once"}`, false},
+		{"JSON lastPost database down", "/load-more.php?start=0&lastPost=3", dbDown, nil, 503, `{"error":"database unavailable"}`, true},
 		{"JSON database down", "/load-more.php?start=0", dbDown, nil, 503, `{"error":"database unavailable"}`, true},
 		{"JSON sessions down", "/load-more.php?start=0", nil, redisDown, 503, `{"error":"session store unavailable"}`, true},
 		{"JSON bug", "/load-more.php?start=0", bug, nil, 500, `{"error":"internal error"}`, true},
@@ -166,6 +169,55 @@ func TestErrorMapping(t *testing.T) {
 						t.Errorf("the log lacks the cause %q:\n%s", err, logs)
 					}
 				}
+			}
+		})
+	}
+}
+
+// TestLoadMoreLastPost checks the endpoint pages after lastPost when given,
+// whatever start says, falls back to start when no post has that ID, and
+// raises posts_start by the number of posts it returns either way.
+func TestLoadMoreLastPost(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name           string
+		query          string
+		wantIDs        []uint64
+		wantPostsStart int // from 2
+	}{
+		{"after the first post", "start=0&desiredPosts=2&lastPost=3", []uint64{2, 1}, 4},
+		{"start disagrees", "start=2&desiredPosts=1&lastPost=3", []uint64{2}, 3},
+		{"after the last post", "start=3&desiredPosts=2&lastPost=1", []uint64{}, 2},
+		{"the default batch", "start=1&lastPost=2", []uint64{1}, 3},
+		{"no such post: start decides", "start=1&desiredPosts=2&lastPost=99", []uint64{2, 1}, 4},
+		{"without lastPost", "start=1&desiredPosts=1", []uint64{2}, 3},
+		{"lastPost without start is the page", "lastPost=3", nil, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			sessions := &fakeSessions{postsStart: 2}
+			h, _ := fakeServer(t, fakePosts{posts: threePosts()}, sessions)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/load-more.php?"+tt.query, nil))
+			if rec.Code != http.StatusOK {
+				t.Fatalf("status %d: %s", rec.Code, rec.Body)
+			}
+			if tt.wantIDs == nil {
+				if ct := rec.Header().Get("Content-Type"); ct != "text/html; charset=utf-8" {
+					t.Errorf("Content-Type %q, want the HTML page", ct)
+				}
+			} else {
+				var got []postView
+				if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+					t.Fatalf("JSON %s: %v", rec.Body, err)
+				}
+				if diff := cmp.Diff(tt.wantIDs, postIDs(got)); diff != "" {
+					t.Errorf("IDs (-want +got):\n%s", diff)
+				}
+			}
+			if sessions.postsStart != tt.wantPostsStart {
+				t.Errorf("posts_start %d, want %d", sessions.postsStart, tt.wantPostsStart)
 			}
 		})
 	}

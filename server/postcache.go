@@ -13,7 +13,7 @@ import (
 )
 
 // postCache is the optional micro-cache (-cache-ttl): it serves a range of
-// posts (offset, limit) it fetched less than ttl ago from memory, so a burst
+// posts (offset, limit, or lastPost, offset, limit) it fetched less than ttl ago from memory, so a burst
 // of visitors asking for the same page costs one query. Posts change rarely
 // and a reader seeing a new post ttl late is harmless; sessions are never
 // cached, they are per visitor.
@@ -37,7 +37,12 @@ type postCache struct {
 	flight  singleflight.Group
 }
 
-type pageRange struct{ offset, limit int }
+// pageRange names a page: the posts after post lastPost (0 for none), or
+// after offset ones when it is 0 or its row is gone, limit of them.
+type pageRange struct {
+	lastPost      uint64
+	offset, limit int
+}
 
 type cachedPage struct {
 	key     pageRange
@@ -63,10 +68,29 @@ func newPostCache(next postSource, ttl time.Duration, maxEntries int) *postCache
 // ago, or asks next. Waiting for a query another request started ends
 // when ctx does. It returns next's errors, which are not remembered.
 func (c *postCache) Posts(ctx context.Context, offset, limit int) ([]wpdb.Post, error) {
-	if offset < 0 || limit <= 0 {
-		return c.next.Posts(ctx, offset, limit) // nothing worth keeping; next says what is wrong
+	return c.page(ctx, pageRange{offset: offset, limit: limit})
+}
+
+// PostsAfter is Posts for keyset pages, kept under (lastID, offset, limit):
+// the offset too, since it decides when lastID's row is gone. Visitors who
+// click "more" on the same page send the same last post, so a burst of them
+// still costs one query, now that the widget sends lastPost on every click.
+func (c *postCache) PostsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]wpdb.Post, error) {
+	return c.page(ctx, pageRange{lastPost: lastID, offset: offset, limit: limit})
+}
+
+// fetch asks next for the page key names.
+func (c *postCache) fetch(ctx context.Context, key pageRange) ([]wpdb.Post, error) {
+	if key.lastPost > 0 {
+		return c.next.PostsAfter(ctx, key.lastPost, key.offset, key.limit)
 	}
-	key := pageRange{offset, limit}
+	return c.next.Posts(ctx, key.offset, key.limit)
+}
+
+func (c *postCache) page(ctx context.Context, key pageRange) ([]wpdb.Post, error) {
+	if key.offset < 0 || key.limit <= 0 {
+		return c.fetch(ctx, key) // nothing worth keeping; next says what is wrong
+	}
 	if posts, ok := c.get(key); ok {
 		return posts, nil
 	}
@@ -74,11 +98,12 @@ func (c *postCache) Posts(ctx context.Context, offset, limit int) ([]wpdb.Post, 
 	// happened to start it went away: it runs without that request's
 	// cancellation, bounded by the store's own query timeout.
 	shared := context.WithoutCancel(ctx)
-	ch := c.flight.DoChan(strconv.Itoa(offset)+":"+strconv.Itoa(limit), func() (any, error) {
+	flight := strconv.FormatUint(key.lastPost, 10) + ":" + strconv.Itoa(key.offset) + ":" + strconv.Itoa(key.limit)
+	ch := c.flight.DoChan(flight, func() (any, error) {
 		if posts, ok := c.get(key); ok {
 			return posts, nil // filled between our miss and this call
 		}
-		posts, err := c.next.Posts(shared, offset, limit)
+		posts, err := c.fetch(shared, key)
 		if err != nil {
 			return nil, err
 		}
@@ -94,13 +119,6 @@ func (c *postCache) Posts(ctx context.Context, offset, limit int) ([]wpdb.Post, 
 	case <-ctx.Done():
 		return nil, context.Cause(ctx)
 	}
-}
-
-// PostsAfter asks next every time: a keyset page is keyed by the visitor's
-// last post, and the ranges the cache is for are the offset pages every
-// visitor asks alike.
-func (c *postCache) PostsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]wpdb.Post, error) {
-	return c.next.PostsAfter(ctx, lastID, offset, limit)
 }
 
 // get returns a copy of key's posts when they are fresh, and drops them

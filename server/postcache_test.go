@@ -107,6 +107,49 @@ func TestPostCache(t *testing.T) {
 	}
 }
 
+// TestPostCacheKeysetPages checks keyset pages are kept under their last
+// post, offset and limit, apart from the offset pages and from each other,
+// for ttl like them.
+func TestPostCacheKeysetPages(t *testing.T) {
+	t.Parallel()
+	next := &countingPosts{}
+	c, clock := newTestCache(next, time.Second, 10)
+	steps := []struct {
+		advance       time.Duration
+		lastPost      uint64 // 0: an offset page
+		offset, limit int
+		wantFirstID   uint64
+		wantCalls     int64
+	}{
+		{0, 5, 0, 2, 6, 1},
+		{999 * time.Millisecond, 5, 0, 2, 6, 1}, // a hit
+		{0, 5, 3, 2, 6, 2},                      // another offset: next decides when post 5 is gone
+		{0, 5, 0, 3, 6, 3},
+		{0, 7, 0, 2, 8, 4},
+		{0, 0, 0, 2, 0, 5}, // the offset page is not the keyset one
+		{0, 0, 6, 2, 6, 6},
+		{0, 5, 0, 2, 6, 6},
+		{time.Millisecond, 5, 0, 2, 6, 7}, // expired
+		{0, 5, 0, 0, 0, 8},                // zero limit: asked, not kept
+	}
+	for i, s := range steps {
+		clock.Advance(s.advance)
+		var posts []wpdb.Post
+		var err error
+		if s.lastPost > 0 {
+			posts, err = c.PostsAfter(context.Background(), s.lastPost, s.offset, s.limit)
+		} else {
+			posts, err = c.Posts(context.Background(), s.offset, s.limit)
+		}
+		if err != nil || len(posts) != s.limit || s.limit > 0 && posts[0].ID != s.wantFirstID {
+			t.Fatalf("step %d: %+v, %v; want %d posts from ID %d", i, posts, err, s.limit, s.wantFirstID)
+		}
+		if got := next.calls.Load(); got != s.wantCalls {
+			t.Fatalf("step %d: next called %d times in all, want %d", i, got, s.wantCalls)
+		}
+	}
+}
+
 func TestPostCacheErrorsNotCached(t *testing.T) {
 	t.Parallel()
 	boom := errors.New("database down")

@@ -1,7 +1,9 @@
 package wpdb_test
 
 import (
+	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -83,7 +85,8 @@ var planTypes = []struct {
 // TestExplainMySQL proves every read of wp_posts in the inner page query is
 // a scan of the type_status_date index alone ("Using index") in index order
 // (no filesort), that the outer query fetches rows by primary key, and that
-// no temporary table holds full rows.
+// no temporary table holds full rows; and that the keyset page seeks
+// instead (see checkMySQLKeysetPlan).
 func TestExplainMySQL(t *testing.T) {
 	cfg := wpdbtest.MySQL(t)
 	db := wpdbtest.OpenDB(t, cfg)
@@ -92,7 +95,8 @@ func TestExplainMySQL(t *testing.T) {
 		t.Run(pt.name, func(t *testing.T) {
 			c := cfg
 			c.PostTypes = pt.types
-			query, args := wpdb.PostsQuery(open(t, c), 500, 10)
+			store := open(t, c)
+			query, args := wpdb.PostsQuery(store, 500, 10)
 			plan := queryStrings(t, db, "EXPLAIN "+query, args...)
 			var scans int
 			var outer map[string]string
@@ -123,8 +127,89 @@ func TestExplainMySQL(t *testing.T) {
 			if outer == nil || outer["key"] != "PRIMARY" || outer["type"] != "eq_ref" {
 				t.Errorf("outer read: %v, want eq_ref on PRIMARY", outer)
 			}
+			checkMySQLKeysetPlan(t, db, store, len(pt.types))
 		})
 	}
+}
+
+// checkMySQLKeysetPlan proves the keyset page seeks: MariaDB's EXPLAIN
+// shows each post type's read of wp_posts as a range of the
+// type_status_date index on all four of its columns ("Using index", no
+// filesort), the position read by primary key, and ANALYZE, which runs the
+// query, counts LIMIT index entries read per type (r_rows) at position 500
+// of about 640.
+func checkMySQLKeysetPlan(t *testing.T, db *sql.DB, store *wpdb.Store, types int) {
+	t.Helper()
+	all, err := store.Posts(context.Background(), 0, 1000)
+	if err != nil || len(all) < 501 {
+		t.Fatalf("%d posts, %v", len(all), err)
+	}
+	query, args := wpdb.KeysetQuery(store, all[500].ID, 10)
+	var seeks, positions int
+	for _, row := range queryStrings(t, db, "EXPLAIN "+query, args...) {
+		t.Logf("EXPLAIN: id=%s select_type=%s table=%s type=%s key=%s key_len=%s rows=%s Extra=%s",
+			row["id"], row["select_type"], row["table"], row["type"], row["key"], row["key_len"], row["rows"], row["Extra"])
+		if strings.Contains(row["Extra"], "Using temporary") {
+			t.Errorf("plan uses a temporary table: %v", row)
+		}
+		switch {
+		case row["table"] != "wp_posts":
+		case row["select_type"] == "SUBQUERY":
+			positions++
+			if row["key"] != "PRIMARY" || row["type"] != "const" {
+				t.Errorf("position read: %v, want const on PRIMARY", row)
+			}
+		default:
+			seeks++
+			// post_type and post_status (82 bytes each in utf8mb4),
+			// post_date (5) and ID (8): the whole key.
+			if row["type"] != "range" || row["key"] != "type_status_date" || row["key_len"] != "177" ||
+				!strings.Contains(row["Extra"], "Using index") || strings.Contains(row["Extra"], "filesort") {
+				t.Errorf("inner read: %v, want an index-only range of type_status_date on its four columns, no filesort", row)
+			}
+		}
+	}
+	if seeks != types || positions == 0 {
+		t.Errorf("plan has %d seeks of wp_posts and %d position reads, want one seek per post type (%d)", seeks, positions, types)
+	}
+	analyzed := queryStrings(t, db, "ANALYZE FORMAT=JSON "+query, args...)
+	var plan any
+	if len(analyzed) != 1 || json.Unmarshal([]byte(analyzed[0]["ANALYZE"]), &plan) != nil {
+		t.Fatalf("ANALYZE FORMAT=JSON: %v", analyzed)
+	}
+	read := 0
+	for _, table := range jsonTables(plan) {
+		if table["key"] == "type_status_date" {
+			r, _ := table["r_rows"].(float64)
+			t.Logf("ANALYZE: %s %s r_rows=%v", table["access_type"], table["key"], table["r_rows"])
+			if r > 10 {
+				t.Errorf("a seek read %v index entries, want at most LIMIT (10)", r)
+			}
+			read++
+		}
+	}
+	if read != types {
+		t.Errorf("ANALYZE shows %d reads of type_status_date, want %d", read, types)
+	}
+}
+
+// jsonTables returns every "table" object in a MariaDB JSON plan.
+func jsonTables(v any) []map[string]any {
+	var out []map[string]any
+	switch v := v.(type) {
+	case map[string]any:
+		for k, child := range v {
+			if table, ok := child.(map[string]any); ok && k == "table" {
+				out = append(out, table)
+			}
+			out = append(out, jsonTables(child)...)
+		}
+	case []any:
+		for _, child := range v {
+			out = append(out, jsonTables(child)...)
+		}
+	}
+	return out
 }
 
 // TestExplainSQLite checks the same with SQLite's EXPLAIN QUERY PLAN, for
