@@ -32,24 +32,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// writeWPConfig writes a wp-config.php with DB_HOST host, the way
-// wp-config-sample.php does, into a temporary folder.
-func writeWPConfig(t *testing.T, host, database string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "wp-config.php")
-	if err := os.WriteFile(path, []byte(fmt.Sprintf(`<?php
-define( 'DB_NAME', '%s' );
-define( 'DB_USER', 'root' );
-define( 'DB_PASSWORD', '' );
-define( 'DB_HOST', '%s' );
-define( 'DB_CHARSET', 'utf8' );
-$table_prefix = 'wp_';
-`, database, host)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // openedConnection is the connection attribute of the JSON start log line
 // "database: opened".
 func openedConnection(t *testing.T, logs string) string {
@@ -82,7 +64,7 @@ func TestLocalhostThroughTheSocket(t *testing.T) {
 		args []string
 	}{
 		{"DB_HOST localhost and LOADMORE_MYSQL_SOCKET", func(t *testing.T, database string) map[string]string {
-			return map[string]string{"LOADMORE_WP_CONFIG": writeWPConfig(t, "localhost", database), "LOADMORE_MYSQL_SOCKET": sock}
+			return map[string]string{"LOADMORE_WP_CONFIG": wpdbtest.WPConfig(t, "localhost", database), "LOADMORE_MYSQL_SOCKET": sock}
 		}, nil},
 		{"mysql://root@localhost/db and -mysql-socket", func(t *testing.T, database string) map[string]string {
 			return map[string]string{"LOADMORE_DB": "mysql://root@localhost/" + database}
@@ -140,7 +122,7 @@ func TestLocalhostFallsBackToTCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	config := func(t *testing.T, host string) Config {
-		cfg, err := parseConfig([]string{"wploadmore", "-wp-config", writeWPConfig(t, host, mc.DBName)}, envFunc(nil), &bytes.Buffer{})
+		cfg, err := parseConfig([]string{"wploadmore", "-wp-config", wpdbtest.WPConfig(t, host, mc.DBName)}, envFunc(nil), &bytes.Buffer{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -34,25 +34,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// wpConfig writes a wp-config.php naming host and database into a
-// temporary folder and returns its path.
-func wpConfig(t *testing.T, host, database string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "wp-config.php")
-	src := fmt.Sprintf(`<?php
-define( 'DB_NAME', '%s' );
-define( 'DB_USER', 'root' );
-define( 'DB_PASSWORD', '' );
-define( 'DB_HOST', '%s' );
-define( 'DB_CHARSET', 'utf8' );
-$table_prefix = 'wp_';
-`, database, host)
-	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // complete gives cfg what the server's flags would: post types and a
 // query timeout (and the prefix a URL does not name).
 func complete(cfg wpdb.Config) wpdb.Config {
@@ -249,13 +230,13 @@ func TestLocalhostThroughTheSocket(t *testing.T) {
 		wantHow string
 	}{
 		{"DB_HOST localhost", func(t *testing.T, database string) (wpdb.Config, error) {
-			return wpdb.LoadWPConfig(wpConfig(t, "localhost", database))
+			return wpdb.LoadWPConfig(wpdbtest.WPConfig(t, "localhost", database))
 		}, "Unix socket " + sock + " (localhost; no Unix socket at " + missing + ")"},
 		{"DB_HOST LOCALHOST:3307", func(t *testing.T, database string) (wpdb.Config, error) {
-			return wpdb.LoadWPConfig(wpConfig(t, "LOCALHOST:3307", database))
+			return wpdb.LoadWPConfig(wpdbtest.WPConfig(t, "LOCALHOST:3307", database))
 		}, "Unix socket " + sock + " (localhost:3307, whose port PHP's mysqli ignores for the socket; no Unix socket at " + missing + ")"},
 		{"DB_HOST localhost:/path", func(t *testing.T, database string) (wpdb.Config, error) {
-			return wpdb.LoadWPConfig(wpConfig(t, "localhost:"+sock, database))
+			return wpdb.LoadWPConfig(wpdbtest.WPConfig(t, "localhost:"+sock, database))
 		}, "Unix socket " + sock},
 		{"mysql://root@localhost/db", func(t *testing.T, database string) (wpdb.Config, error) {
 			return wpdb.ParseURL("mysql://root@localhost/" + database)
@@ -324,13 +305,13 @@ func TestLoopbackStaysTCP(t *testing.T) {
 		wantAddr string
 	}{
 		{"DB_HOST 127.0.0.1", func(t *testing.T) (wpdb.Config, error) {
-			return wpdb.LoadWPConfig(wpConfig(t, "127.0.0.1", database))
+			return wpdb.LoadWPConfig(wpdbtest.WPConfig(t, "127.0.0.1", database))
 		}, "127.0.0.1:3306"},
 		{"DB_HOST 127.0.0.1:3306", func(t *testing.T) (wpdb.Config, error) {
-			return wpdb.LoadWPConfig(wpConfig(t, "127.0.0.1:3306", database))
+			return wpdb.LoadWPConfig(wpdbtest.WPConfig(t, "127.0.0.1:3306", database))
 		}, "127.0.0.1:3306"},
 		{"DB_HOST 127.0.0.1:/socket", func(t *testing.T) (wpdb.Config, error) {
-			return wpdb.LoadWPConfig(wpConfig(t, "127.0.0.1:"+sock, database))
+			return wpdb.LoadWPConfig(wpdbtest.WPConfig(t, "127.0.0.1:"+sock, database))
 		}, "127.0.0.1:3306"},
 		{"mysql://root@127.0.0.1/db", func(t *testing.T) (wpdb.Config, error) {
 			return wpdb.ParseURL("mysql://root@127.0.0.1/" + database)

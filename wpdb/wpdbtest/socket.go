@@ -175,3 +175,23 @@ func findBinary(name string) (string, error) {
 	}
 	return "", errors.New(name + " not found (apt-get install -y mariadb-server)")
 }
+
+// WPConfig writes a wp-config.php naming host and database, as
+// wp-config-sample.php lays one out (root, no password, utf8, wp_), into
+// a temporary folder and returns its path.
+func WPConfig(t testing.TB, host, database string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "wp-config.php")
+	src := fmt.Sprintf(`<?php
+define( 'DB_NAME', '%s' );
+define( 'DB_USER', 'root' );
+define( 'DB_PASSWORD', '' );
+define( 'DB_HOST', '%s' );
+define( 'DB_CHARSET', 'utf8' );
+$table_prefix = 'wp_';
+`, database, host)
+	if err := os.WriteFile(path, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
