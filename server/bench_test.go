@@ -21,7 +21,7 @@ import (
 // benchHandler is the whole server handler over an SQLite blog of 50
 // block-editor posts (2 to 20 KB) and in-memory sessions, with one visitor
 // session whose id it returns. With cacheTTL > 0 the posts go through the
-// micro-cache.
+// cache.
 func benchHandler(b *testing.B, cacheTTL time.Duration) (http.Handler, string) {
 	b.Helper()
 	cfg, err := parseConfig([]string{"wploadmore"}, func(string) string { return "" }, io.Discard)
@@ -45,7 +45,9 @@ func benchHandler(b *testing.B, cacheTTL time.Duration) (http.Handler, string) {
 	b.Cleanup(func() { store.Close() })
 	var posts postSource = store
 	if cacheTTL > 0 {
-		posts = newPostCache(store, cacheTTL, 1024)
+		limits := cfg.cacheLimits()
+		limits.TTL = cacheTTL
+		posts = newPostCache(store, limits, slog.New(slog.DiscardHandler))
 	}
 	sessions, err := session.NewMemory(cfg.sessionConfig(), nil)
 	if err != nil {

@@ -43,7 +43,9 @@ type Config struct {
 	MaxBatch    int
 	QueryTime   time.Duration
 	CacheTTL    time.Duration // 0: every request queries the database
-	CacheSize   int
+	CacheDepth  int           // the newest posts the cache keeps as one page
+	CacheSize   int           // most pages the cache keeps
+	CacheBytes  int           // most bytes of posts the cache keeps
 
 	Redis           string // redis://… or rediss://…; "" keeps sessions in memory
 	SessionName     string
@@ -94,8 +96,10 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (C
 	fs.IntVar(&cfg.Batch, "batch", 2, "posts per request when desiredPosts is absent, and per click on the page")
 	fs.IntVar(&cfg.MaxBatch, "max-batch", 100, "largest desiredPosts accepted")
 	fs.DurationVar(&cfg.QueryTime, "query-timeout", 5*time.Second, "deadline of each database query")
-	fs.DurationVar(&cfg.CacheTTL, "cache-ttl", 0, "serve a range of posts fetched less than this long ago from memory (0: off); sessions are never cached")
-	fs.IntVar(&cfg.CacheSize, "cache-entries", 1024, "most post ranges the -cache-ttl cache keeps")
+	fs.DurationVar(&cfg.CacheTTL, "cache-ttl", time.Second, "freshness bound: answers show the database as it was at most this long ago, served from memory (0: no cache, every request queries); sessions are never cached")
+	fs.IntVar(&cfg.CacheDepth, "cache-depth", 256, "the newest `posts` the cache keeps as one page, refreshed by one query; deeper pages are kept one by one")
+	fs.IntVar(&cfg.CacheSize, "cache-entries", 1024, "most pages of posts the cache keeps")
+	fs.IntVar(&cfg.CacheBytes, "cache-bytes", 16<<20, "most `bytes` of posts (titles, excerpts, names, dates) the cache keeps")
 
 	fs.StringVar(&cfg.Redis, "redis", "", "Redis `URL` for sessions: redis://[:password@]host:port/db or rediss:// for TLS (empty: in memory)")
 	fs.StringVar(&cfg.SessionName, "session-name", "PHPSESSID", "session cookie `name` (PHP's session.name)")
@@ -193,6 +197,14 @@ func programName(args []string) string {
 	return filepath.Base(args[0])
 }
 
+func (c *Config) cacheLimits() cacheLimits {
+	return cacheLimits{TTL: c.CacheTTL, Depth: c.CacheDepth, MaxEntries: c.CacheSize, MaxBytes: c.CacheBytes}
+}
+
+// minCacheBytes keeps -cache-bytes from being a typo that silently turns
+// the cache into a pass-through: a few hundred posts must fit.
+const minCacheBytes = 64 << 10
+
 // validate checks what each setting alone cannot: ranges and combinations.
 // Each error names the flag, so one line tells the operator what to fix.
 func (c *Config) validate() error {
@@ -213,6 +225,10 @@ func (c *Config) validate() error {
 		return fmt.Errorf("-cache-ttl: %v is negative", c.CacheTTL)
 	case c.CacheSize < 1:
 		return fmt.Errorf("-cache-entries: %d is not positive", c.CacheSize)
+	case c.CacheDepth < 1:
+		return fmt.Errorf("-cache-depth: %d is not positive", c.CacheDepth)
+	case c.CacheBytes < minCacheBytes:
+		return fmt.Errorf("-cache-bytes: %d is under %d", c.CacheBytes, minCacheBytes)
 	case c.SessionLifetime < time.Second:
 		return fmt.Errorf("-session-lifetime: %v is under one second", c.SessionLifetime)
 	case c.SessionName == "" || strings.ContainsFunc(c.SessionName, notCookieNameRune):

@@ -13,9 +13,10 @@ import (
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
-// TestDatabaseOutage cuts MariaDB off under a running server: requests get
-// a 503 with a JSON error and no SQL, and the server recovers on its own
-// when the database is back.
+// TestDatabaseOutage cuts MariaDB off under a running server: what the
+// cache read less than its freshness bound ago is still served, then
+// requests get a 503 with a JSON error and no SQL, and the server recovers
+// on its own when the database is back.
 func TestDatabaseOutage(t *testing.T) {
 	t.Parallel()
 	cfg := wpdbtest.MySQL(t)
@@ -27,6 +28,10 @@ func TestDatabaseOutage(t *testing.T) {
 		t.Fatalf("before the outage: %d posts", n)
 	}
 	proxy.Refuse()
+	if cached := srv.get(t, jsonPath(0, 2)); cached.Status != http.StatusOK {
+		t.Errorf("at once: %d %s, want the posts read a moment ago, from memory", cached.Status, cached.Body)
+	}
+	time.Sleep(1100 * time.Millisecond) // -cache-ttl's default, and a margin
 	down := srv.get(t, jsonPath(0, 2))
 	if down.Status != http.StatusServiceUnavailable || down.Body != `{"error":"database unavailable"}`+"\n" {
 		t.Errorf("during the outage: %d %q, want 503 database unavailable", down.Status, down.Body)

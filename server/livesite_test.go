@@ -22,7 +22,10 @@ func TestLiveSitePaging(t *testing.T) {
 			t.Parallel()
 			cfg := wpdbtest.MySQL(t)
 			initial := wpdbtest.Insert(t, cfg, wpdbtest.Posts(40)...)
-			srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg)})
+			// Without the cache, so every click reads the site as the
+			// editor left it: with it, clicks within its freshness bound
+			// read one snapshot, which TestPostCacheFreshness checks.
+			srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg), "LOADMORE_CACHE_TTL": "0"})
 			db := wpdbtest.OpenDB(t, cfg)
 
 			// The editor acts once per click, between the answers.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -294,25 +295,40 @@ func TestConcurrentVisitorRequests(t *testing.T) {
 	}
 }
 
-// TestMicroCache turns -cache-ttl on: a post published after a range was
-// fetched shows up only once the range expired, while posts_start still
-// counts every request.
-func TestMicroCache(t *testing.T) {
+// TestCacheFreshness runs the server with its defaults, over each driver:
+// a post published after the listing was read shows within the freshness
+// bound of 1 s (plus the query's own time), while posts_start counts every
+// request; with -cache-ttl 0 it shows at once. TestPostCacheFreshness checks
+// each kind of change against a clock the test moves.
+func TestCacheFreshness(t *testing.T) {
 	t.Parallel()
-	cfg := wpdbtest.SQLite(t)
-	seedBlog(t, cfg, 3)
-	srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg), "LOADMORE_CACHE_TTL": "1s"})
-	before := srv.get(t, jsonPath(0, 1)).posts(t)
-	wpdbtest.Insert(t, cfg, wpdb.SeedRow{Title: "Newest", Date: "2025-01-01 00:00:00"})
-	if cached := srv.get(t, jsonPath(0, 1)).posts(t); cached[0].ID != before[0].ID {
-		t.Errorf("within the TTL: post %d, want the cached %d", cached[0].ID, before[0].ID)
-	}
-	time.Sleep(1100 * time.Millisecond)
-	if fresh := srv.get(t, jsonPath(0, 1)).posts(t); fresh[0].Title != "Newest" {
-		t.Errorf("after the TTL: %q, want the new post", fresh[0].Title)
-	}
-	if got := badgeValue(t, srv.get(t, "/load-more.php").Body); got != "5" {
-		t.Errorf("badge %s, want 2+3 counted through the cache", got)
+	for _, ttl := range []string{"", "0"} {
+		t.Run("ttl="+ttl, func(t *testing.T) {
+			t.Parallel()
+			cfg := wpdbtest.SQLite(t)
+			seedBlog(t, cfg, 3)
+			env := map[string]string{"LOADMORE_DB": dbURL(t, cfg)}
+			if ttl != "" {
+				env["LOADMORE_CACHE_TTL"] = ttl
+			}
+			srv := startServer(t, env)
+			srv.get(t, jsonPath(0, 1))
+			wpdbtest.Insert(t, cfg, wpdb.SeedRow{Title: "Newest", Date: "2025-01-01 00:00:00"})
+			published := time.Now()
+			requests := 2
+			for ; srv.get(t, jsonPath(0, 1)).posts(t)[0].Title != "Newest"; requests++ {
+				if time.Since(published) > 1200*time.Millisecond {
+					t.Fatalf("the new post was not served within %v", time.Since(published))
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if took := time.Since(published); ttl == "0" && took > 200*time.Millisecond {
+				t.Errorf("without the cache the new post took %v to show", took)
+			}
+			if got, want := badgeValue(t, srv.get(t, "/load-more.php").Body), strconv.Itoa(2+requests); got != want {
+				t.Errorf("badge %s after %d requests of one post, want %s: every request counted", got, requests, want)
+			}
+		})
 	}
 }
 

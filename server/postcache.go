@@ -3,6 +3,7 @@ package main
 import (
 	"container/list"
 	"context"
+	"log/slog"
 	"slices"
 	"strconv"
 	"sync"
@@ -12,28 +13,45 @@ import (
 	"golang.org/x/sync/singleflight"
 )
 
-// postCache is the optional micro-cache (-cache-ttl): it serves a range of
-// posts (offset, limit, or lastPost, offset, limit) it fetched less than ttl ago from memory, so a burst
-// of visitors asking for the same page costs one query. Posts change rarely
-// and a reader seeing a new post ttl late is harmless; sessions are never
-// cached, they are per visitor.
+// postCache answers from memory what the database answered less than ttl
+// ago (-cache-ttl, 1 s by default), so warm requests never wait on it.
 //
-// It keeps each post without its Content: the answers show the Excerpt,
-// and the stored HTML, up to hundreds of KB a post, would multiply the
-// cache's memory for nothing.
+// Freshness: every answer reflects the database as it was at most ttl ago.
+// A page is kept with the time its query started; it is served until that
+// time plus ttl, never after. Once half of ttl has passed, the first request
+// to read it starts one refresh in the background and is served the page it
+// has, so under steady traffic readers never wait for the database; only
+// after a quiet spell longer than ttl does the next reader wait, for a query
+// that every concurrent reader of the same page shares (singleflight).
+// Errors are never kept. Sessions are never cached: they are per visitor.
 //
-// It holds at most maxEntries ranges, dropping the least recently used;
-// errors are never cached; concurrent misses for one range share a single
-// query. It is safe for concurrent use.
+// The head: the newest depth posts (-cache-depth) are one page, one query,
+// one snapshot. Any offset page inside it, and any keyset page (lastPost)
+// whose last post is in it, is cut from it: that is where nearly all
+// traffic reads, since every visitor starts at the top and each click moves
+// only batch posts on. Pages cut from one snapshot never repeat or skip a
+// post among themselves.
+//
+// Anything deeper is kept under its exact range, as a page of its own, with
+// the same ttl. The cache holds at most maxEntries pages and maxBytes of
+// posts (counted from their strings, see postBytes), dropping the least
+// recently used. Posts are kept without their Content, which can be
+// hundreds of KB: answers show the Excerpt.
+//
+// It is safe for concurrent use.
 type postCache struct {
 	next       postSource
+	logger     *slog.Logger
 	ttl        time.Duration
+	depth      int
 	maxEntries int
+	maxBytes   int
 	now        func() time.Time // time.Now; tests move it
 
 	mu      sync.Mutex
 	entries map[pageRange]*list.Element // of *cachedPage
 	lru     list.List                   // front: most recently used
+	bytes   int                         // of the pages in lru
 	flight  singleflight.Group
 }
 
@@ -44,39 +62,182 @@ type pageRange struct {
 	offset, limit int
 }
 
+// cachedPage is immutable once stored, but for refreshing (under mu):
+// readers keep using a page that a refresh has replaced.
 type cachedPage struct {
 	key     pageRange
 	posts   []wpdb.Post
-	expires time.Time
+	ids     map[uint64]int // the head only: the position of each post
+	fetched time.Time      // when its query started
+	size    int            // postBytes of posts, plus ids
+
+	refreshing bool // a background refresh was started for this page
 }
 
-// newPostCache wraps next in a cache keeping up to maxEntries post ranges
-// for ttl each. ttl must be positive and maxEntries at least 1; the caller
-// (run, from -cache-ttl and -cache-entries) does not wrap at all when the
-// cache is off.
-func newPostCache(next postSource, ttl time.Duration, maxEntries int) *postCache {
+// cacheLimits sizes the cache; see Config.
+type cacheLimits struct {
+	TTL        time.Duration
+	Depth      int
+	MaxEntries int
+	MaxBytes   int
+}
+
+// newPostCache wraps next in a cache. limits must be positive; the caller
+// (run) does not wrap at all when -cache-ttl is 0. Background refreshes
+// that fail are logged to logger; the readers that then have to wait get
+// the error themselves.
+func newPostCache(next postSource, limits cacheLimits, logger *slog.Logger) *postCache {
 	return &postCache{
 		next:       next,
-		ttl:        ttl,
-		maxEntries: max(maxEntries, 1),
+		logger:     logger,
+		ttl:        limits.TTL,
+		depth:      max(limits.Depth, 1),
+		maxEntries: max(limits.MaxEntries, 1),
+		maxBytes:   limits.MaxBytes,
 		now:        time.Now,
 		entries:    map[pageRange]*list.Element{},
 	}
 }
 
-// Posts returns the posts next returned for (offset, limit) less than ttl
-// ago, or asks next. Waiting for a query another request started ends
-// when ctx does. It returns next's errors, which are not remembered.
+// Posts returns limit posts after offset from the head or a cached page,
+// or asks next. Waiting for a query that another request started ends when
+// ctx does. It returns next's errors, which are not remembered.
 func (c *postCache) Posts(ctx context.Context, offset, limit int) ([]wpdb.Post, error) {
 	return c.page(ctx, pageRange{offset: offset, limit: limit})
 }
 
-// PostsAfter is Posts for keyset pages, kept under (lastID, offset, limit):
-// the offset too, since it decides when lastID's row is gone. Visitors who
-// click "more" on the same page send the same last post, so a burst of them
-// still costs one query, now that the widget sends lastPost on every click.
+// PostsAfter is Posts for keyset pages: cut from the head when lastID is in
+// it, else kept under (lastID, offset, limit), the offset too, since it
+// decides when lastID's row is gone.
 func (c *postCache) PostsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]wpdb.Post, error) {
 	return c.page(ctx, pageRange{lastPost: lastID, offset: offset, limit: limit})
+}
+
+// Ping asks next: readiness is about the database, not the cache.
+func (c *postCache) Ping(ctx context.Context) error { return c.next.Ping(ctx) }
+
+func (c *postCache) page(ctx context.Context, key pageRange) ([]wpdb.Post, error) {
+	if key.offset < 0 || key.limit <= 0 {
+		return c.fetch(ctx, key) // nothing worth keeping; next says what is wrong
+	}
+	headKey := pageRange{limit: c.depth}
+	if key.lastPost > 0 || key.offset+key.limit <= c.depth || c.holdsWholeListing(headKey) {
+		head, err := c.get(ctx, headKey)
+		if err != nil {
+			return nil, err
+		}
+		if posts, ok := head.cut(key, c.depth); ok {
+			return posts, nil
+		}
+		// A keyset page whose last post is deeper than the head, or gone.
+	}
+	p, err := c.get(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(p.posts), nil
+}
+
+// holdsWholeListing tells whether the head, fresh or not, was the whole
+// listing: then it answers every page, however deep.
+func (c *postCache) holdsWholeListing(headKey pageRange) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.entries[headKey]
+	return ok && len(el.Value.(*cachedPage).posts) < c.depth
+}
+
+// cut returns the page key names out of the head when the head holds all
+// of it: its posts, or the end of the listing.
+func (head *cachedPage) cut(key pageRange, depth int) ([]wpdb.Post, bool) {
+	from := key.offset
+	if key.lastPost > 0 {
+		at, ok := head.ids[key.lastPost]
+		if !ok {
+			return nil, false
+		}
+		from = at + 1
+	}
+	whole := len(head.posts) < depth // the listing ends inside the head
+	if from+key.limit > len(head.posts) && !whole {
+		return nil, false
+	}
+	from = min(from, len(head.posts))
+	// Each caller gets its own slice: the cached one must not change.
+	return slices.Clone(head.posts[from:min(from+key.limit, len(head.posts))]), true
+}
+
+// get returns key's page when it is fresh, starting its background refresh
+// once half of ttl has passed, or else loads it, sharing the query with
+// concurrent callers.
+func (c *postCache) get(ctx context.Context, key pageRange) (*cachedPage, error) {
+	c.mu.Lock()
+	if el, ok := c.entries[key]; ok {
+		p := el.Value.(*cachedPage)
+		age := c.now().Sub(p.fetched)
+		if age < c.ttl {
+			c.lru.MoveToFront(el)
+			refresh := !p.refreshing && age >= c.ttl/2
+			p.refreshing = p.refreshing || refresh
+			c.mu.Unlock()
+			if refresh {
+				go c.refresh(context.WithoutCancel(ctx), key)
+			}
+			return p, nil
+		}
+	}
+	c.mu.Unlock()
+	// The shared query must not fail for everyone because the request that
+	// happened to start it went away: it runs without that request's
+	// cancellation, bounded by the store's own query timeout.
+	ch := c.flight.DoChan(flightKey(key), func() (any, error) {
+		return c.load(context.WithoutCancel(ctx), key)
+	})
+	select {
+	case res := <-ch:
+		if res.Err != nil {
+			return nil, res.Err
+		}
+		return res.Val.(*cachedPage), nil
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+}
+
+// refresh reloads key's page ahead of its expiry. On failure the page it
+// replaces stays until it expires, with no second attempt: the readers
+// after that wait for a query and get its error themselves.
+func (c *postCache) refresh(ctx context.Context, key pageRange) {
+	_, err, _ := c.flight.Do(flightKey(key), func() (any, error) {
+		return c.load(ctx, key)
+	})
+	if err != nil {
+		c.logger.WarnContext(ctx, "post cache: background refresh failed; the cached page is served until it expires",
+			"offset", key.offset, "limit", key.limit, "last_post", key.lastPost, "err", err)
+	}
+}
+
+// load queries next for key and keeps the answer.
+func (c *postCache) load(ctx context.Context, key pageRange) (*cachedPage, error) {
+	fetched := c.now() // before the query: what it reads is at least this fresh
+	posts, err := c.fetch(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	p := &cachedPage{key: key, posts: slices.Clone(posts), fetched: fetched}
+	for i := range p.posts {
+		p.posts[i].Content = ""
+		p.size += postBytes(&p.posts[i])
+	}
+	if key == (pageRange{limit: c.depth}) {
+		p.ids = make(map[uint64]int, len(p.posts))
+		for i, post := range p.posts {
+			p.ids[post.ID] = i
+		}
+		p.size += len(p.posts) * idBytes
+	}
+	c.put(p)
+	return p, nil
 }
 
 // fetch asks next for the page key names.
@@ -87,81 +248,41 @@ func (c *postCache) fetch(ctx context.Context, key pageRange) ([]wpdb.Post, erro
 	return c.next.Posts(ctx, key.offset, key.limit)
 }
 
-func (c *postCache) page(ctx context.Context, key pageRange) ([]wpdb.Post, error) {
-	if key.offset < 0 || key.limit <= 0 {
-		return c.fetch(ctx, key) // nothing worth keeping; next says what is wrong
-	}
-	if posts, ok := c.get(key); ok {
-		return posts, nil
-	}
-	// The shared query must not fail for everyone because the request that
-	// happened to start it went away: it runs without that request's
-	// cancellation, bounded by the store's own query timeout.
-	shared := context.WithoutCancel(ctx)
-	flight := strconv.FormatUint(key.lastPost, 10) + ":" + strconv.Itoa(key.offset) + ":" + strconv.Itoa(key.limit)
-	ch := c.flight.DoChan(flight, func() (any, error) {
-		if posts, ok := c.get(key); ok {
-			return posts, nil // filled between our miss and this call
-		}
-		posts, err := c.fetch(shared, key)
-		if err != nil {
-			return nil, err
-		}
-		return c.put(key, posts), nil
-	})
-	select {
-	case res := <-ch:
-		if res.Err != nil {
-			return nil, res.Err
-		}
-		// Each caller gets its own slice: the cached one must not change.
-		return slices.Clone(res.Val.([]wpdb.Post)), nil
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
-	}
-}
-
-// get returns a copy of key's posts when they are fresh, and drops them
-// when they are not.
-func (c *postCache) get(key pageRange) ([]wpdb.Post, bool) {
+// put keeps p, replacing the page of the same key, and drops the least
+// recently used pages beyond the limits. A page larger than maxBytes on its
+// own is served once and not kept.
+func (c *postCache) put(p *cachedPage) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	el, ok := c.entries[key]
-	if !ok {
-		return nil, false
-	}
-	page := el.Value.(*cachedPage)
-	if !c.now().Before(page.expires) {
+	if el, ok := c.entries[p.key]; ok {
+		c.bytes -= el.Value.(*cachedPage).size
 		c.lru.Remove(el)
-		delete(c.entries, key)
-		return nil, false
+		delete(c.entries, p.key)
 	}
-	c.lru.MoveToFront(el)
-	return slices.Clone(page.posts), true
-}
-
-// put keeps posts under key and returns the kept copy.
-func (c *postCache) put(key pageRange, posts []wpdb.Post) []wpdb.Post {
-	kept := slices.Clone(posts)
-	for i := range kept {
-		kept[i].Content = ""
+	if p.size > c.maxBytes {
+		return
 	}
-	page := &cachedPage{key: key, posts: kept, expires: c.now().Add(c.ttl)}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.entries[key]; ok {
-		el.Value = page
-		c.lru.MoveToFront(el)
-		return kept
-	}
-	c.entries[key] = c.lru.PushFront(page)
-	for c.lru.Len() > c.maxEntries {
+	c.entries[p.key] = c.lru.PushFront(p)
+	c.bytes += p.size
+	for c.lru.Len() > c.maxEntries || c.bytes > c.maxBytes {
 		oldest := c.lru.Back()
+		old := oldest.Value.(*cachedPage)
 		c.lru.Remove(oldest)
-		delete(c.entries, oldest.Value.(*cachedPage).key)
+		delete(c.entries, old.key)
+		c.bytes -= old.size
 	}
-	return kept
 }
 
-// Ping asks next: readiness is about the database, not the cache.
-func (c *postCache) Ping(ctx context.Context) error { return c.next.Ping(ctx) }
+// postBytes is what a kept post costs: its strings, and the struct that
+// points at them. It is what the byte budget counts.
+func postBytes(p *wpdb.Post) int {
+	const structBytes = 128 // the Post value with its string headers
+	return structBytes + len(p.Title) + len(p.Name) + len(p.Date) + len(p.Excerpt)
+}
+
+// idBytes is what one entry of the head's position map costs, roughly.
+const idBytes = 48
+
+func flightKey(key pageRange) string {
+	return strconv.FormatUint(key.lastPost, 10) + ":" + strconv.Itoa(key.offset) + ":" + strconv.Itoa(key.limit)
+}

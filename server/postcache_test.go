@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,12 +14,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
-// countingPosts is a postSource that numbers its answers, so a test sees
-// whether an answer came from it or from the cache.
+// countingPosts is a postSource whose listing is posts 0, 1, 2… (total of
+// them, or endless when total is 0), titled by the call that answered, so
+// a test sees whether an answer came from it or from the cache.
 type countingPosts struct {
 	calls   atomic.Int64
+	total   int
+	excerpt string        // every post's Excerpt
 	err     error         // returned instead of posts when set
 	release chan struct{} // when set, Posts waits for it (or ctx)
 	pings   atomic.Int64
@@ -34,9 +41,12 @@ func (p *countingPosts) Posts(ctx context.Context, offset, limit int) ([]wpdb.Po
 	if p.err != nil {
 		return nil, p.err
 	}
+	if p.total > 0 {
+		limit = max(min(limit, p.total-offset), 0)
+	}
 	posts := make([]wpdb.Post, limit)
 	for i := range posts {
-		posts[i] = wpdb.Post{ID: uint64(offset + i), Title: "call " + string(rune('0'+n))}
+		posts[i] = wpdb.Post{ID: uint64(offset + i), Title: fmt.Sprintf("call %d", n), Excerpt: p.excerpt}
 	}
 	return posts, nil
 }
@@ -51,102 +61,231 @@ func (p *countingPosts) Ping(ctx context.Context) error {
 	return p.err
 }
 
-func newTestCache(next postSource, ttl time.Duration, maxEntries int) (*postCache, *sessiontest.Clock) {
+func newTestCache(next postSource, limits cacheLimits) (*postCache, *sessiontest.Clock) {
 	clock := sessiontest.NewClock(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
-	c := newPostCache(next, ttl, maxEntries)
+	c := newPostCache(next, limits, slog.New(slog.DiscardHandler))
 	c.now = clock.Now
 	return c, clock
 }
+
+// testLimits: a head of 4 posts, a second of freshness.
+var testLimits = cacheLimits{TTL: time.Second, Depth: 4, MaxEntries: 10, MaxBytes: 1 << 20}
 
 func TestPostCache(t *testing.T) {
 	t.Parallel()
 	type step struct {
 		advance       time.Duration
+		lastPost      uint64 // 0: an offset page
 		offset, limit int
+		wantFirst     uint64
+		wantLen       int
 		wantCalls     int64 // next's calls after the step
 	}
 	tests := []struct {
-		name       string
-		maxEntries int
-		steps      []step
+		name   string
+		total  int // posts in the listing; 0: endless
+		limits cacheLimits
+		steps  []step
 	}{
-		{"hit within ttl", 10, []step{{0, 0, 2, 1}, {999 * time.Millisecond, 0, 2, 1}}},
-		{"miss at ttl", 10, []step{{0, 0, 2, 1}, {time.Second, 0, 2, 2}, {0, 0, 2, 2}}},
-		{"ranges are distinct", 10, []step{{0, 0, 2, 1}, {0, 2, 2, 2}, {0, 0, 3, 3}, {0, 0, 2, 3}, {0, 2, 2, 3}}},
-		{"least recently used evicted", 2, []step{
-			{0, 0, 2, 1}, {0, 2, 2, 2}, // cache: 2, 0
-			{0, 0, 2, 2}, // touch 0; cache: 0, 2
-			{0, 4, 2, 3}, // evicts 2; cache: 4, 0
-			{0, 0, 2, 3}, // still there
-			{0, 2, 2, 4}, // was evicted
+		{"the head answers every page inside it", 0, testLimits, []step{
+			{0, 0, 0, 2, 0, 2, 1}, {0, 0, 2, 2, 2, 2, 1}, {0, 0, 1, 3, 1, 3, 1}, {0, 0, 0, 4, 0, 4, 1},
 		}},
-		{"zero limit not cached", 10, []step{{0, 0, 0, 1}, {0, 0, 0, 2}}},
+		{"a page past the head is kept apart", 0, testLimits, []step{
+			{0, 0, 3, 2, 3, 2, 1}, {0, 0, 3, 2, 3, 2, 1}, {0, 0, 0, 2, 0, 2, 2}, {0, 0, 8, 2, 8, 2, 3},
+		}},
+		{"fresh until ttl, loaded again at ttl", 0, testLimits, []step{
+			{0, 0, 0, 2, 0, 2, 1}, {499 * time.Millisecond, 0, 2, 2, 2, 2, 1},
+			{501 * time.Millisecond, 0, 0, 2, 0, 2, 2}, // expired: one query, waited for
+			{0, 0, 0, 2, 0, 2, 2},
+		}},
+		{"keyset pages after a post of the head", 0, testLimits, []step{
+			{0, 1, 9, 2, 2, 2, 1}, // the offset is ignored when the post is found
+			{0, 3, 0, 2, 4, 2, 2}, // post 3 is the head's last: the page is past it
+			{0, 3, 0, 2, 4, 2, 2},
+			{0, 7, 0, 2, 8, 2, 3}, // deeper than the head: a page of its own
+			{0, 0, 3, 1, 3, 1, 3}, // an offset page inside the head is not the keyset one
+		}},
+		{"a listing shorter than the head ends there", 3, testLimits, []step{
+			{0, 0, 0, 2, 0, 2, 1}, {0, 0, 2, 2, 2, 1, 1}, {0, 0, 3, 2, 0, 0, 1}, {0, 2, 0, 2, 0, 0, 1},
+			{0, 0, 40, 2, 0, 0, 1}, // no query: the head is the whole listing
+		}},
+		{"least recently used page evicted", 0, cacheLimits{TTL: time.Second, Depth: 2, MaxEntries: 3, MaxBytes: 1 << 20}, []step{
+			{0, 0, 0, 2, 0, 2, 1}, {0, 0, 2, 2, 2, 2, 2}, {0, 0, 4, 2, 4, 2, 3}, // head, 2, 4
+			{0, 0, 2, 2, 2, 2, 3}, {0, 0, 0, 1, 0, 1, 3}, // touch 2, then the head
+			{0, 0, 6, 2, 6, 2, 4}, // evicts 4, the least recently used
+			{0, 0, 2, 2, 2, 2, 4},
+			{0, 0, 4, 2, 4, 2, 5},
+		}},
+		{"zero limit not cached", 0, testLimits, []step{{0, 0, 0, 0, 0, 0, 1}, {0, 0, 0, 0, 0, 0, 2}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			next := &countingPosts{}
-			c, clock := newTestCache(next, time.Second, tt.maxEntries)
+			next := &countingPosts{total: tt.total}
+			c, clock := newTestCache(next, tt.limits)
 			for i, s := range tt.steps {
 				clock.Advance(s.advance)
-				posts, err := c.Posts(context.Background(), s.offset, s.limit)
-				if err != nil {
-					t.Fatalf("step %d: Posts: %v", i, err)
+				var posts []wpdb.Post
+				var err error
+				if s.lastPost > 0 {
+					posts, err = c.PostsAfter(context.Background(), s.lastPost, s.offset, s.limit)
+				} else {
+					posts, err = c.Posts(context.Background(), s.offset, s.limit)
 				}
-				if len(posts) != s.limit || s.limit > 0 && posts[0].ID != uint64(s.offset) {
-					t.Fatalf("step %d: Posts(%d, %d) = %+v", i, s.offset, s.limit, posts)
+				if err != nil {
+					t.Fatalf("step %d: %v", i, err)
+				}
+				if len(posts) != s.wantLen || s.wantLen > 0 && posts[0].ID != s.wantFirst {
+					t.Fatalf("step %d: %+v; want %d posts from %d", i, posts, s.wantLen, s.wantFirst)
+				}
+				for j, p := range posts {
+					if p.ID != posts[0].ID+uint64(j) {
+						t.Fatalf("step %d: post %d is %d, want consecutive posts", i, j, p.ID)
+					}
 				}
 				if got := next.calls.Load(); got != s.wantCalls {
-					t.Fatalf("step %d: Posts(%d, %d): next called %d times in all, want %d", i, s.offset, s.limit, got, s.wantCalls)
+					t.Fatalf("step %d: next called %d times in all, want %d", i, got, s.wantCalls)
 				}
 			}
-			if n := c.lru.Len(); n > tt.maxEntries || n != len(c.entries) {
-				t.Errorf("cache holds %d list entries and %d map entries, max %d", n, len(c.entries), tt.maxEntries)
+			if n := c.lru.Len(); n > tt.limits.MaxEntries || n != len(c.entries) {
+				t.Errorf("cache holds %d list entries and %d map entries, max %d", n, len(c.entries), tt.limits.MaxEntries)
 			}
 		})
 	}
 }
 
-// TestPostCacheKeysetPages checks keyset pages are kept under their last
-// post, offset and limit, apart from the offset pages and from each other,
-// for ttl like them.
-func TestPostCacheKeysetPages(t *testing.T) {
+// TestPostCacheRefreshesAhead: once half of ttl has passed, readers are
+// served the page they have at once while one query refreshes it in the
+// background; the refreshed page then serves them.
+func TestPostCacheRefreshesAhead(t *testing.T) {
 	t.Parallel()
 	next := &countingPosts{}
-	c, clock := newTestCache(next, time.Second, 10)
-	steps := []struct {
-		advance       time.Duration
-		lastPost      uint64 // 0: an offset page
-		offset, limit int
-		wantFirstID   uint64
-		wantCalls     int64
-	}{
-		{0, 5, 0, 2, 6, 1},
-		{999 * time.Millisecond, 5, 0, 2, 6, 1}, // a hit
-		{0, 5, 3, 2, 6, 2},                      // another offset: next decides when post 5 is gone
-		{0, 5, 0, 3, 6, 3},
-		{0, 7, 0, 2, 8, 4},
-		{0, 0, 0, 2, 0, 5}, // the offset page is not the keyset one
-		{0, 0, 6, 2, 6, 6},
-		{0, 5, 0, 2, 6, 6},
-		{time.Millisecond, 5, 0, 2, 6, 7}, // expired
-		{0, 5, 0, 0, 0, 8},                // zero limit: asked, not kept
+	c, clock := newTestCache(next, testLimits)
+	ctx := context.Background()
+	if _, err := c.Posts(ctx, 0, 2); err != nil {
+		t.Fatal(err)
 	}
-	for i, s := range steps {
-		clock.Advance(s.advance)
-		var posts []wpdb.Post
-		var err error
-		if s.lastPost > 0 {
-			posts, err = c.PostsAfter(context.Background(), s.lastPost, s.offset, s.limit)
-		} else {
-			posts, err = c.Posts(context.Background(), s.offset, s.limit)
+	next.release = make(chan struct{}) // the refresh blocks until released
+	clock.Advance(600 * time.Millisecond)
+	for i := range 50 {
+		posts, err := c.Posts(ctx, 0, 2)
+		if err != nil || posts[0].Title != "call 1" {
+			t.Fatalf("read %d during the refresh: %+v, %v; want the cached page at once", i, posts, err)
 		}
-		if err != nil || len(posts) != s.limit || s.limit > 0 && posts[0].ID != s.wantFirstID {
-			t.Fatalf("step %d: %+v, %v; want %d posts from ID %d", i, posts, err, s.limit, s.wantFirstID)
+	}
+	for next.calls.Load() < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	close(next.release)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		posts, err := c.Posts(ctx, 0, 2)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if got := next.calls.Load(); got != s.wantCalls {
-			t.Fatalf("step %d: next called %d times in all, want %d", i, got, s.wantCalls)
+		if posts[0].Title == "call 2" {
+			break
 		}
+		if time.Now().After(deadline) {
+			t.Fatal("the refreshed page never served")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if got := next.calls.Load(); got != 2 {
+		t.Errorf("50 readers past half the ttl made %d refreshes, want 1", got-1)
+	}
+	// The refreshed page counts its ttl from when its query started.
+	clock.Advance(999 * time.Millisecond)
+	if posts, _ := c.Posts(ctx, 0, 2); posts[0].Title != "call 2" {
+		t.Errorf("refreshed page not kept for its ttl: %+v", posts)
+	}
+}
+
+// TestPostCacheFailedRefresh: a background refresh that fails leaves the
+// page served until its ttl, and then the readers get the error.
+func TestPostCacheFailedRefresh(t *testing.T) {
+	t.Parallel()
+	boom := errors.New("database down")
+	next := &countingPosts{}
+	var logs sessiontest.SyncBuffer
+	c, clock := newTestCache(next, testLimits)
+	c.logger = slog.New(slog.NewTextHandler(&logs, nil))
+	ctx := context.Background()
+	if _, err := c.Posts(ctx, 0, 2); err != nil {
+		t.Fatal(err)
+	}
+	next.err = boom
+	clock.Advance(600 * time.Millisecond)
+	if _, err := c.Posts(ctx, 0, 2); err != nil {
+		t.Fatalf("within the ttl: %v, want the cached page", err)
+	}
+	for next.calls.Load() < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	for i := range 5 {
+		if _, err := c.Posts(ctx, 0, 2); err != nil {
+			t.Fatalf("read %d within the ttl: %v", i, err)
+		}
+	}
+	if got := next.calls.Load(); got != 2 {
+		t.Errorf("next called %d times, want one failed refresh, not one per reader", got)
+	}
+	clock.Advance(400 * time.Millisecond)
+	if _, err := c.Posts(ctx, 0, 2); !errors.Is(err, boom) {
+		t.Fatalf("at the ttl: err = %v, want %v", err, boom)
+	}
+	next.err = nil
+	if _, err := c.Posts(ctx, 0, 2); err != nil {
+		t.Fatalf("after recovery: %v", err)
+	}
+	waitFor(t, func() bool { return strings.Contains(logs.String(), "background refresh failed") })
+}
+
+func waitFor(t *testing.T, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !ok(); {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 5s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestPostCacheBytes fills the cache with pages of 200 KB excerpts: what it
+// keeps stays within its byte budget, and a page over the budget alone is
+// served but not kept.
+func TestPostCacheBytes(t *testing.T) {
+	t.Parallel()
+	const budget = 1 << 20
+	next := &countingPosts{excerpt: strings.Repeat("é", 100_000)} // 200 KB each
+	c, _ := newTestCache(next, cacheLimits{TTL: time.Minute, Depth: 2, MaxEntries: 1000, MaxBytes: budget})
+	ctx := context.Background()
+	for offset := 0; offset < 200; offset += 2 {
+		if _, err := c.Posts(ctx, offset, 2); err != nil {
+			t.Fatal(err)
+		}
+		kept := 0
+		for el := c.lru.Front(); el != nil; el = el.Next() {
+			for _, p := range el.Value.(*cachedPage).posts {
+				kept += len(p.Excerpt)
+			}
+		}
+		if kept > budget || c.bytes > budget {
+			t.Fatalf("after offset %d: %d bytes of excerpts kept (%d counted), budget %d", offset, kept, c.bytes, budget)
+		}
+	}
+	if n := c.lru.Len(); n != 2 {
+		t.Errorf("%d pages of 400 KB kept in 1 MB, want 2", n)
+	}
+	calls := next.calls.Load()
+	if _, err := c.Posts(ctx, 1000, 6); err != nil { // 1.2 MB
+		t.Fatal(err)
+	}
+	if _, err := c.Posts(ctx, 1000, 6); err != nil {
+		t.Fatal(err)
+	}
+	if got := next.calls.Load() - calls; got != 2 {
+		t.Errorf("a page over the budget: %d queries for 2 reads, want 2 (never kept)", got)
 	}
 }
 
@@ -154,7 +293,7 @@ func TestPostCacheErrorsNotCached(t *testing.T) {
 	t.Parallel()
 	boom := errors.New("database down")
 	next := &countingPosts{err: boom}
-	c, _ := newTestCache(next, time.Minute, 10)
+	c, _ := newTestCache(next, testLimits)
 	for i := range 3 {
 		if _, err := c.Posts(context.Background(), 0, 2); !errors.Is(err, boom) {
 			t.Fatalf("call %d: err = %v, want %v", i, err, boom)
@@ -174,27 +313,30 @@ func TestPostCacheErrorsNotCached(t *testing.T) {
 
 func TestPostCacheAnswersAreCopies(t *testing.T) {
 	t.Parallel()
-	c, _ := newTestCache(&countingPosts{}, time.Minute, 10)
-	first, _ := c.Posts(context.Background(), 0, 2)
-	want := append([]wpdb.Post(nil), first...)
-	first[0].Title = "changed by a caller"
-	second, _ := c.Posts(context.Background(), 0, 2)
-	if diff := cmp.Diff(want, second); diff != "" {
-		t.Errorf("a caller's change reached the cache (-want +got):\n%s", diff)
+	c, _ := newTestCache(&countingPosts{}, testLimits)
+	for _, offset := range []int{0, 10} { // from the head, and a page apart
+		first, _ := c.Posts(context.Background(), offset, 2)
+		want := append([]wpdb.Post(nil), first...)
+		first[0].Title = "changed by a caller"
+		second, _ := c.Posts(context.Background(), offset, 2)
+		if diff := cmp.Diff(want, second); diff != "" {
+			t.Errorf("offset %d: a caller's change reached the cache (-want +got):\n%s", offset, diff)
+		}
 	}
 }
 
 func TestPostCacheCollapsesConcurrentMisses(t *testing.T) {
 	t.Parallel()
 	next := &countingPosts{release: make(chan struct{})}
-	c, _ := newTestCache(next, time.Minute, 10)
+	c, _ := newTestCache(next, testLimits)
 	const callers = 20
 	var wg sync.WaitGroup
 	errs := make(chan error, callers)
-	for range callers {
+	for i := range callers {
 		wg.Go(func() {
-			posts, err := c.Posts(context.Background(), 5, 2)
-			if err == nil && (len(posts) != 2 || posts[0].ID != 5) {
+			offset := i % 3 // all inside the head
+			posts, err := c.Posts(context.Background(), offset, 1)
+			if err == nil && (len(posts) != 1 || posts[0].ID != uint64(offset)) {
 				err = errors.New("wrong posts")
 			}
 			errs <- err
@@ -224,7 +366,7 @@ func TestPostCacheCollapsesConcurrentMisses(t *testing.T) {
 func TestPostCacheWaiterLeavesWithItsContext(t *testing.T) {
 	t.Parallel()
 	next := &countingPosts{release: make(chan struct{})}
-	c, _ := newTestCache(next, time.Minute, 10)
+	c, _ := newTestCache(next, testLimits)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() {
@@ -246,5 +388,82 @@ func TestPostCacheWaiterLeavesWithItsContext(t *testing.T) {
 	}
 	if got := next.calls.Load(); got > 2 {
 		t.Errorf("next called %d times, want at most 2", got)
+	}
+}
+
+// TestPostCacheFreshness changes a real database under the cache, over each
+// driver: publishing, editing, unpublishing and trashing a post. Each change
+// is served once the ttl has passed since the cache last read, and not
+// before: until then the page read before the change is served from memory.
+func TestPostCacheFreshness(t *testing.T) {
+	t.Parallel()
+	for _, driver := range wpdbtest.Drivers() {
+		t.Run(driver, func(t *testing.T) {
+			t.Parallel()
+			cfg := wpdbtest.New(t, driver, "wp_")
+			wpdbtest.Insert(t, cfg, wpdbtest.Posts(5)...)
+			db := wpdbtest.OpenDB(t, cfg)
+			c, clock := newTestCache(wpdbtest.Store(t, cfg), cacheLimits{TTL: time.Second, Depth: 3, MaxEntries: 10, MaxBytes: 1 << 20})
+			ctx := context.Background()
+			titles := func(lastPost uint64) string {
+				t.Helper()
+				var posts []wpdb.Post
+				var err error
+				if lastPost > 0 {
+					posts, err = c.PostsAfter(ctx, lastPost, 0, 2)
+				} else {
+					posts, err = c.Posts(ctx, 0, 2)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []string
+				for _, p := range posts {
+					got = append(got, p.Title)
+				}
+				return strings.Join(got, ", ")
+			}
+			exec := func(query string, args ...any) {
+				t.Helper()
+				if _, err := db.ExecContext(ctx, query, args...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			newest := wpdbtest.Posts(6)[5]
+			newest.Title = "Post 6"
+			changes := []struct {
+				name                string
+				change              func()
+				before, after       string
+				keysetAfter5, ksNew string
+			}{
+				{"publish", func() { wpdbtest.Insert(t, cfg, newest) }, "Post 5, Post 4", "Post 6, Post 5", "Post 4, Post 3", "Post 4, Post 3"},
+				{"edit", func() {
+					exec("UPDATE wp_posts SET post_title = 'Post 6, edited', post_modified_gmt = '2025-01-01 00:00:00' WHERE ID = 6")
+				}, "Post 6, Post 5", "Post 6, edited, Post 5", "Post 4, Post 3", "Post 4, Post 3"},
+				{"unpublish", func() { exec("UPDATE wp_posts SET post_status = 'draft' WHERE ID = 4") },
+					"Post 6, edited, Post 5", "Post 6, edited, Post 5", "Post 4, Post 3", "Post 3, Post 2"},
+				{"trash", func() { exec("UPDATE wp_posts SET post_status = 'trash' WHERE ID = 6") },
+					"Post 6, edited, Post 5", "Post 5, Post 3", "Post 3, Post 2", "Post 3, Post 2"},
+			}
+			titles(0) // the first read fills the cache
+			for _, ch := range changes {
+				clock.Advance(10 * time.Millisecond)
+				ch.change()
+				if got := titles(0); got != ch.before {
+					t.Errorf("%s: at once: %q, want %q still cached", ch.name, got, ch.before)
+				}
+				if got := titles(5); got != ch.keysetAfter5 {
+					t.Errorf("%s: keyset after post 5, at once: %q, want %q still cached", ch.name, got, ch.keysetAfter5)
+				}
+				clock.Advance(time.Second) // past the bound since the cache last read
+				if got := titles(0); got != ch.after {
+					t.Errorf("%s: after the ttl: %q, want %q", ch.name, got, ch.after)
+				}
+				if got := titles(5); got != ch.ksNew {
+					t.Errorf("%s: keyset after post 5, after the ttl: %q, want %q", ch.name, got, ch.ksNew)
+				}
+			}
+		})
 	}
 }

@@ -55,8 +55,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 
 	var source postSource = posts
 	if cfg.CacheTTL > 0 {
-		source = newPostCache(posts, cfg.CacheTTL, cfg.CacheSize)
-		logger.Info("database: micro-cache on", "ttl", cfg.CacheTTL, "entries", cfg.CacheSize)
+		source = newPostCache(posts, cfg.cacheLimits(), logger)
+		logger.Info("database: posts cached", "freshness", cfg.CacheTTL, "depth", cfg.CacheDepth, "entries", cfg.CacheSize, "bytes", cfg.CacheBytes)
+	} else {
+		logger.Info("database: no cache (-cache-ttl 0): every request queries")
 	}
 
 	tmplFS, err := templateFS(cfg)
