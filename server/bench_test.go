@@ -43,12 +43,7 @@ func benchHandler(b *testing.B, cacheTTL time.Duration) (http.Handler, string) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { store.Close() })
-	var posts postSource = store
-	if cacheTTL > 0 {
-		limits := cfg.cacheLimits()
-		limits.TTL = cacheTTL
-		posts = newPostCache(store, limits, slog.New(slog.DiscardHandler))
-	}
+	cfg.CacheTTL = cacheTTL
 	sessions, err := session.NewMemory(cfg.sessionConfig(), nil)
 	if err != nil {
 		b.Fatal(err)
@@ -58,7 +53,7 @@ func benchHandler(b *testing.B, cacheTTL time.Duration) (http.Handler, string) {
 		b.Fatal(err)
 	}
 	h, err := newServer(serverDeps{
-		Config: cfg, Logger: slog.New(slog.DiscardHandler), Posts: posts, Sessions: sessions,
+		Config: cfg, Logger: slog.New(slog.DiscardHandler), Posts: store, Sessions: sessions,
 		Templates: templates.FS, Public: public.FS,
 	})
 	if err != nil {

@@ -241,7 +241,7 @@ func TestPostViewFields(t *testing.T) {
 		t.Errorf("JSON (-want +got):\n%s", diff)
 	}
 
-	data := templateData(newPostViews(threePosts()[1:2], defaultPostFormat(t)))
+	data := templateData(mustViews(t, threePosts()[1:2], defaultPostFormat(t)))
 	wantData := map[string]any{"data": []map[string]any{{
 		"ID": uint64(2), "post_title": "Post 2", "post_content": "Text 2...", "post_name": "post-2", "post_date": "2024-01-01 00:00:00",
 		"title": "Post 2", "date": "January 1, 2024", "datetime": "2024-01-01T00:00:00",
@@ -249,6 +249,15 @@ func TestPostViewFields(t *testing.T) {
 	if diff := cmp.Diff(wantData, data); diff != "" {
 		t.Errorf("template data (-want +got):\n%s", diff)
 	}
+}
+
+func mustViews(t *testing.T, posts []wpdb.Post, format *postFormat) []postView {
+	t.Helper()
+	views, err := newPostViews(posts, format)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return views
 }
 
 // defaultPostFormat is the format of a site with no options and no flags.
@@ -282,7 +291,7 @@ func TestPostViewTitles(t *testing.T) {
 	}
 	format := defaultPostFormat(t)
 	for _, tt := range tests {
-		views := newPostViews([]wpdb.Post{{ID: 1, Title: tt.stored, Date: "2024-06-30 18:00:00"}}, format)
+		views := mustViews(t, []wpdb.Post{{ID: 1, Title: tt.stored, Date: "2024-06-30 18:00:00"}}, format)
 		if got := views[0].TitleText; got != tt.want {
 			t.Errorf("title of %q = %q, want %q", tt.stored, got, tt.want)
 		}

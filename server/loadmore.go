@@ -2,11 +2,9 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"net/http"
 
 	"github.com/wploadmore/wploadmore/session"
-	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // handleLoadMore answers the PHP script's one URL: the JSON endpoint when
@@ -26,28 +24,20 @@ func handleLoadMore(endpoint, page http.Handler) http.Handler {
 // session's posts_start. The count is saved before the answer is sent: if
 // it cannot be, the client gets a 503 rather than posts the session does
 // not know it has shown.
-func servePosts(posts postSource, sessions sessionStore, cookie session.Cookie, format *postFormat, batch, maxBatch int) func(http.ResponseWriter, *http.Request) error {
+func servePosts(posts viewSource, sessions sessionStore, cookie session.Cookie, batch, maxBatch int) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		q, err := parseLoadMoreQuery(r.URL.RawQuery, batch, maxBatch)
 		if err != nil {
 			return err
 		}
 		ctx := r.Context()
-		var found []wpdb.Post
+		var found []postView
 		if q.lastPost > 0 {
-			found, err = posts.PostsAfter(ctx, q.lastPost, q.start, q.desired)
+			found, err = posts.ViewsAfter(ctx, q.lastPost, q.start, q.desired)
 		} else {
-			found, err = posts.Posts(ctx, q.start, q.desired)
+			found, err = posts.Views(ctx, q.start, q.desired)
 		}
 		if err != nil {
-			return err
-		}
-		// Not HTML-escaped: the JSON holds "a & b" as the notes promise, and
-		// it is served as application/json with nosniff, never as markup.
-		var body bytes.Buffer
-		enc := json.NewEncoder(&body)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(newPostViews(found, format)); err != nil {
 			return err
 		}
 		// HEAD asks what GET would answer without the side effect.
@@ -67,7 +57,7 @@ func servePosts(posts postSource, sessions sessionStore, cookie session.Cookie, 
 		h := w.Header()
 		h.Set("Content-Type", "application/json; charset=utf-8")
 		h.Set("Cache-Control", "no-store")
-		w.Write(body.Bytes())
+		writeJSONViews(w, found) // a failed write is the client gone: nothing to answer
 		return nil
 	}
 }
@@ -81,7 +71,7 @@ func servePosts(posts postSource, sessions sessionStore, cookie session.Cookie, 
 // N posts instead and raises posts_start to the number shown if that is
 // higher: a reload or the back button then shows the same page, and the
 // session counts what the visitor saw, as the JSON endpoint counts it.
-func servePage(posts postSource, sessions sessionStore, cookie session.Cookie, format *postFormat, page *pageRenderer, maxPagePosts int) func(http.ResponseWriter, *http.Request) error {
+func servePage(posts viewSource, sessions sessionStore, cookie session.Cookie, page *pageRenderer, maxPagePosts int) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		asked, err := parsePagePosts(r.URL.RawQuery)
 		if err != nil {
@@ -100,17 +90,16 @@ func servePage(posts postSource, sessions sessionStore, cookie session.Cookie, f
 		shown := min(max(want, 0), maxPagePosts)
 		// One post more than shown tells whether there is more to link to,
 		// and which post the link lands on.
-		found, err := posts.Posts(ctx, 0, shown+1)
+		found, err := posts.Views(ctx, 0, shown+1)
 		if err != nil {
 			return err
 		}
 		view := pageView{AtCap: shown == maxPagePosts, MaxPosts: maxPagePosts}
 		if len(found) > shown {
-			next := newPostViews(found[shown:], format)[0]
-			view.Next = &next
+			view.Next = &found[shown]
 			found = found[:shown]
 		}
-		view.Posts = newPostViews(found, format)
+		view.Posts = found
 		// Not atomic with the read above: a JSON request of the same
 		// visitor in between makes the counter overshoot by its posts,
 		// which only ever shows a returning visitor more.

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
 	"html"
+	"io"
 	"reflect"
 	"strings"
 	"time"
@@ -33,6 +38,10 @@ type postView struct {
 	// DateTime is post_date for <time datetime>: "2024-06-30T18:00:00",
 	// the site's local time as stored, with no zone.
 	DateTime string `json:"datetime"`
+
+	// Record is the view as one JSON record, made with the view: a cached
+	// view is encoded once, not once per answer. See writeJSONViews.
+	Record []byte `json:"-"`
 }
 
 // postFormat turns stored posts into views the way the site shows them.
@@ -47,14 +56,68 @@ func newPostFormat(site siteSettings, text htmlText) *postFormat {
 	return &postFormat{dateFormat: site.DateFormat, zone: site.Zone, text: text}
 }
 
-func newPostViews(posts []wpdb.Post, f *postFormat) []postView {
+func newPostViews(posts []wpdb.Post, f *postFormat) ([]postView, error) {
 	views := make([]postView, len(posts))
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// Not HTML-escaped: the JSON holds "a & b" as the notes promise, and
+	// it is served as application/json with nosniff, never as markup.
+	enc.SetEscapeHTML(false)
 	for i, p := range posts {
-		views[i] = postView{ID: p.ID, Title: p.Title, Excerpt: p.Excerpt, Name: p.Name, Date: p.Date,
+		v := &views[i]
+		*v = postView{ID: p.ID, Title: p.Title, Excerpt: p.Excerpt, Name: p.Name, Date: p.Date,
 			TitleText: f.text.plain(p.Title)}
-		views[i].LocalDate, views[i].DateTime = f.date(p.Date)
+		v.LocalDate, v.DateTime = f.date(p.Date)
+		buf.Reset()
+		if err := enc.Encode(v); err != nil {
+			return nil, fmt.Errorf("encode post %d: %w", p.ID, err)
+		}
+		v.Record = bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 	}
-	return views
+	return views, nil
+}
+
+// writeJSONViews writes views as the JSON array the endpoint answers: the
+// bytes encoding/json gives for the slice, joined from each view's record.
+func writeJSONViews(w io.Writer, views []postView) error {
+	n := 3
+	for i := range views {
+		n += len(views[i].Record) + 1
+	}
+	body := make([]byte, 0, n)
+	body = append(body, '[')
+	for i := range views {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, views[i].Record...)
+	}
+	body = append(body, "]\n"...)
+	_, err := w.Write(body)
+	return err
+}
+
+// formattedPosts is the handlers' viewSource without the cache
+// (-cache-ttl 0): each page is read and formatted for its request.
+type formattedPosts struct {
+	posts  postSource
+	format *postFormat
+}
+
+func (f formattedPosts) Views(ctx context.Context, offset, limit int) ([]postView, error) {
+	posts, err := f.posts.Posts(ctx, offset, limit)
+	if err != nil {
+		return nil, err
+	}
+	return newPostViews(posts, f.format)
+}
+
+func (f formattedPosts) ViewsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]postView, error) {
+	posts, err := f.posts.PostsAfter(ctx, lastID, offset, limit)
+	if err != nil {
+		return nil, err
+	}
+	return newPostViews(posts, f.format)
 }
 
 // date formats a stored post_date. post_date is the site's wall-clock
@@ -99,6 +162,9 @@ func templateData(views []postView) map[string]any {
 		item := make(map[string]any, typ.NumField())
 		for f := range typ.NumField() {
 			name, _, _ := strings.Cut(typ.Field(f).Tag.Get("json"), ",")
+			if name == "-" {
+				continue
+			}
 			item[name] = v.Field(f).Interface()
 		}
 		items[i] = item

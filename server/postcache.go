@@ -14,7 +14,9 @@ import (
 )
 
 // postCache answers from memory what the database answered less than ttl
-// ago (-cache-ttl, 1 s by default), so warm requests never wait on it.
+// ago (-cache-ttl, 1 s by default), so warm requests never wait on it. It
+// keeps posts as views, formatted and encoded once per query, not once per
+// answer.
 //
 // Freshness: every answer reflects the database as it was at most ttl ago.
 // A page is kept with the time its query started; it is served until that
@@ -35,12 +37,13 @@ import (
 // Anything deeper is kept under its exact range, as a page of its own, with
 // the same ttl. The cache holds at most maxEntries pages and maxBytes of
 // posts (counted from their strings, see postBytes), dropping the least
-// recently used. Posts are kept without their Content, which can be
-// hundreds of KB: answers show the Excerpt.
+// recently used. Views hold the excerpt, never the content, which can be
+// hundreds of KB.
 //
 // It is safe for concurrent use.
 type postCache struct {
 	next       postSource
+	format     *postFormat
 	logger     *slog.Logger
 	ttl        time.Duration
 	depth      int
@@ -66,7 +69,7 @@ type pageRange struct {
 // readers keep using a page that a refresh has replaced.
 type cachedPage struct {
 	key     pageRange
-	posts   []wpdb.Post
+	posts   []postView
 	ids     map[uint64]int // the head only: the position of each post
 	fetched time.Time      // when its query started
 	size    int            // postBytes of posts, plus ids
@@ -86,9 +89,10 @@ type cacheLimits struct {
 // (run) does not wrap at all when -cache-ttl is 0. Background refreshes
 // that fail are logged to logger; the readers that then have to wait get
 // the error themselves.
-func newPostCache(next postSource, limits cacheLimits, logger *slog.Logger) *postCache {
+func newPostCache(next postSource, format *postFormat, limits cacheLimits, logger *slog.Logger) *postCache {
 	return &postCache{
 		next:       next,
+		format:     format,
 		logger:     logger,
 		ttl:        limits.TTL,
 		depth:      max(limits.Depth, 1),
@@ -99,26 +103,28 @@ func newPostCache(next postSource, limits cacheLimits, logger *slog.Logger) *pos
 	}
 }
 
-// Posts returns limit posts after offset from the head or a cached page,
+// Views returns limit posts after offset from the head or a cached page,
 // or asks next. Waiting for a query that another request started ends when
 // ctx does. It returns next's errors, which are not remembered.
-func (c *postCache) Posts(ctx context.Context, offset, limit int) ([]wpdb.Post, error) {
+func (c *postCache) Views(ctx context.Context, offset, limit int) ([]postView, error) {
 	return c.page(ctx, pageRange{offset: offset, limit: limit})
 }
 
-// PostsAfter is Posts for keyset pages: cut from the head when lastID is in
+// ViewsAfter is Views for keyset pages: cut from the head when lastID is in
 // it, else kept under (lastID, offset, limit), the offset too, since it
 // decides when lastID's row is gone.
-func (c *postCache) PostsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]wpdb.Post, error) {
+func (c *postCache) ViewsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]postView, error) {
 	return c.page(ctx, pageRange{lastPost: lastID, offset: offset, limit: limit})
 }
 
-// Ping asks next: readiness is about the database, not the cache.
-func (c *postCache) Ping(ctx context.Context) error { return c.next.Ping(ctx) }
-
-func (c *postCache) page(ctx context.Context, key pageRange) ([]wpdb.Post, error) {
+func (c *postCache) page(ctx context.Context, key pageRange) ([]postView, error) {
 	if key.offset < 0 || key.limit <= 0 {
-		return c.fetch(ctx, key) // nothing worth keeping; next says what is wrong
+		// Nothing worth keeping; next says what is wrong.
+		posts, err := c.fetch(ctx, key)
+		if err != nil {
+			return nil, err
+		}
+		return newPostViews(posts, c.format)
 	}
 	headKey := pageRange{limit: c.depth}
 	if key.lastPost > 0 || key.offset+key.limit <= c.depth || c.holdsWholeListing(headKey) {
@@ -149,7 +155,7 @@ func (c *postCache) holdsWholeListing(headKey pageRange) bool {
 
 // cut returns the page key names out of the head when the head holds all
 // of it: its posts, or the end of the listing.
-func (head *cachedPage) cut(key pageRange, depth int) ([]wpdb.Post, bool) {
+func (head *cachedPage) cut(key pageRange, depth int) ([]postView, bool) {
 	from := key.offset
 	if key.lastPost > 0 {
 		at, ok := head.ids[key.lastPost]
@@ -224,10 +230,13 @@ func (c *postCache) load(ctx context.Context, key pageRange) (*cachedPage, error
 	if err != nil {
 		return nil, err
 	}
-	p := &cachedPage{key: key, posts: slices.Clone(posts), fetched: fetched}
+	views, err := newPostViews(posts, c.format)
+	if err != nil {
+		return nil, err
+	}
+	p := &cachedPage{key: key, posts: views, fetched: fetched}
 	for i := range p.posts {
-		p.posts[i].Content = ""
-		p.size += postBytes(&p.posts[i])
+		p.size += viewBytes(&p.posts[i])
 	}
 	if key == (pageRange{limit: c.depth}) {
 		p.ids = make(map[uint64]int, len(p.posts))
@@ -273,11 +282,12 @@ func (c *postCache) put(p *cachedPage) {
 	}
 }
 
-// postBytes is what a kept post costs: its strings, and the struct that
-// points at them. It is what the byte budget counts.
-func postBytes(p *wpdb.Post) int {
-	const structBytes = 128 // the Post value with its string headers
-	return structBytes + len(p.Title) + len(p.Name) + len(p.Date) + len(p.Excerpt)
+// viewBytes is what a kept view costs: its strings and record, and the
+// struct that points at them. It is what the byte budget counts.
+func viewBytes(v *postView) int {
+	const structBytes = 160 // the postView value with its headers
+	return structBytes + len(v.Title) + len(v.Excerpt) + len(v.Name) + len(v.Date) +
+		len(v.TitleText) + len(v.LocalDate) + len(v.DateTime) + len(v.Record)
 }
 
 // idBytes is what one entry of the head's position map costs, roughly.

@@ -61,9 +61,10 @@ func (p *countingPosts) Ping(ctx context.Context) error {
 	return p.err
 }
 
-func newTestCache(next postSource, limits cacheLimits) (*postCache, *sessiontest.Clock) {
+func newTestCache(t *testing.T, next postSource, limits cacheLimits) (*postCache, *sessiontest.Clock) {
+	t.Helper()
 	clock := sessiontest.NewClock(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
-	c := newPostCache(next, limits, slog.New(slog.DiscardHandler))
+	c := newPostCache(next, defaultPostFormat(t), limits, slog.New(slog.DiscardHandler))
 	c.now = clock.Now
 	return c, clock
 }
@@ -122,15 +123,15 @@ func TestPostCache(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			next := &countingPosts{total: tt.total}
-			c, clock := newTestCache(next, tt.limits)
+			c, clock := newTestCache(t, next, tt.limits)
 			for i, s := range tt.steps {
 				clock.Advance(s.advance)
-				var posts []wpdb.Post
+				var posts []postView
 				var err error
 				if s.lastPost > 0 {
-					posts, err = c.PostsAfter(context.Background(), s.lastPost, s.offset, s.limit)
+					posts, err = c.ViewsAfter(context.Background(), s.lastPost, s.offset, s.limit)
 				} else {
-					posts, err = c.Posts(context.Background(), s.offset, s.limit)
+					posts, err = c.Views(context.Background(), s.offset, s.limit)
 				}
 				if err != nil {
 					t.Fatalf("step %d: %v", i, err)
@@ -160,15 +161,15 @@ func TestPostCache(t *testing.T) {
 func TestPostCacheRefreshesAhead(t *testing.T) {
 	t.Parallel()
 	next := &countingPosts{}
-	c, clock := newTestCache(next, testLimits)
+	c, clock := newTestCache(t, next, testLimits)
 	ctx := context.Background()
-	if _, err := c.Posts(ctx, 0, 2); err != nil {
+	if _, err := c.Views(ctx, 0, 2); err != nil {
 		t.Fatal(err)
 	}
 	next.release = make(chan struct{}) // the refresh blocks until released
 	clock.Advance(600 * time.Millisecond)
 	for i := range 50 {
-		posts, err := c.Posts(ctx, 0, 2)
+		posts, err := c.Views(ctx, 0, 2)
 		if err != nil || posts[0].Title != "call 1" {
 			t.Fatalf("read %d during the refresh: %+v, %v; want the cached page at once", i, posts, err)
 		}
@@ -179,7 +180,7 @@ func TestPostCacheRefreshesAhead(t *testing.T) {
 	close(next.release)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		posts, err := c.Posts(ctx, 0, 2)
+		posts, err := c.Views(ctx, 0, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +197,7 @@ func TestPostCacheRefreshesAhead(t *testing.T) {
 	}
 	// The refreshed page counts its ttl from when its query started.
 	clock.Advance(999 * time.Millisecond)
-	if posts, _ := c.Posts(ctx, 0, 2); posts[0].Title != "call 2" {
+	if posts, _ := c.Views(ctx, 0, 2); posts[0].Title != "call 2" {
 		t.Errorf("refreshed page not kept for its ttl: %+v", posts)
 	}
 }
@@ -208,22 +209,22 @@ func TestPostCacheFailedRefresh(t *testing.T) {
 	boom := errors.New("database down")
 	next := &countingPosts{}
 	var logs sessiontest.SyncBuffer
-	c, clock := newTestCache(next, testLimits)
+	c, clock := newTestCache(t, next, testLimits)
 	c.logger = slog.New(slog.NewTextHandler(&logs, nil))
 	ctx := context.Background()
-	if _, err := c.Posts(ctx, 0, 2); err != nil {
+	if _, err := c.Views(ctx, 0, 2); err != nil {
 		t.Fatal(err)
 	}
 	next.err = boom
 	clock.Advance(600 * time.Millisecond)
-	if _, err := c.Posts(ctx, 0, 2); err != nil {
+	if _, err := c.Views(ctx, 0, 2); err != nil {
 		t.Fatalf("within the ttl: %v, want the cached page", err)
 	}
 	for next.calls.Load() < 2 {
 		time.Sleep(time.Millisecond)
 	}
 	for i := range 5 {
-		if _, err := c.Posts(ctx, 0, 2); err != nil {
+		if _, err := c.Views(ctx, 0, 2); err != nil {
 			t.Fatalf("read %d within the ttl: %v", i, err)
 		}
 	}
@@ -231,11 +232,11 @@ func TestPostCacheFailedRefresh(t *testing.T) {
 		t.Errorf("next called %d times, want one failed refresh, not one per reader", got)
 	}
 	clock.Advance(400 * time.Millisecond)
-	if _, err := c.Posts(ctx, 0, 2); !errors.Is(err, boom) {
+	if _, err := c.Views(ctx, 0, 2); !errors.Is(err, boom) {
 		t.Fatalf("at the ttl: err = %v, want %v", err, boom)
 	}
 	next.err = nil
-	if _, err := c.Posts(ctx, 0, 2); err != nil {
+	if _, err := c.Views(ctx, 0, 2); err != nil {
 		t.Fatalf("after recovery: %v", err)
 	}
 	waitFor(t, func() bool { return strings.Contains(logs.String(), "background refresh failed") })
@@ -251,23 +252,23 @@ func waitFor(t *testing.T, ok func() bool) {
 	}
 }
 
-// TestPostCacheBytes fills the cache with pages of 200 KB excerpts: what it
-// keeps stays within its byte budget, and a page over the budget alone is
-// served but not kept.
+// TestPostCacheBytes fills the cache with pages of 200 KB excerpts, each
+// kept twice (as text and in the JSON record): what it keeps stays within
+// its byte budget, and a page over the budget alone is served but not kept.
 func TestPostCacheBytes(t *testing.T) {
 	t.Parallel()
-	const budget = 1 << 20
+	const budget = 2 << 20
 	next := &countingPosts{excerpt: strings.Repeat("é", 100_000)} // 200 KB each
-	c, _ := newTestCache(next, cacheLimits{TTL: time.Minute, Depth: 2, MaxEntries: 1000, MaxBytes: budget})
+	c, _ := newTestCache(t, next, cacheLimits{TTL: time.Minute, Depth: 2, MaxEntries: 1000, MaxBytes: budget})
 	ctx := context.Background()
 	for offset := 0; offset < 200; offset += 2 {
-		if _, err := c.Posts(ctx, offset, 2); err != nil {
+		if _, err := c.Views(ctx, offset, 2); err != nil {
 			t.Fatal(err)
 		}
 		kept := 0
 		for el := c.lru.Front(); el != nil; el = el.Next() {
-			for _, p := range el.Value.(*cachedPage).posts {
-				kept += len(p.Excerpt)
+			for _, v := range el.Value.(*cachedPage).posts {
+				kept += len(v.Excerpt) + len(v.Record)
 			}
 		}
 		if kept > budget || c.bytes > budget {
@@ -275,13 +276,13 @@ func TestPostCacheBytes(t *testing.T) {
 		}
 	}
 	if n := c.lru.Len(); n != 2 {
-		t.Errorf("%d pages of 400 KB kept in 1 MB, want 2", n)
+		t.Errorf("%d pages of 800 KB kept in 2 MB, want 2", n)
 	}
 	calls := next.calls.Load()
-	if _, err := c.Posts(ctx, 1000, 6); err != nil { // 1.2 MB
+	if _, err := c.Views(ctx, 1000, 6); err != nil { // 2.4 MB
 		t.Fatal(err)
 	}
-	if _, err := c.Posts(ctx, 1000, 6); err != nil {
+	if _, err := c.Views(ctx, 1000, 6); err != nil {
 		t.Fatal(err)
 	}
 	if got := next.calls.Load() - calls; got != 2 {
@@ -293,9 +294,9 @@ func TestPostCacheErrorsNotCached(t *testing.T) {
 	t.Parallel()
 	boom := errors.New("database down")
 	next := &countingPosts{err: boom}
-	c, _ := newTestCache(next, testLimits)
+	c, _ := newTestCache(t, next, testLimits)
 	for i := range 3 {
-		if _, err := c.Posts(context.Background(), 0, 2); !errors.Is(err, boom) {
+		if _, err := c.Views(context.Background(), 0, 2); !errors.Is(err, boom) {
 			t.Fatalf("call %d: err = %v, want %v", i, err, boom)
 		}
 	}
@@ -303,22 +304,19 @@ func TestPostCacheErrorsNotCached(t *testing.T) {
 		t.Errorf("next called %d times, want 3: an error must not be served from the cache", got)
 	}
 	next.err = nil
-	if _, err := c.Posts(context.Background(), 0, 2); err != nil {
+	if _, err := c.Views(context.Background(), 0, 2); err != nil {
 		t.Fatalf("after recovery: %v", err)
-	}
-	if err := c.Ping(context.Background()); err != nil || next.pings.Load() != 1 {
-		t.Errorf("Ping = %v after %d pings of next, want nil after 1", err, next.pings.Load())
 	}
 }
 
 func TestPostCacheAnswersAreCopies(t *testing.T) {
 	t.Parallel()
-	c, _ := newTestCache(&countingPosts{}, testLimits)
+	c, _ := newTestCache(t, &countingPosts{}, testLimits)
 	for _, offset := range []int{0, 10} { // from the head, and a page apart
-		first, _ := c.Posts(context.Background(), offset, 2)
-		want := append([]wpdb.Post(nil), first...)
+		first, _ := c.Views(context.Background(), offset, 2)
+		want := append([]postView(nil), first...)
 		first[0].Title = "changed by a caller"
-		second, _ := c.Posts(context.Background(), offset, 2)
+		second, _ := c.Views(context.Background(), offset, 2)
 		if diff := cmp.Diff(want, second); diff != "" {
 			t.Errorf("offset %d: a caller's change reached the cache (-want +got):\n%s", offset, diff)
 		}
@@ -328,14 +326,14 @@ func TestPostCacheAnswersAreCopies(t *testing.T) {
 func TestPostCacheCollapsesConcurrentMisses(t *testing.T) {
 	t.Parallel()
 	next := &countingPosts{release: make(chan struct{})}
-	c, _ := newTestCache(next, testLimits)
+	c, _ := newTestCache(t, next, testLimits)
 	const callers = 20
 	var wg sync.WaitGroup
 	errs := make(chan error, callers)
 	for i := range callers {
 		wg.Go(func() {
 			offset := i % 3 // all inside the head
-			posts, err := c.Posts(context.Background(), offset, 1)
+			posts, err := c.Views(context.Background(), offset, 1)
 			if err == nil && (len(posts) != 1 || posts[0].ID != uint64(offset)) {
 				err = errors.New("wrong posts")
 			}
@@ -366,11 +364,11 @@ func TestPostCacheCollapsesConcurrentMisses(t *testing.T) {
 func TestPostCacheWaiterLeavesWithItsContext(t *testing.T) {
 	t.Parallel()
 	next := &countingPosts{release: make(chan struct{})}
-	c, _ := newTestCache(next, testLimits)
+	c, _ := newTestCache(t, next, testLimits)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() {
-		_, err := c.Posts(ctx, 0, 2)
+		_, err := c.Views(ctx, 0, 2)
 		done <- err
 	}()
 	for next.calls.Load() == 0 {
@@ -382,7 +380,7 @@ func TestPostCacheWaiterLeavesWithItsContext(t *testing.T) {
 	}
 	// The query it started goes on and serves the next caller.
 	close(next.release)
-	posts, err := c.Posts(context.Background(), 0, 2)
+	posts, err := c.Views(context.Background(), 0, 2)
 	if err != nil || len(posts) != 2 {
 		t.Fatalf("next caller: %d posts, %v", len(posts), err)
 	}
@@ -403,16 +401,16 @@ func TestPostCacheFreshness(t *testing.T) {
 			cfg := wpdbtest.New(t, driver, "wp_")
 			wpdbtest.Insert(t, cfg, wpdbtest.Posts(5)...)
 			db := wpdbtest.OpenDB(t, cfg)
-			c, clock := newTestCache(wpdbtest.Store(t, cfg), cacheLimits{TTL: time.Second, Depth: 3, MaxEntries: 10, MaxBytes: 1 << 20})
+			c, clock := newTestCache(t, wpdbtest.Store(t, cfg), cacheLimits{TTL: time.Second, Depth: 3, MaxEntries: 10, MaxBytes: 1 << 20})
 			ctx := context.Background()
 			titles := func(lastPost uint64) string {
 				t.Helper()
-				var posts []wpdb.Post
+				var posts []postView
 				var err error
 				if lastPost > 0 {
-					posts, err = c.PostsAfter(ctx, lastPost, 0, 2)
+					posts, err = c.ViewsAfter(ctx, lastPost, 0, 2)
 				} else {
-					posts, err = c.Posts(ctx, 0, 2)
+					posts, err = c.Views(ctx, 0, 2)
 				}
 				if err != nil {
 					t.Fatal(err)

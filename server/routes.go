@@ -10,15 +10,15 @@ import (
 // routes lists every route the server answers and the middleware around
 // them. The PHP script's URLs live under the base path; the probes stay at
 // the root where orchestrators look for them.
-func routes(cfg Config, logger *slog.Logger, posts postSource, sessions sessionStore,
-	cookie session.Cookie, format *postFormat, page *pageRenderer, template staticFile, assets map[string]staticFile) http.Handler {
+func routes(cfg Config, logger *slog.Logger, posts postSource, views viewSource, sessions sessionStore,
+	cookie session.Cookie, page *pageRenderer, template staticFile, assets map[string]staticFile) http.Handler {
 	base := cfg.BasePath
 	loadMore := base + "/load-more.php"
 
 	mux := http.NewServeMux()
 	mux.Handle("GET "+loadMore, handleLoadMore(
-		jsonErrors(logger, servePosts(posts, sessions, cookie, format, cfg.Batch, cfg.MaxBatch)),
-		htmlErrors(logger, servePage(posts, sessions, cookie, format, page, cfg.MaxPagePosts)),
+		jsonErrors(logger, servePosts(views, sessions, cookie, cfg.Batch, cfg.MaxBatch)),
+		htmlErrors(logger, servePage(views, sessions, cookie, page, cfg.MaxPagePosts)),
 	))
 	mux.Handle(loadMore, handleMethodNotAllowed(logger, "GET, HEAD"))
 	mux.Handle("GET "+base+"/load-more.mustache", template)

@@ -53,9 +53,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 	defer closeLogged(logger, "sessions", sessions)
 
-	var source postSource = posts
 	if cfg.CacheTTL > 0 {
-		source = newPostCache(posts, cfg.cacheLimits(), logger)
 		logger.Info("database: posts cached", "freshness", cfg.CacheTTL, "depth", cfg.CacheDepth, "entries", cfg.CacheSize, "bytes", cfg.CacheBytes)
 	} else {
 		logger.Info("database: no cache (-cache-ttl 0): every request queries")
@@ -68,7 +66,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	handler, err := newServer(serverDeps{
 		Config:    cfg,
 		Logger:    logger,
-		Posts:     source,
+		Posts:     posts,
 		Sessions:  sessions,
 		Templates: tmplFS,
 		Public:    public.FS,

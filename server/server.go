@@ -24,6 +24,14 @@ type postSource interface {
 	Ping(ctx context.Context) error
 }
 
+// viewSource is what the handlers need: pages of posts as readers see them,
+// as postSource's Posts and PostsAfter describe the pages. formattedPosts
+// reads each from the database; postCache answers from memory.
+type viewSource interface {
+	Views(ctx context.Context, offset, limit int) ([]postView, error)
+	ViewsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]postView, error)
+}
+
 // sessionStore is what the handlers need of the PHP session. Its errors
 // wrap session.ErrUnavailable when the store failed.
 type sessionStore interface {
@@ -68,6 +76,10 @@ func newServer(deps serverDeps) (http.Handler, error) {
 	text := newHTMLText()
 	site := deps.Config.site(deps.Options, text, deps.Logger)
 	format := newPostFormat(site, text)
+	var views viewSource = formattedPosts{posts: deps.Posts, format: format}
+	if cfg := deps.Config; cfg.CacheTTL > 0 {
+		views = newPostCache(deps.Posts, format, cfg.cacheLimits(), deps.Logger)
+	}
 	page, err := newPageRenderer(deps.Config, site.Title, deps.Templates, string(mustacheFile.body))
 	if err != nil {
 		return nil, fmt.Errorf("-templates: %w", err)
@@ -77,5 +89,5 @@ func newServer(deps serverDeps) (http.Handler, error) {
 		Path:           deps.Config.CookiePath,
 		TrustedProxies: deps.Config.TrustedProxies,
 	}
-	return routes(deps.Config, deps.Logger, deps.Posts, deps.Sessions, cookie, format, page, mustacheFile, assets), nil
+	return routes(deps.Config, deps.Logger, deps.Posts, views, deps.Sessions, cookie, page, mustacheFile, assets), nil
 }
