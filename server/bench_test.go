@@ -18,23 +18,23 @@ import (
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest/fixture"
 )
 
-// benchHandler is the whole server handler over an SQLite blog of 50
+// benchHandler is the whole server handler over an SQLite blog of 250
 // block-editor posts (2 to 20 KB) and in-memory sessions, with one visitor
-// session whose id it returns. With cacheTTL > 0 the posts go through the
-// cache.
-func benchHandler(b *testing.B, cacheTTL time.Duration) (http.Handler, string) {
+// session at postsStart whose id it returns. With cacheTTL > 0 the posts go
+// through the cache.
+func benchHandler(b *testing.B, cacheTTL time.Duration, postsStart int) (http.Handler, string) {
 	b.Helper()
 	cfg, err := parseConfig([]string{"wploadmore"}, func(string) string { return "" }, io.Discard)
 	if err != nil {
 		b.Fatal(err)
 	}
 	dbCfg := wpdbtest.SQLite(b)
-	rows := make([]wpdb.SeedRow, 50)
+	rows := make([]wpdb.SeedRow, 250)
 	for i := range rows {
 		rows[i] = wpdb.SeedRow{
 			Title: fmt.Sprintf("Post %d", i), Name: fmt.Sprintf("post-%d", i),
 			Date:    fmt.Sprintf("2024-02-%02d 10:00:00", 1+i%28),
-			Content: fixture.Post(uint64(i), 2<<10+i*400, i%5 == 0),
+			Content: fixture.Post(uint64(i), 2<<10+i%50*400, i%5 == 0),
 		}
 	}
 	wpdbtest.Insert(b, dbCfg, rows...)
@@ -48,7 +48,7 @@ func benchHandler(b *testing.B, cacheTTL time.Duration) (http.Handler, string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	visitor, err := sessions.PostsStart(context.Background(), "")
+	visitor, err := sessions.AddPostsStart(context.Background(), "", postsStart-cfg.sessionConfig().InitialPostsStart)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func BenchmarkLoadMoreJSON(b *testing.B) {
 		ttl  time.Duration
 	}{{"sqlite", 0}, {"sqlite+cache", time.Minute}} {
 		b.Run(bc.name, func(b *testing.B) {
-			h, id := benchHandler(b, bc.ttl)
+			h, id := benchHandler(b, bc.ttl, 2)
 			req := httptest.NewRequest(http.MethodGet, "/load-more.php?start=10&desiredPosts=2", nil)
 			req.AddCookie(&http.Cookie{Name: "PHPSESSID", Value: id})
 			b.ReportAllocs()
@@ -86,17 +86,22 @@ func BenchmarkLoadMoreJSON(b *testing.B) {
 	}
 }
 
-// BenchmarkLoadMorePage renders the page for a session at posts_start 2.
+// BenchmarkLoadMorePage renders the page for a session at posts_start 2
+// and 200, with the cache's defaults.
 func BenchmarkLoadMorePage(b *testing.B) {
-	h, id := benchHandler(b, 0)
-	req := httptest.NewRequest(http.MethodGet, "/load-more.php", nil)
-	req.AddCookie(&http.Cookie{Name: "PHPSESSID", Value: id})
-	b.ReportAllocs()
-	for b.Loop() {
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, req)
-		if w.Code != http.StatusOK {
-			b.Fatalf("status %d: %s", w.Code, w.Body)
-		}
+	for _, postsStart := range []int{2, 200} {
+		b.Run(fmt.Sprintf("posts_start=%d", postsStart), func(b *testing.B) {
+			h, id := benchHandler(b, time.Second, postsStart)
+			req := httptest.NewRequest(http.MethodGet, "/load-more.php", nil)
+			req.AddCookie(&http.Cookie{Name: "PHPSESSID", Value: id})
+			b.ReportAllocs()
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				if w.Code != http.StatusOK {
+					b.Fatalf("status %d: %s", w.Code, w.Body)
+				}
+			}
+		})
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"net/http"
 
 	"github.com/wploadmore/wploadmore/session"
@@ -112,8 +111,8 @@ func servePage(posts viewSource, sessions sessionStore, cookie session.Cookie, p
 			state = raised
 		}
 		view.PostsStart = state.PostsStart
-		var body bytes.Buffer
-		if err := page.render(&body, view); err != nil {
+		body, err := page.render(view)
+		if err != nil {
 			return err
 		}
 		setSessionCookie(w, r, cookie, cookieID, state)
@@ -124,7 +123,7 @@ func servePage(posts viewSource, sessions sessionStore, cookie session.Cookie, p
 		h.Set("Cache-Control", "no-store, no-cache, must-revalidate")
 		h.Set("Pragma", "no-cache")
 		h.Set("Content-Security-Policy", pageCSP)
-		w.Write(body.Bytes())
+		w.Write(body)
 		return nil
 	}
 }

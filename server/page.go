@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"hash/maphash"
 	"html/template"
 	"io"
 	"io/fs"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cbroglie/mustache"
 )
@@ -55,12 +59,35 @@ type pageView struct {
 
 // pageRenderer renders the page with the same mustache template the
 // browser uses for the posts it loads, so both look alike.
+//
+// A page is a pure function of its pageView, and most views repeat: every
+// visitor at the same posts_start sees the same posts until the cache's next
+// refresh. Rendering 200 posts costs milliseconds, so rendered pages are
+// kept by the exact bytes of what they show (see pageKey) and a repeat is a
+// copy. The memo holds at most memoBytes, keys included, and is emptied
+// when a page does not fit: a bound, not an eviction policy, since pages
+// change with every refresh anyway.
 type pageRenderer struct {
 	page  *template.Template
 	posts *mustache.Template
 	title string
 	batch int
+
+	seed      maphash.Seed
+	mu        sync.Mutex
+	memo      map[uint64]renderedPage
+	memoBytes int
+	memoMax   int
 }
+
+// renderedPage is one page as written, under the key it was rendered for.
+type renderedPage struct {
+	key, html []byte
+}
+
+// pageMemoBytes bounds the rendered pages kept: a page of 200 posts and its
+// key are about 300 KB.
+const pageMemoBytes = 8 << 20
 
 // newPageRenderer parses the templates; title is the page title, plain text.
 func newPageRenderer(cfg Config, title string, templates fs.FS, postsTemplate string) (*pageRenderer, error) {
@@ -72,11 +99,96 @@ func newPageRenderer(cfg Config, title string, templates fs.FS, postsTemplate st
 	if err != nil {
 		return nil, err
 	}
-	return &pageRenderer{page: page, posts: posts, title: title, batch: cfg.Batch}, nil
+	return &pageRenderer{page: page, posts: posts, title: title, batch: cfg.Batch,
+		seed: maphash.MakeSeed(), memo: map[uint64]renderedPage{}, memoMax: pageMemoBytes}, nil
 }
 
-// render writes the page for v.
-func (p *pageRenderer) render(w io.Writer, v pageView) error {
+// render returns the page for v, from the memo when it rendered the same
+// view before. The bytes returned are shared: callers only write them out.
+func (p *pageRenderer) render(v pageView) ([]byte, error) {
+	var h maphash.Hash
+	h.SetSeed(p.seed)
+	writePageKey(&h, v)
+	hash := h.Sum64()
+	p.mu.Lock()
+	kept, ok := p.memo[hash]
+	p.mu.Unlock()
+	if ok {
+		same := keyComparer{key: kept.key, same: true}
+		writePageKey(&same, v)
+		if same.same && len(same.key) == 0 {
+			return kept.html, nil
+		}
+	}
+	var html bytes.Buffer
+	if err := p.renderView(&html, v); err != nil {
+		return nil, err
+	}
+	var key bytes.Buffer
+	writePageKey(&key, v)
+	p.keep(hash, renderedPage{key: key.Bytes(), html: html.Bytes()})
+	return html.Bytes(), nil
+}
+
+func (p *pageRenderer) keep(hash uint64, page renderedPage) {
+	size := len(page.key) + len(page.html)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if old, ok := p.memo[hash]; ok {
+		p.memoBytes -= len(old.key) + len(old.html)
+		delete(p.memo, hash)
+	}
+	if p.memoBytes+size > p.memoMax {
+		clear(p.memo)
+		p.memoBytes = 0
+	}
+	if size <= p.memoMax {
+		p.memo[hash] = page
+		p.memoBytes += size
+	}
+}
+
+// writePageKey writes every byte of v that the page shows: the badge, the
+// cap, the post the "more" link lands on, and each post's JSON record,
+// which holds all of its fields. Two views with the same key render the
+// same page. It is written to a hash, to a keyComparer and, for a page
+// rendered anew, to a buffer, so that a repeat allocates nothing.
+func writePageKey(w io.Writer, v pageView) {
+	var num [64]byte
+	head := strconv.AppendInt(num[:0], int64(v.PostsStart), 10)
+	head = append(head, ' ')
+	head = strconv.AppendBool(head, v.AtCap)
+	head = append(head, ' ')
+	head = strconv.AppendInt(head, int64(v.MaxPosts), 10)
+	head = append(head, ' ')
+	if v.Next != nil {
+		head = strconv.AppendUint(head, v.Next.ID, 10)
+	}
+	w.Write(head)
+	for i := range v.Posts {
+		w.Write([]byte{0})
+		w.Write(v.Posts[i].Record)
+	}
+}
+
+// keyComparer consumes a kept key as the same bytes are written to it; it
+// is the same key when every write matched and nothing is left.
+type keyComparer struct {
+	key  []byte
+	same bool
+}
+
+func (c *keyComparer) Write(b []byte) (int, error) {
+	if !c.same || !bytes.HasPrefix(c.key, b) {
+		c.same = false
+		return len(b), nil
+	}
+	c.key = c.key[len(b):]
+	return len(b), nil
+}
+
+// renderView renders the page for v.
+func (p *pageRenderer) renderView(w io.Writer, v pageView) error {
 	// Batches start at 1, 1+batch, 1+2·batch…: the clicks of a visitor who
 	// started at the first batch. The last one is short when the blog ends.
 	var batches []pageBatch
