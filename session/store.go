@@ -190,35 +190,44 @@ func (s *Store) addExisting(ctx context.Context, id string, n int) (int64, error
 	return s.addCodec(ctx, id, n)
 }
 
-// addCodec is addExisting through the Go codec: Decode → Int/SetInt →
-// Encode, which update.lua must match byte for byte.
+// addCodec is addExisting through the Go codec, on the backend's checked
+// update path.
 func (s *Store) addCodec(ctx context.Context, id string, n int) (int64, error) {
 	var got int64
 	err := s.b.update(ctx, id, func(cur []byte, exists bool) ([]byte, error) {
 		if !exists {
 			return nil, errNoSession
 		}
-		d, err := Decode(s.cfg.Format, cur)
-		if err != nil {
-			// The codec's errors name an offset and a byte type,
-			// never session contents, so they may be logged.
-			return nil, fmt.Errorf("%w: %w", errUnreadable, err)
-		}
-		v, ok := d.Int(postsStartKey)
-		if ok && n == 0 {
-			// Nothing changes: write the stored bytes back untouched,
-			// which only refreshes the expiry as PHP's EXPIRE would.
-			got = v
-			return cur, nil
-		}
-		if !ok {
-			v = int64(s.cfg.InitialPostsStart)
-		}
-		got = addClamped(v, n)
-		d.SetInt(postsStartKey, got)
-		return d.Encode(), nil
+		next, v, err := codecAdd(s.cfg, cur, n)
+		got = v
+		return next, err
 	})
 	return got, err
+}
+
+// codecAdd is the read-increment-write of posts_start on a stored value
+// cur, Decode → Int/SetInt → Encode: what update.lua must match byte for
+// byte. It returns the value to store and the new posts_start, or an error
+// wrapping errUnreadable.
+func codecAdd(cfg Config, cur []byte, n int) ([]byte, int64, error) {
+	d, err := Decode(cfg.Format, cur)
+	if err != nil {
+		// The codec's errors name an offset and a byte type, never
+		// session contents, so they may be logged.
+		return nil, 0, fmt.Errorf("%w: %w", errUnreadable, err)
+	}
+	v, ok := d.Int(postsStartKey)
+	if ok && n == 0 {
+		// Nothing changes: write the stored bytes back untouched, which
+		// only refreshes the expiry as PHP's EXPIRE would.
+		return cur, v, nil
+	}
+	if !ok {
+		v = int64(cfg.InitialPostsStart)
+	}
+	got := addClamped(v, n)
+	d.SetInt(postsStartKey, got)
+	return d.Encode(), got, nil
 }
 
 // create saves a new session holding posts_start under a fresh id.

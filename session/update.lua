@@ -132,9 +132,18 @@ local function classname()
   if not validclass(str()) then bad() end
 end
 
+-- cmpfrac compares two mantissas given as digit strings after "d.":
+-- -1, 0 or 1.
+local function cmpfrac(x, y)
+  if #x < #y then x = x .. string.rep("0", #y - #x) end
+  if #y < #x then y = y .. string.rep("0", #x - #y) end
+  if x == y then return 0 end
+  return above(x, y) and 1 or -1
+end
+
 -- float is codec_parse.go's float, zend_gcvt's forms. Where only strtod
--- could say whether the literal overflows or underflows (exponents 308 and
--- -324), the script leaves the value to Go.
+-- could say whether the literal overflows or underflows, the script
+-- leaves the value to Go.
 local function float()
   if lit("INF") or lit("-INF") or lit("NAN") then return end
   lit("-")
@@ -163,7 +172,18 @@ local function float()
   local x = tonumber(e)
   if (neg and x < 5) or (not neg and x < sig) then bad() end
   if (not neg and x > 308) or (neg and x > 324) then bad() end
-  if x == 308 or (neg and x == 324) then error(UNCERTAIN, 0) end
+  -- At 1E+308 and 1E-324 the mantissa decides: overflow past the largest
+  -- float64 (by more than half an ulp), or rounding to zero below half
+  -- the smallest denormal (2^-1075), both of which Go refuses. Between
+  -- the two 17-digit bounds only strtod knows.
+  local m = ip .. frac
+  if not neg and x == 308 then
+    if cmpfrac(m, "17976931348623159") >= 0 then bad() end
+    if cmpfrac(m, "17976931348623158") > 0 then error(UNCERTAIN, 0) end
+  elseif neg and x == 324 then
+    if cmpfrac(m, "24703282292062327") <= 0 then bad() end
+    if cmpfrac(m, "24703282292062328") < 0 then error(UNCERTAIN, 0) end
+  end
 end
 
 -- key reads an array key, i:N; or s:N:"…";, and returns its name and
@@ -375,6 +395,11 @@ local function toint(v)
     if sign then
       -- At most 15 significant digits are exact in a float64: an integral
       -- literal is that integer, a fraction stays a fraction.
+      -- At 20 digits and more it is at least 1e19, past int64 whatever
+      -- the rounding. A fraction whose first digit is 1 to 8 is at least
+      -- 0.1 away from an integer, more than half an ulp below 2^50.
+      if #ip >= 20 then return nil end
+      if #frac > 0 and #ip <= 15 and find(frac, "^[1-8]") then return nil end
       if #ip + #frac > 15 then error(UNCERTAIN, 0) end
       if #frac > 0 then return nil end
       if sign == "-" and ip ~= "0" then return "-" .. ip end
@@ -385,6 +410,7 @@ local function toint(v)
     if esign == "-" then return nil end -- 0 < |x| < 1, and never 0 (see float)
     if mf == "0" then mf = "" end
     e = tonumber(e)
+    if e >= 19 then return nil end -- at least 1e19: past int64
     if #mf + 1 > 15 or e + 1 > 15 then error(UNCERTAIN, 0) end
     if e < #mf then return nil end
     return m1 .. mf .. string.rep("0", e - #mf)
