@@ -180,17 +180,22 @@ func (b *redisBackend) close() error {
 	return b.pool.Close()
 }
 
-// loadScript loads update.lua once at start (SCRIPT LOAD), so the first
-// request's EVALSHA finds it. Should Redis forget it later (a restart,
-// SCRIPT FLUSH), EVALSHA answers NOSCRIPT and redigo falls back to EVAL.
+// loadScript loads update.lua and the lock release script once at start
+// (SCRIPT LOAD), so the first EVALSHA finds them. Should Redis forget them
+// later (a restart, SCRIPT FLUSH), EVALSHA answers NOSCRIPT and redigo
+// falls back to EVAL, which loads them again.
 func (b *redisBackend) loadScript(ctx context.Context) error {
 	c, err := b.conn(ctx)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	_, err = b.do(ctx, c, "SCRIPT", "LOAD", updateScript)
-	return err
+	for _, src := range []string{updateScript, releaseLockScript} {
+		if _, err := b.do(ctx, c, "SCRIPT", "LOAD", src); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // create stores value under the fresh id with SET NX EX: one command that
