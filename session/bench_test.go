@@ -4,12 +4,12 @@ import (
 	"context"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // BenchmarkAddPostsStart measures one read-increment-write of an existing
-// session holding a typical mix of PHP values: for Redis WATCH+GET, decode,
-// SetInt, encode, MULTI+SETEX+EXEC (two round trips); with the phpredis
-// lock, two more (SET NX, release script).
+// session holding a typical mix of PHP values: for Redis one EVALSHA of
+// update.lua, with or without the phpredis lock (the script checks it).
 func BenchmarkAddPostsStart(b *testing.B) {
 	const value = `posts_start|i:2;user|s:21:"élan "the" | tester;";float|d:0.1;list|a:3:{i:0;i:1;i:1;s:3:"two";i:2;a:2:{i:3;s:5:"three";s:1:"k";b:0;}}cart|O:4:"Cart":1:{s:5:"items";a:1:{s:4:"book";i:2;}}`
 	for _, bc := range []struct {
@@ -68,6 +68,53 @@ func BenchmarkAddPostsStartParallel(b *testing.B) {
 					}
 				}
 			})
+		})
+	}
+}
+
+// BenchmarkScriptVsWatch compares update.lua's one EVALSHA with the WATCH
+// path on one session incremented from parallel goroutines (one visitor's
+// overlapping requests, the case that hurt p99): ns/op, WATCH retries per
+// op, and the script's answers that fell back.
+func BenchmarkScriptVsWatch(b *testing.B) {
+	const value = `posts_start|i:2;user|s:21:"élan "the" | tester;";float|d:0.1;list|a:3:{i:0;i:1;i:1;s:3:"two";i:2;a:2:{i:3;s:5:"three";s:1:"k";b:0;}}cart|O:4:"Cart":1:{s:5:"items";a:1:{s:4:"book";i:2;}}`
+	for _, bc := range []struct {
+		name     string
+		noScript bool
+		locking  bool
+	}{
+		{"script", false, false},
+		{"watch", true, false},
+		{"script-locking", false, true},
+		{"watch-locking", true, true},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			h := newHarness(b, "redis", Config{Locking: bc.locking, LockRetries: -1, LockWait: time.Millisecond})
+			h.redis.Set(h.cfg.KeyPrefix+idHex32, []byte(value), 0)
+			rb := h.store.b.(*redisBackend)
+			rb.noScript = bc.noScript
+			var retries, fallbacks atomic.Int64
+			rb.onConflict = func(int) { retries.Add(1) }
+			rb.onScript = func(outcome, _ string) {
+				if outcome == scriptFallback {
+					fallbacks.Add(1)
+				}
+			}
+			ctx := context.Background()
+			b.SetParallelism(4) // 4 × GOMAXPROCS goroutines on one session
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := h.store.AddPostsStart(ctx, idHex32, 1); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(retries.Load())/float64(b.N), "retries/op")
+			if fallbacks.Load() > 0 {
+				b.Errorf("%d fallbacks on a session the script can edit", fallbacks.Load())
+			}
 		})
 	}
 }

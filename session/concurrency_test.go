@@ -8,60 +8,80 @@ import (
 )
 
 // TestConcurrentAddPostsStart plays one visitor whose browser fires many
-// "load more" requests at once: no increment may be lost.
+// "load more" requests at once: no increment may be lost, on update.lua's
+// one-step path, on the WATCH path it falls back to, and with the phpredis
+// lock honoured.
 func TestConcurrentAddPostsStart(t *testing.T) {
 	t.Parallel()
-	const workers, n = 50, 3
-	for _, kind := range storeKinds {
-		for _, locking := range []bool{false, true} {
-			name := kind
-			if locking {
-				if kind == "memory" {
-					continue // the memory store has no PHP lock to honour
+	const workers, n = 200, 3
+	for _, c := range []struct {
+		name     string
+		kind     string
+		locking  bool
+		noScript bool
+	}{
+		{"memory", "memory", false, false},
+		{"redis/script", "redis", false, false},
+		{"redis/script/locking", "redis", true, false},
+		{"redis/watch", "redis", false, true},
+		{"redis/watch/locking", "redis", true, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			// With locking on the WATCH path, the requests queue for the
+			// lock one after the other; allow them the time PHP would
+			// (retries × wait).
+			h := newHarness(t, c.kind, Config{Locking: c.locking, LockRetries: 5000})
+			var retries, mostAttempts, scripted atomic.Int64
+			mostAttempts.Store(1)
+			rb, isRedis := h.store.b.(*redisBackend)
+			if isRedis {
+				rb.noScript = c.noScript
+				rb.onConflict = func(attempt int) {
+					retries.Add(1)
+					for n := mostAttempts.Load(); int64(attempt+1) > n && !mostAttempts.CompareAndSwap(n, int64(attempt+1)); n = mostAttempts.Load() {
+					}
 				}
-				name += "/locking"
+				rb.onScript = func(outcome, _ string) {
+					if outcome == scriptOK {
+						scripted.Add(1)
+					}
+				}
 			}
-			t.Run(name, func(t *testing.T) {
-				t.Parallel()
-				// With locking, 50 requests queue for the lock one after the
-				// other; allow them the time PHP would (retries × wait).
-				h := newHarness(t, kind, Config{Locking: locking, LockRetries: 1000})
-				var retries, mostAttempts atomic.Int64
-				mostAttempts.Store(1)
-				if rb, ok := h.store.b.(*redisBackend); ok {
-					rb.onConflict = func(attempt int) {
-						retries.Add(1)
-						for n := mostAttempts.Load(); int64(attempt+1) > n && !mostAttempts.CompareAndSwap(n, int64(attempt+1)); n = mostAttempts.Load() {
-						}
+			id := mustPostsStart(t, h, "").ID
+			var wg sync.WaitGroup
+			errs := make(chan error, workers)
+			for range workers {
+				wg.Go(func() {
+					st, err := h.store.AddPostsStart(context.Background(), id, n)
+					if err == nil && st.ID != id {
+						t.Errorf("AddPostsStart moved the session to %s", st.ID)
 					}
+					errs <- err
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if err != nil {
+					t.Errorf("AddPostsStart: %v", err)
 				}
-				id := mustPostsStart(t, h, "").ID
-				var wg sync.WaitGroup
-				errs := make(chan error, workers)
-				for range workers {
-					wg.Go(func() {
-						st, err := h.store.AddPostsStart(context.Background(), id, n)
-						if err == nil && st.ID != id {
-							t.Errorf("AddPostsStart moved the session to %s", st.ID)
-						}
-						errs <- err
-					})
-				}
-				wg.Wait()
-				close(errs)
-				for err := range errs {
-					if err != nil {
-						t.Errorf("AddPostsStart: %v", err)
-					}
-				}
-				if got, want := mustPostsStart(t, h, id).PostsStart, 2+workers*n; got != want {
-					t.Errorf("posts_start = %d, want %d", got, want)
-				}
-				if _, ok := h.store.b.(*redisBackend); ok {
-					t.Logf("%d concurrent increments: %d WATCH retries in all, at most %d attempts for one",
-						workers, retries.Load(), mostAttempts.Load())
-				}
-			})
-		}
+			}
+			if got, want := mustPostsStart(t, h, id).PostsStart, 2+workers*n; got != want {
+				t.Errorf("posts_start = %d, want %d", got, want)
+			}
+			if !isRedis {
+				return
+			}
+			if c.noScript {
+				t.Logf("%d concurrent increments: %d WATCH retries in all, at most %d attempts for one",
+					workers, retries.Load(), mostAttempts.Load())
+				return
+			}
+			// Every increment and the final read went through the script.
+			if got := scripted.Load(); got != workers+1 || retries.Load() != 0 {
+				t.Errorf("update.lua answered %d of %d calls, with %d WATCH retries; want all, none", got, workers+1, retries.Load())
+			}
+		})
 	}
 }

@@ -50,7 +50,16 @@ func newMemoryBackend(prefix string, lifetime time.Duration, now func() time.Tim
 	}
 }
 
-func (m *memoryBackend) update(ctx context.Context, id string, _ bool, fn func([]byte, bool) ([]byte, error)) error {
+func (m *memoryBackend) create(ctx context.Context, id string, value []byte) error {
+	return m.update(ctx, id, func(_ []byte, exists bool) ([]byte, error) {
+		if exists {
+			return nil, errTaken
+		}
+		return value, nil
+	})
+}
+
+func (m *memoryBackend) update(ctx context.Context, id string, fn func([]byte, bool) ([]byte, error)) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,6 +30,7 @@ func TestPHPInterop(t *testing.T) {
 			h := newHarness(t, "redis", Config{Format: format})
 			php := sessiontest.PHP{Prefix: h.cfg.KeyPrefix, Handler: handler}
 			ctx := context.Background()
+			answers := recordScript(t, h)
 
 			t.Run("PHP writes, Go increments, PHP reads", func(t *testing.T) {
 				id, _ := NewID()
@@ -54,6 +57,7 @@ func TestPHPInterop(t *testing.T) {
 				if diff := cmp.Diff(sessiontest.PHPSession{PostsStart: 7.0, Type: "integer", Others: wrote.Others}, read); diff != "" {
 					t.Errorf("PHP reads (-want +got):\n%s", diff)
 				}
+				answers.want(t, "ok:4", "ok:7")
 			})
 
 			t.Run("Go creates, PHP reads and adds, Go increments", func(t *testing.T) {
@@ -70,6 +74,7 @@ func TestPHPInterop(t *testing.T) {
 				if diff := cmp.Diff(sessiontest.PHPSession{PostsStart: 7.0, Type: "integer", Others: touched.Others}, read); diff != "" {
 					t.Errorf("PHP reads (-want +got):\n%s", diff)
 				}
+				answers.want(t, "ok:7") // the creation was one SET NX, no script
 			})
 
 			t.Run("string counter from PHP", func(t *testing.T) {
@@ -85,6 +90,7 @@ func TestPHPInterop(t *testing.T) {
 				if diff := cmp.Diff(sessiontest.PHPSession{PostsStart: 5.0, Type: "integer", Others: wrote.Others}, read); diff != "" {
 					t.Errorf("PHP reads (-want +got):\n%s", diff)
 				}
+				answers.want(t, "ok:5")
 			})
 		})
 	}
@@ -104,6 +110,7 @@ func TestPHPLockInterop(t *testing.T) {
 		"-d", "redis.session.lock_wait_time=5000",
 	}}
 	id := mustAdd(t, h, "", 2).ID // posts_start 4
+	answers := recordScript(t, h)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -142,5 +149,45 @@ func TestPHPLockInterop(t *testing.T) {
 	}
 	if v, _ := h.get(t, id); string(v) != "posts_start|i:107;" {
 		t.Errorf("stored %q, want posts_start|i:107;", v)
+	}
+	// update.lua saw PHP's lock at least once, then wrote in one step.
+	got2 := answers.take()
+	if len(got2) < 2 || got2[0] != "locked:" || got2[len(got2)-1] != "ok:107" || slices.ContainsFunc(got2, func(a string) bool { return strings.HasPrefix(a, "fallback") }) {
+		t.Errorf("update.lua answered %q, want locked… then ok:107", got2)
+	}
+}
+
+// scriptAnswers records what update.lua answers a store, as
+// "<outcome>:<value>", so a test can tell the script did the work.
+type scriptAnswers struct {
+	mu  sync.Mutex
+	got []string
+}
+
+func recordScript(t testing.TB, h *harness) *scriptAnswers {
+	t.Helper()
+	a := &scriptAnswers{}
+	h.store.b.(*redisBackend).onScript = func(outcome, value string) {
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.got = append(a.got, outcome+":"+value)
+	}
+	return a
+}
+
+// take returns the answers recorded since the last take.
+func (a *scriptAnswers) take() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	got := a.got
+	a.got = nil
+	return got
+}
+
+// want checks the answers since the last take.
+func (a *scriptAnswers) want(t testing.TB, want ...string) {
+	t.Helper()
+	if diff := cmp.Diff(want, a.take()); diff != "" {
+		t.Errorf("update.lua answers (-want +got):\n%s", diff)
 	}
 }

@@ -51,6 +51,8 @@ func OpenRedis(ctx context.Context, rawURL string, cfg Config, logger *slog.Logg
 		cfg:         cfg,
 		lockOwner:   lockOwner(),
 		releaseLock: redis.NewScript(1, releaseLockScript),
+		// -1: the key count is the first argument, 1 or 2 with the lock.
+		updateLua: redis.NewScript(-1, updateScript),
 	}
 	b.pool = &redis.Pool{
 		DialContext: func(ctx context.Context) (redis.Conn, error) {
@@ -75,6 +77,10 @@ func OpenRedis(ctx context.Context, rawURL string, cfg Config, logger *slog.Logg
 	s := newStore(cfg, logger, b)
 	b.logger = s.logger
 	if err := b.ping(ctx); err != nil {
+		b.pool.Close()
+		return nil, fmt.Errorf("session: open redis %s: %w", safeURL, err)
+	}
+	if err := b.loadScript(ctx); err != nil {
 		b.pool.Close()
 		return nil, fmt.Errorf("session: open redis %s: %w", safeURL, err)
 	}
@@ -119,10 +125,17 @@ type redisBackend struct {
 	logger      *slog.Logger
 	lockOwner   string // "<hostname>|<pid>", like phpredis's lock secret
 	releaseLock *redis.Script
+	updateLua   *redis.Script // update.lua, see addScripted
 
 	// onConflict, when set (only tests and benchmarks set it), hears of
 	// each WATCH abort: another writer came in between attempt and EXEC.
 	onConflict func(attempt int)
+	// onScript, when set (only tests and benchmarks set it), hears each
+	// answer of update.lua: its outcome and value or reason.
+	onScript func(outcome, value string)
+	// noScript, set only by tests and benchmarks, sends every update down
+	// the WATCH path, to compare the two.
+	noScript bool
 }
 
 // unavailable wraps a Redis or network error.
@@ -167,19 +180,61 @@ func (b *redisBackend) close() error {
 	return b.pool.Close()
 }
 
-// update is an optimistic transaction: WATCH key, GET, fn, then
-// MULTI/SETEX/EXEC, which Redis aborts when anybody wrote the key since
-// WATCH; then we read again and retry after a short jittered pause.
+// loadScript loads update.lua and the lock release script once at start
+// (SCRIPT LOAD), so the first EVALSHA finds them. Should Redis forget them
+// later (a restart, SCRIPT FLUSH), EVALSHA answers NOSCRIPT and redigo
+// falls back to EVAL, which loads them again.
+func (b *redisBackend) loadScript(ctx context.Context) error {
+	c, err := b.conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	for _, src := range []string{updateScript, releaseLockScript} {
+		if _, err := b.do(ctx, c, "SCRIPT", "LOAD", src); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// create stores value under the fresh id with SET NX EX: one command that
+// never overwrites an existing session, so a cookieless request costs one
+// round trip. Nobody else knows a fresh random id, so it needs no lock.
+// It returns errTaken when the id is in use.
+func (b *redisBackend) create(ctx context.Context, id string, value []byte) error {
+	c, err := b.conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	reply, err := b.do(ctx, c, "SET", b.cfg.KeyPrefix+id, value, "EX", lifetimeSeconds(b.cfg.MaxLifetime), "NX")
+	if err != nil {
+		return err
+	}
+	if reply == nil {
+		return errTaken
+	}
+	return nil
+}
+
+// update is the checked path, an optimistic transaction: WATCH key, GET,
+// fn, then MULTI/SETEX/EXEC, which Redis aborts when anybody wrote the key
+// since WATCH; then we read again and retry after a short jittered pause.
+// It costs two round trips (WATCH+GET pipelined, MULTI+SETEX+EXEC
+// pipelined), more with the lock (SET NX, release script) and a retry
+// whenever one visitor's requests overlap, which shows in p99.
 //
-// Why WATCH and not a Lua script doing the increment inside Redis: the
-// value is PHP-serialized session data that must come back byte-for-byte
-// except for posts_start. Lua would need a second PHP-serialize parser,
-// written in Lua and kept exactly in step with the fuzzed Go codec. With
-// WATCH the one codec stays in Go, at the price of two round trips per
-// update (WATCH+GET pipelined, MULTI+SETEX+EXEC pipelined) and a retry
-// when a visitor's own requests collide, which is rare and cheap (see
-// BenchmarkAddPostsStart and TestConcurrentAddPostsStart).
-func (b *redisBackend) update(ctx context.Context, id string, fresh bool, fn func([]byte, bool) ([]byte, error)) error {
+// So most updates no longer come here: update.lua (addScripted) does the
+// read-increment-write inside Redis in one EVALSHA. That needed what we
+// first avoided, a second reader of PHP's serialization, in Lua. The Go
+// codec stays the authority: the script edits only what it is certain to
+// edit exactly as Decode → Int/SetInt → Encode would, and answers
+// "fallback" for everything else (values Decode refuses, float edge cases,
+// a key of the wrong type), which then comes here and goes through the Go
+// codec. FuzzScript and TestScriptRandomPHPSessions hold the script to the
+// Go codec's bytes; the memory store uses only the Go codec.
+func (b *redisBackend) update(ctx context.Context, id string, fn func([]byte, bool) ([]byte, error)) error {
 	key := b.cfg.KeyPrefix + id
 	c, err := b.conn(ctx)
 	if err != nil {
@@ -187,8 +242,7 @@ func (b *redisBackend) update(ctx context.Context, id string, fresh bool, fn fun
 	}
 	defer c.Close()
 
-	// Nobody else knows a fresh random id, so it needs no lock.
-	if b.cfg.Locking && !fresh {
+	if b.cfg.Locking {
 		unlock, err := b.lock(ctx, c, key)
 		if err != nil {
 			return err

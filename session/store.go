@@ -95,11 +95,21 @@ type backend interface {
 	// it to fn and stores what fn returns with the configured expiry, as
 	// one atomic step with respect to other updates. fn may run more than
 	// once. When fn returns an error nothing is written and update returns
-	// that error. fresh says id was just generated, so no other request
-	// can know it (and no session lock is needed).
-	update(ctx context.Context, id string, fresh bool, fn func(cur []byte, exists bool) ([]byte, error)) error
+	// that error.
+	update(ctx context.Context, id string, fn func(cur []byte, exists bool) ([]byte, error)) error
+	// create stores value under id, which was just generated (so no other
+	// request knows it and no lock is needed), with the configured expiry,
+	// unless id exists: then it writes nothing and returns errTaken.
+	create(ctx context.Context, id string, value []byte) error
 	ping(ctx context.Context) error
 	close() error
+}
+
+// scripter is a backend that can add to posts_start inside the store
+// itself, in one round trip (Redis: update.lua). It returns errNoSession
+// for a missing session and errFallback when the value needs the Go codec.
+type scripter interface {
+	addScripted(ctx context.Context, id string, n int) (int64, error)
 }
 
 // Store keeps sessions in Redis (OpenRedis) or in memory (NewMemory).
@@ -152,31 +162,7 @@ func (s *Store) Close() error {
 
 func (s *Store) add(ctx context.Context, id string, n int) (State, error) {
 	if ValidID(id) {
-		var got int64
-		err := s.b.update(ctx, id, false, func(cur []byte, exists bool) ([]byte, error) {
-			if !exists {
-				return nil, errNoSession
-			}
-			d, err := Decode(s.cfg.Format, cur)
-			if err != nil {
-				// The codec's errors name an offset and a byte type,
-				// never session contents, so they may be logged.
-				return nil, fmt.Errorf("%w: %w", errUnreadable, err)
-			}
-			v, ok := d.Int(postsStartKey)
-			if ok && n == 0 {
-				// Nothing changes: write the stored bytes back untouched,
-				// which only refreshes the expiry as PHP's EXPIRE would.
-				got = v
-				return cur, nil
-			}
-			if !ok {
-				v = int64(s.cfg.InitialPostsStart)
-			}
-			got = addClamped(v, n)
-			d.SetInt(postsStartKey, got)
-			return d.Encode(), nil
-		})
+		got, err := s.addExisting(ctx, id, n)
 		switch {
 		case err == nil:
 			return State{ID: id, PostsStart: clampInt(got)}, nil
@@ -188,6 +174,60 @@ func (s *Store) add(ctx context.Context, id string, n int) (State, error) {
 		}
 	}
 	return s.create(ctx, int64(s.cfg.InitialPostsStart)+int64(n))
+}
+
+// addExisting adds n to posts_start of the stored session id and returns
+// the new value: in one round trip when the backend can (scripter), else,
+// and whenever the script leaves the value to the Go codec, through
+// update. It returns errNoSession, errUnreadable, or the backend's error.
+func (s *Store) addExisting(ctx context.Context, id string, n int) (int64, error) {
+	if sb, ok := s.b.(scripter); ok {
+		got, err := sb.addScripted(ctx, id, n)
+		if !errors.Is(err, errFallback) {
+			return got, err
+		}
+	}
+	return s.addCodec(ctx, id, n)
+}
+
+// addCodec is addExisting through the Go codec, on the backend's checked
+// update path.
+func (s *Store) addCodec(ctx context.Context, id string, n int) (int64, error) {
+	var got int64
+	err := s.b.update(ctx, id, func(cur []byte, exists bool) ([]byte, error) {
+		if !exists {
+			return nil, errNoSession
+		}
+		next, v, err := codecAdd(s.cfg, cur, n)
+		got = v
+		return next, err
+	})
+	return got, err
+}
+
+// codecAdd is the read-increment-write of posts_start on a stored value
+// cur, Decode → Int/SetInt → Encode: what update.lua must match byte for
+// byte. It returns the value to store and the new posts_start, or an error
+// wrapping errUnreadable.
+func codecAdd(cfg Config, cur []byte, n int) ([]byte, int64, error) {
+	d, err := Decode(cfg.Format, cur)
+	if err != nil {
+		// The codec's errors name an offset and a byte type, never
+		// session contents, so they may be logged.
+		return nil, 0, fmt.Errorf("%w: %w", errUnreadable, err)
+	}
+	v, ok := d.Int(postsStartKey)
+	if ok && n == 0 {
+		// Nothing changes: write the stored bytes back untouched, which
+		// only refreshes the expiry as PHP's EXPIRE would.
+		return cur, v, nil
+	}
+	if !ok {
+		v = int64(cfg.InitialPostsStart)
+	}
+	got := addClamped(v, n)
+	d.SetInt(postsStartKey, got)
+	return d.Encode(), got, nil
 }
 
 // create saves a new session holding posts_start under a fresh id.
@@ -202,12 +242,7 @@ func (s *Store) create(ctx context.Context, postsStart int64) (State, error) {
 		if err != nil {
 			return State{}, err
 		}
-		err = s.b.update(ctx, id, true, func(_ []byte, exists bool) ([]byte, error) {
-			if exists {
-				return nil, errTaken
-			}
-			return value, nil
-		})
+		err = s.b.create(ctx, id, value)
 		if errors.Is(err, errTaken) {
 			continue
 		}
