@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/wploadmore/wploadmore/session"
+	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -82,6 +84,43 @@ func TestMarkdown(t *testing.T) {
 	got := rep.markdown()
 	if diff := cmp.Diff(want, got[strings.Index(got, "\n\n")+2:]); diff != "" {
 		t.Errorf("markdown (-want +got):\n%s", diff)
+	}
+}
+
+// TestTargets: each target finds the rows it compares in the table that
+// scenarios returns. Every row and timing is 1, so a target reading a row
+// that is not there measures 0, or nothing, where it should measure 1.
+func TestTargets(t *testing.T) {
+	t.Parallel()
+	ctx, cfg, r := context.Background(), wpdbtest.MySQL(t), sessiontest.New(t)
+	wpdbtest.Insert(t, cfg, wpdbtest.Posts(40)...)
+	sessions, err := session.OpenRedis(ctx, r.URL, session.Config{KeyPrefix: r.Prefix, Format: session.FormatPHP,
+		MaxLifetime: time.Minute, InitialPostsStart: 2, OpTimeout: 2 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sessions.Close() })
+	table, err := scenarios(ctx, wpdbtest.Store(t, cfg), sessions, options{posts: 40, conns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := ms(time.Millisecond)
+	rep := &report{QueryOffset: 20, DeferredJoin: one, NaiveQuery: one, Excerpt2KB: one, Excerpt200KB: one, Fetch2KB: one, Fetch200KB: one}
+	for _, sc := range table {
+		rep.Scenarios = append(rep.Scenarios, result{Name: sc.name, RPS: 1, P50: one, P99: one, RSSPeakMB: 1,
+			Redis: map[string]float64{"evalsha": 1}, RoundTrips: 1, SelectsPer1000: 1, Lost: new(0)})
+		if sc.limit != "" {
+			rep.Scenarios = append(rep.Scenarios, result{Name: sc.limit, RPS: 1})
+		}
+	}
+	for _, tg := range targets(rep, table) {
+		want := 1.0
+		if strings.Contains(tg.Name, "lost") || strings.Contains(tg.Name, "errors") {
+			want = 0
+		}
+		if tg.Measured != want || strings.HasPrefix(tg.Detail, "not measured") {
+			t.Errorf("target %q measured %v (%s), want %v", tg.Name, tg.Measured, tg.Detail, want)
+		}
 	}
 }
 
