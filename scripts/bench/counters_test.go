@@ -69,12 +69,17 @@ func TestRoundTrips(t *testing.T) {
 }
 
 // TestCountersRoundTrips counts the session store's update on a Redis of
-// the test's own, where nobody else's commands count: two round trips on
-// the WATCH path, one with the Lua script.
+// the test's own, as the bench starts it, where nobody else's commands
+// count: two round trips on the WATCH path, one with the Lua script.
 func TestCountersRoundTrips(t *testing.T) {
 	t.Parallel()
-	ctx, srv := context.Background(), sessiontest.StartServer(t)
-	store, err := session.OpenRedis(ctx, srv.URL, session.Config{KeyPrefix: "bench:", Format: session.FormatPHP,
+	ctx := context.Background()
+	url, stop, err := startRedis(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	store, err := session.OpenRedis(ctx, url, session.Config{KeyPrefix: "bench:", Format: session.FormatPHP,
 		MaxLifetime: time.Minute, InitialPostsStart: 2, OpTimeout: 2 * time.Second}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +91,7 @@ func TestCountersRoundTrips(t *testing.T) {
 	if err == nil {
 		st, err = store.AddPostsStart(ctx, st.ID, 2)
 	}
-	before, err2 := readCount(ctx, srv.URL, db)
+	before, err2 := readCount(ctx, url, db)
 	if err != nil || err2 != nil {
 		t.Fatal(err, err2)
 	}
@@ -96,7 +101,7 @@ func TestCountersRoundTrips(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	after, err := readCount(ctx, srv.URL, db)
+	after, err := readCount(ctx, url, db)
 	if err == nil {
 		after, err = after.since(before)
 	}

@@ -24,6 +24,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -58,7 +59,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&o.db, "db", "mysql://root@127.0.0.1:3306/wploadmore_bench", "MariaDB `URL` to seed (when incomplete) and measure; its own database, not a site's")
-	fs.StringVar(&o.redis, "redis", "redis://127.0.0.1:6379", "Redis `URL`; the bench uses its own key prefix and removes its keys")
+	fs.StringVar(&o.redis, "redis", "", "Redis `URL`, whose INFO commandstats then count its other clients' commands too; the bench uses its own key prefix and removes its keys (default: a redis-server of the bench's own)")
 	fs.IntVar(&o.posts, "n", 100_000, "published posts in the database")
 	fs.IntVar(&o.conns, "connections", 32, "concurrent connections of most scenarios")
 	fs.DurationVar(&o.duration, "duration", 8*time.Second, "run time of each scenario (wrk takes whole seconds)")
@@ -93,6 +94,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if dbCfg.Driver != wpdb.DriverMySQL { // the bench counts MariaDB's queries and makes throwaway databases
 		return fmt.Errorf("-db: %s: the bench measures MariaDB (mysql://)", dbCfg.Driver)
 	}
+	rep := &report{Date: time.Now(), Machine: machine(), LoadAvg: [2]string{loadAverage()}}
+	if u, err := url.Parse(o.redis); err == nil {
+		rep.Redis = u.Redacted() + ", shared: its other clients' commands count too"
+	}
+	if o.redis == "" {
+		addr, stop, err := startRedis(ctx)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		o.redis, rep.Redis = addr, "a redis-server of the bench's own"
+	}
 	// The server's defaults, so the limit queries as the server does.
 	dbCfg.TablePrefix, dbCfg.PostTypes, dbCfg.QueryTimeout = "wp_", []string{"post"}, 5*time.Second
 	b := &bench{o: o, logf: func(format string, a ...any) { fmt.Fprintf(stderr, "bench: "+format+"\n", a...) }}
@@ -116,7 +129,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
-	rep := &report{Date: time.Now(), Machine: machine(), LoadGenerator: b.wrk.name, LoadAvg: [2]string{loadAverage()}}
+	rep.LoadGenerator = b.wrk.name
 	if err := databaseSize(ctx, dbCfg, o.posts, rep); err != nil {
 		return err
 	}

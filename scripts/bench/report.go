@@ -17,6 +17,7 @@ type report struct {
 	Date          time.Time `json:"date"`
 	Machine       string    `json:"machine"`
 	LoadGenerator string    `json:"load_generator"`
+	Redis         string    `json:"redis"`        // the -redis URL, or the bench's own redis-server
 	LoadAvg       [2]string `json:"load_average"` // at the start and the end: other work on a shared machine skews every figure
 	Database      struct {
 		Driver string  `json:"driver"`
@@ -200,9 +201,9 @@ func writeTable(w io.Writer, header []string, rows ...[]string) {
 func (rep *report) markdown() string {
 	var b strings.Builder
 	db := rep.Database
-	fmt.Fprintf(&b, "%s · %s (load average %s at the start, %s at the end) · %s database, %d published posts (%d rows, %.0f MB) · load generator: %s\n\n",
+	fmt.Fprintf(&b, "%s · %s (load average %s at the start, %s at the end) · %s database, %d published posts (%d rows, %.0f MB) · Redis: %s · load generator: %s\n\n",
 		rep.Date.UTC().Format("2006-01-02 15:04 MST"), rep.Machine, rep.LoadAvg[0], rep.LoadAvg[1],
-		db.Driver, db.Posts, db.Rows, db.SizeMB, rep.LoadGenerator)
+		db.Driver, db.Posts, db.Rows, db.SizeMB, rep.Redis, rep.LoadGenerator)
 	var rows [][]string
 	for _, r := range rep.Scenarios {
 		rss, cpu, trips, selects := "—", "—", "—", "—"
