@@ -193,8 +193,8 @@ func TestNaivePostsMatchesPosts(t *testing.T) {
 	}
 }
 
-// TestTimeFetch: the excerpt timing reads its one post from a database of
-// its own, which is gone afterwards.
+// TestTimeFetch: the excerpt timing reads each post from a database of its
+// own, which is gone afterwards.
 func TestTimeFetch(t *testing.T) {
 	t.Parallel()
 	ctx, cfg := context.Background(), wpdbtest.MySQL(t)
@@ -206,7 +206,7 @@ func TestTimeFetch(t *testing.T) {
 		return n
 	}
 	before := throwaways()
-	if d, err := timeFetch(ctx, cfg, 2<<10); err != nil || d <= 0 {
+	if d, err := timeFetch(ctx, cfg, 2<<10, 2<<10); err != nil || len(d) != 2 || d[0] <= 0 || d[1] <= 0 {
 		t.Fatalf("timeFetch = %v, %v", d, err)
 	}
 	if after := throwaways(); after != before {

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -126,53 +127,71 @@ func timeExcerpt(rep *report) {
 }
 
 // timeFetch times Store.Posts(ctx, 0, 1), the fetch and the excerpt of one
-// post, on a throwaway database (created and dropped here) holding one post
-// of size bytes of the seed's markup, with the store's excerpt memo off: a
-// memo would serve every call after the first without shaping.
-func timeFetch(ctx context.Context, cfg wpdb.Config, size int) (_ ms, err error) {
+// post, for each size: on throwaway databases (created and dropped here)
+// each holding one post of that many bytes of the seed's markup, with the
+// store's excerpt memo off, as a memo would serve every call after the
+// first without shaping. The calls alternate between the sizes for two
+// seconds, so a neighbour's burst weighs on all alike; it returns the
+// medians.
+func timeFetch(ctx context.Context, cfg wpdb.Config, sizes ...int) (_ []ms, err error) {
 	mc, err := mysql.ParseDSN(cfg.DSN)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	name := fmt.Sprintf("wploadmore_bench_%dkb_%s", size>>10, strings.ToLower(rand.Text()[:8]))
 	root := mc.Clone()
-	mc.DBName, root.DBName = name, ""
-	cfg.DSN = mc.FormatDSN()
-	s, err := wpdb.OpenSeeder(ctx, cfg)
-	if err != nil {
-		return 0, err
-	}
+	root.DBName = ""
+	var names []string
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
 		db, dropErr := sql.Open("mysql", root.FormatDSN())
 		if dropErr == nil {
-			_, dropErr = db.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+name+"`")
-			db.Close()
+			for _, name := range names {
+				_, e := db.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+name+"`")
+				dropErr = errors.Join(dropErr, e)
+			}
+			dropErr = errors.Join(dropErr, db.Close())
 		}
 		err = errors.Join(err, dropErr)
 	}()
-	date := "2024-01-01 10:00:00"
-	err = s.Insert(ctx, []wpdb.SeedRow{{ID: 1, Date: date, DateGMT: date, Modified: date, Status: "publish", Type: "post",
-		CommentStatus: "open", Title: "Post", Name: "post", Content: fixture.Post(1, size, false)}})
-	if err := errors.Join(err, s.Close()); err != nil {
-		return 0, err
-	}
-	// MERGE(wt-bounded): cfg.<the excerpt memo's field> = <off>, so every call fetches and shapes.
-	store, err := wpdb.Open(ctx, cfg, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer store.Close()
-	posts := func() error {
-		p, err := store.Posts(ctx, 0, 1)
-		if err == nil && len(p) != 1 {
-			err = fmt.Errorf("%d posts in %s, want 1", len(p), name)
+	stores := make([]*wpdb.Store, len(sizes))
+	for i, size := range sizes {
+		mc.DBName = fmt.Sprintf("wploadmore_bench_%dkb_%s", size>>10, strings.ToLower(rand.Text()[:8]))
+		names, cfg.DSN = append(names, mc.DBName), mc.FormatDSN()
+		s, err := wpdb.OpenSeeder(ctx, cfg)
+		if err != nil {
+			return nil, err
 		}
-		return err
+		date := "2024-01-01 10:00:00"
+		err = s.Insert(ctx, []wpdb.SeedRow{{ID: 1, Date: date, DateGMT: date, Modified: date, Status: "publish", Type: "post",
+			CommentStatus: "open", Title: "Post", Name: "post", Content: fixture.Post(1, size, false)}})
+		if err := errors.Join(err, s.Close()); err != nil {
+			return nil, err
+		}
+		// MERGE(wt-bounded): cfg.<the excerpt memo's field> = <off>, so every call fetches and shapes.
+		if stores[i], err = wpdb.Open(ctx, cfg, nil); err != nil {
+			return nil, err
+		}
+		defer stores[i].Close()
 	}
-	if err := posts(); err != nil { // warm: the connection, the prepared query, the buffer pool
-		return 0, err
+	lat := make([][]time.Duration, len(sizes))
+	for start := time.Now(); time.Since(start) < 2*time.Second; {
+		for i, s := range stores {
+			t := time.Now()
+			p, err := s.Posts(ctx, 0, 1)
+			if err == nil && len(p) != 1 {
+				err = fmt.Errorf("%d posts in %s, want 1", len(p), names[i])
+			}
+			if err != nil {
+				return nil, err
+			}
+			lat[i] = append(lat[i], time.Since(t))
+		}
 	}
-	return meanDuration(posts, 5000, 2*time.Second)
+	medians := make([]ms, len(sizes))
+	for i := range lat {
+		slices.Sort(lat[i])
+		medians[i] = percentile(lat[i], 50)
+	}
+	return medians, nil
 }

@@ -31,8 +31,8 @@ type report struct {
 	NaiveQuery   ms       `json:"naive_limit_offset_mean_ms"`
 	Excerpt2KB   ms       `json:"excerpt_2kb_post_ms"`
 	Excerpt200KB ms       `json:"excerpt_200kb_post_ms"`
-	Fetch2KB     ms       `json:"posts_2kb_post_ms"` // Store.Posts of one post: the fetch and the excerpt
-	Fetch200KB   ms       `json:"posts_200kb_post_ms"`
+	Fetch2KB     ms       `json:"posts_2kb_post_median_ms"` // Store.Posts of one post: the fetch and the excerpt
+	Fetch200KB   ms       `json:"posts_200kb_post_median_ms"`
 	Targets      []target `json:"targets"`
 }
 
