@@ -9,6 +9,7 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,23 +39,17 @@ func (sc scenario) json() bool { return strings.Contains(sc.path, "start=") }
 // adds to its session's posts_start (every page of them is full).
 const desiredPosts = 2
 
-// The rows the targets read.
+// The rows the targets read; the table's conns column tells the rest.
 const (
 	wideName       = "JSON start=0, 64 conns"
 	oneSessionName = "JSON start=0, one session"
 	newSessionName = "JSON start=0, new session per request"
 	page200Name    = "page, posts_start=200"
+	limitBName     = "limit B: direct Redis update"
+	referenceName  = "JSON start=0, -cache-ttl 0"
 )
 
 func keysetName(start int) string { return fmt.Sprintf("JSON start=%d, lastPost", start) }
-
-func limitBName(conns int) string {
-	return fmt.Sprintf("limit B: direct Redis update, %d conns", conns)
-}
-
-func referenceName(conns int) string {
-	return fmt.Sprintf("JSON start=0, %d conns, -cache-ttl 0", conns)
-}
 
 // scenarios creates the sessions the scenarios send and returns the table,
 // in the order it runs: the server with its defaults, then the scenarios
@@ -97,23 +92,23 @@ func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 		return err
 	}
 	mid, deep := o.posts/2, o.posts-1000
-	nameA := "limit A: direct SQL + Redis, "
+	nameA := "limit A: direct SQL + Redis, start="
 	return []scenario{
 		{name: fmt.Sprintf("JSON start=0, %d conns", c), path: json(0), cookies: visitors[:c], conns: c,
-			limit: fmt.Sprintf("%s%d conns", nameA, c), direct: limitA(0)},
+			limit: nameA + "0", direct: limitA(0)},
 		{name: "JSON start=1000", path: json(1000), cookies: visitors[:c], conns: c},
 		// Whether the database or the server sets the pace at a deep offset.
 		{name: fmt.Sprintf("JSON start=%d", mid), path: json(mid), cookies: visitors[:c], conns: c,
-			limit: fmt.Sprintf("%sstart=%d", nameA, mid), direct: limitA(mid)},
+			limit: nameA + strconv.Itoa(mid), direct: limitA(mid)},
 		{name: keysetName(mid), path: fmt.Sprintf("%s&lastPost=%d", json(mid), before[0].ID), cookies: visitors[:c], conns: c},
 		{name: fmt.Sprintf("JSON start=%d", deep), path: json(deep), cookies: visitors[:c], conns: c},
 		{name: "page, posts_start=2", path: "/load-more.php", cookies: pagers, conns: c},
 		{name: oneSessionName, path: json(0), cookies: one, conns: c},
-		{name: newSessionName, path: json(0), conns: c, limit: limitBName(c), direct: limitB},
+		{name: newSessionName, path: json(0), conns: c, limit: limitBName, direct: limitB},
 		{name: page200Name, path: "/load-more.php", cookies: readers, conns: c, fresh: true},
 		{name: wideName, path: json(0), cookies: visitors[:64], conns: 64, fresh: true},
 		// The reference: every request queries the database.
-		{name: referenceName(c), path: json(0), cookies: visitors[:c], conns: c, flags: []string{"-cache-ttl", "0"}},
+		{name: referenceName, path: json(0), cookies: visitors[:c], conns: c, flags: []string{"-cache-ttl", "0"}},
 	}, nil
 }
 
@@ -281,9 +276,9 @@ func targets(rep *report, table []scenario) []target {
 		return v
 	}
 	first, fresh, one, page := row(table[0].name), row(newSessionName), row(oneSessionName), row(page200Name)
-	limitA, limitB := row(table[0].limit), row(limitBName(table[0].conns))
+	limitA, limitB := row(table[0].limit), row(limitBName)
 	mid := rep.QueryOffset
-	offset, keyset, ref := row(fmt.Sprintf("JSON start=%d", mid)), row(keysetName(mid)), row(referenceName(table[0].conns))
+	offset, keyset, ref := row(fmt.Sprintf("JSON start=%d", mid)), row(keysetName(mid)), row(referenceName)
 	errs, worst := 0, ""
 	for _, r := range rep.Scenarios {
 		errs += r.Errors
