@@ -48,8 +48,10 @@ func mix(perRequest map[string]float64) string {
 	return strings.Join(parts, ", ")
 }
 
-// count is what Redis and MariaDB counted at one moment, or between two:
-// instance-wide, so other clients' commands during a scenario count too.
+// count is what Redis and MariaDB counted at one moment, or between two.
+// Both count per instance: the bench's own redis-server serves only the
+// bench, but on a shared MariaDB other clients' SELECTs count too (they can
+// only add).
 type count struct {
 	redis   map[string]int64 // calls per command, INFO commandstats
 	selects int64            // see selectsCounter

@@ -298,7 +298,7 @@ func targets(rep *report, table []scenario) []target {
 			fmt.Sprintf("posts_start vs +%d for each of %d JSON answers", desiredPosts, one.Requests)),
 		newTarget("Redis round trips per JSON request, start=0", measured(first.RoundTrips, first.Redis != nil), 1.05, true, "", mix(first.Redis)),
 		newTarget("MariaDB queries per 1000 warm requests, start=0", measured(first.SelectsPer1000, first.Redis != nil), 5, true, "",
-			fmt.Sprintf("%s, instance-wide; %.0f with -cache-ttl 0", selectsCounter, ref.SelectsPer1000)),
+			fmt.Sprintf("%s, instance-wide (others' add); %.0f with -cache-ttl 0", selectsCounter, ref.SelectsPer1000)),
 		newTarget(page200Name, page.RPS, 5*pageBefore, false, "req/s", fmt.Sprintf("5× the %d req/s before issue 11", pageBefore)),
 		newTarget(page200Name+": server RSS peak", measured(page.RSSPeakMB, page.RSSPeakMB > 0), 64, true, "MB", "VmHWM of its own server"),
 		newTarget("post of 200 KB vs 2 KB, fetch + excerpt", float64(f200)/float64(f2), 1.5, true, "×", fmt.Sprintf("%s vs %s per post", f200, f2)),
