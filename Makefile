@@ -59,7 +59,7 @@ BENCHFLAGS ?=
 .PHONY: seed bench
 seed: services ## Seed a WordPress database with 100 000 posts (SEEDFLAGS="-db … -n …")
 	$(GO) run ./scripts/seed $(SEEDFLAGS)
-bench: assets services ## Benchmark the server beside the SQL+Redis limit; print the targets (BENCHFLAGS)
+bench: assets services ## Benchmark the server beside its limits (SQL+Redis, Redis alone); print the targets (BENCHFLAGS)
 	@command -v wrk >/dev/null 2>&1 || { echo "installing wrk (apt-get)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; } \
 		|| { echo "make bench: wrk is not installed and apt-get could not install it; install wrk (https://github.com/wg/wrk) and run make bench again" >&2; exit 1; }
 	$(GO) run ./scripts/bench $(BENCHFLAGS)

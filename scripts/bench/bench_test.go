@@ -12,25 +12,33 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/wploadmore/wploadmore/session"
+	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
 func TestResult(t *testing.T) {
 	t.Parallel()
-	r := &result{Requests: 7, Errors: 1, ErrorSample: "first", elapsed: time.Second, rss: 16 << 20, cpu: 200 * time.Millisecond}
+	r := &result{Requests: 7, Errors: 1, ErrorSample: "first", elapsed: time.Second, rss: 16 << 20, cpu: 200 * time.Millisecond,
+		count: count{redis: map[string]int64{"watch": 7, "get": 7}, selects: 7}, ok: 6, checked: true}
 	for i := 7; i >= 1; i-- { // 1..7 ms, out of order
 		r.lat = append(r.lat, time.Duration(i)*time.Millisecond)
 	}
 	// The sum of requests, not of samples: wrk adds samples of its own.
 	r.add(&result{lat: []time.Duration{10 * time.Millisecond, 8 * time.Millisecond, 9 * time.Millisecond}, Requests: 2, Errors: 1,
-		ErrorSample: "second", elapsed: time.Second, rss: 48 << 20, cpu: 300 * time.Millisecond})
+		ErrorSample: "second", elapsed: time.Second, rss: 48 << 20, cpu: 300 * time.Millisecond,
+		count: count{redis: map[string]int64{"evalsha": 2}, selects: 1}, ok: 1, lost: 1, checked: true})
+	// A limit's round counts nothing, and leaves the counts alone.
+	r.add(&result{})
 	got := r.finish("s", 4)
 	got.lat = nil
 	want := result{Name: "s", Connections: 4, Requests: 9, Errors: 2, ErrorSample: "first", Seconds: 2, RPS: 3.5,
 		P50: ms(5 * time.Millisecond), P90: ms(9 * time.Millisecond), P99: ms(10 * time.Millisecond),
-		RSSPeakMB: 48, CPUPer1000: 500.0 / 9, elapsed: 2 * time.Second, rss: 48 << 20, cpu: 500 * time.Millisecond}
-	if diff := cmp.Diff(want, got, cmp.AllowUnexported(result{}), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		RSSPeakMB: 48, CPUPer1000: 500.0 / 9, elapsed: 2 * time.Second, rss: 48 << 20, cpu: 500 * time.Millisecond,
+		Redis: map[string]float64{"watch": 7.0 / 9, "get": 7.0 / 9, "evalsha": 2.0 / 9}, RoundTrips: 16.0 / 9, SelectsPer1000: 8000.0 / 9,
+		Lost: new(1), count: count{redis: map[string]int64{"watch": 7, "get": 7, "evalsha": 2}, selects: 8}, ok: 7, lost: 1, checked: true}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(result{}, count{}), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("finish (-want +got):\n%s", diff)
 	}
 	if p := percentile(nil, 50); p != 0 {
@@ -41,36 +49,78 @@ func TestResult(t *testing.T) {
 func TestMarkdown(t *testing.T) {
 	t.Parallel()
 	rep := &report{Scenarios: []result{{Name: "JSON", Connections: 2, Requests: 30, RPS: 10.4, P50: ms(340 * time.Microsecond),
-		P90: ms(2345 * time.Microsecond), P99: ms(2500 * time.Millisecond), RSSPeakMB: 24.04, CPUPer1000: 0.5}, {Name: "limit"}},
+		P90: ms(2345 * time.Microsecond), P99: ms(2500 * time.Millisecond), RSSPeakMB: 24.04, CPUPer1000: 0.5,
+		Redis: map[string]float64{"watch": 1}, RoundTrips: 2, SelectsPer1000: 1000.04}, {Name: "limit"}},
 		Targets: []target{
 			newTarget("ratio met", 0.8, 0.7, false, "%", "x"),
 			newTarget("ratio missed", 0.5, 0.7, false, "%", "x"),
 			newTarget("at most, met at the bound", 64, 64, true, "MB", ""),
 			newTarget("times", 12.345, 5, false, "×", ""),
+			newTarget("throughput", 701.6, 5*141, false, "req/s", "5× 141"),
 			newTarget("a count", 3, 0, true, "", "s: 503"),
+			newTarget("a ratio", 2.2583, 1.05, true, "", ""),
 			newTarget("divided by zero", math.Inf(1), 0.7, false, "%", "x"),
 			newTarget("nothing measured", math.NaN(), 5, true, "×", "x"),
 		}}
-	want := `| scenario | conns | requests | req/s | p50    | p90     | p99    | errors | server RSS peak (MB) | server CPU s / 1000 req |
-| ---      | ---   | ---      | ---   | ---    | ---     | ---    | ---    | ---                  | ---                     |
-| JSON     | 2     | 30       | 10    | 340 µs | 2.35 ms | 2.50 s | 0      | 24.0                 | 0.500                   |
-| limit    | 0     | 0        | 0     | 0 µs   | 0 µs    | 0 µs   | 0      | —                    | —                       |
+	want := `| scenario | conns | requests | req/s | p50    | p90     | p99    | errors | server RSS peak (MB) | server CPU s / 1000 req | Redis round trips / req | SQL SELECTs / 1000 req |
+| ---      | ---   | ---      | ---   | ---    | ---     | ---    | ---    | ---                  | ---                     | ---                     | ---                    |
+| JSON     | 2     | 30       | 10    | 340 µs | 2.35 ms | 2.50 s | 0      | 24.0                 | 0.500                   | 2.00                    | 1000.0                 |
+| limit    | 0     | 0        | 0     | 0 µs   | 0 µs    | 0 µs   | 0      | —                    | —                       | —                       | —                      |
 
-| target                    | measured | goal       | result  | how             |
-| ---                       | ---      | ---        | ---     | ---             |
-| ratio met                 | 80%      | ≥ 70%      | **met** | x               |
-| ratio missed              | 50%      | ≥ 70%      | missed  | x               |
-| at most, met at the bound | 64.00 MB | ≤ 64.00 MB | **met** |                 |
-| times                     | 12.35 ×  | ≥ 5.00 ×   | **met** |                 |
-| a count                   | 3        | ≤ 0        | missed  | s: 503          |
-| divided by zero           | 0%       | ≥ 70%      | missed  | not measured: x |
-| nothing measured          | 0.00 ×   | ≤ 5.00 ×   | missed  | not measured: x |
+| target                    | measured  | goal        | result  | how             |
+| ---                       | ---       | ---         | ---     | ---             |
+| ratio met                 | 80%       | ≥ 70%       | **met** | x               |
+| ratio missed              | 50%       | ≥ 70%       | missed  | x               |
+| at most, met at the bound | 64.00 MB  | ≤ 64.00 MB  | **met** |                 |
+| times                     | 12.35 ×   | ≥ 5.00 ×    | **met** |                 |
+| throughput                | 702 req/s | ≥ 705 req/s | missed  | 5× 141          |
+| a count                   | 3         | ≤ 0         | missed  | s: 503          |
+| a ratio                   | 2.26      | ≤ 1.05      | missed  |                 |
+| divided by zero           | 0%        | ≥ 70%       | missed  | not measured: x |
+| nothing measured          | 0.00 ×    | ≤ 5.00 ×    | missed  | not measured: x |
 
-3 of 7 targets met.
+3 of 9 targets met.
 `
 	got := rep.markdown()
 	if diff := cmp.Diff(want, got[strings.Index(got, "\n\n")+2:]); diff != "" {
 		t.Errorf("markdown (-want +got):\n%s", diff)
+	}
+}
+
+// TestTargets: each target finds the rows it compares in the table that
+// scenarios returns. Every row and timing is 1, so a target reading a row
+// that is not there measures 0, or nothing, where it should measure 1.
+func TestTargets(t *testing.T) {
+	t.Parallel()
+	ctx, cfg, r := context.Background(), wpdbtest.MySQL(t), sessiontest.New(t)
+	wpdbtest.Insert(t, cfg, wpdbtest.Posts(40)...)
+	sessions, err := session.OpenRedis(ctx, r.URL, session.Config{KeyPrefix: r.Prefix, Format: session.FormatPHP,
+		MaxLifetime: time.Minute, InitialPostsStart: 2, OpTimeout: 2 * time.Second}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sessions.Close() })
+	table, err := scenarios(ctx, wpdbtest.Store(t, cfg), sessions, options{posts: 40, conns: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	one := ms(time.Millisecond)
+	rep := &report{QueryOffset: 20, DeferredJoin: one, NaiveQuery: one, Excerpt2KB: one, Excerpt200KB: one, Fetch2KB: one, Fetch200KB: one}
+	for _, sc := range table {
+		rep.Scenarios = append(rep.Scenarios, result{Name: sc.name, RPS: 1, P50: one, P99: one, RSSPeakMB: 1,
+			Redis: map[string]float64{"evalsha": 1}, RoundTrips: 1, SelectsPer1000: 1, Lost: new(0)})
+		if sc.limit != "" {
+			rep.Scenarios = append(rep.Scenarios, result{Name: sc.limit, RPS: 1})
+		}
+	}
+	for _, tg := range targets(rep, table) {
+		want := 1.0
+		if strings.Contains(tg.Name, "lost") || strings.Contains(tg.Name, "errors") {
+			want = 0
+		}
+		if tg.Measured != want || strings.HasPrefix(tg.Detail, "not measured") {
+			t.Errorf("target %q measured %v (%s), want %v", tg.Name, tg.Measured, tg.Detail, want)
+		}
 	}
 }
 
@@ -140,5 +190,26 @@ func TestNaivePostsMatchesPosts(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("offset %d: IDs (-Posts +naivePosts):\n%s", off, diff)
 		}
+	}
+}
+
+// TestTimeFetch: the excerpt timing reads each post from a database of its
+// own, which is gone afterwards.
+func TestTimeFetch(t *testing.T) {
+	t.Parallel()
+	ctx, cfg := context.Background(), wpdbtest.MySQL(t)
+	db := wpdbtest.OpenDB(t, cfg)
+	throwaways := func() (n int) {
+		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM information_schema.schemata WHERE schema_name LIKE 'wploadmore\_bench\_2kb\_%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := throwaways()
+	if d, err := timeFetch(ctx, cfg, 2<<10, 2<<10); err != nil || len(d) != 2 || d[0] <= 0 || d[1] <= 0 {
+		t.Fatalf("timeFetch = %v, %v", d, err)
+	}
+	if after := throwaways(); after != before {
+		t.Errorf("%d throwaway databases before timeFetch, %d after", before, after)
 	}
 }

@@ -2,26 +2,26 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/wploadmore/wploadmore/session"
+	"github.com/go-sql-driver/mysql"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest/fixture"
 )
 
-// runDirect is the limit: what the server does for one JSON request at
-// offset, the page query and the session's read-increment-write, called
-// directly in a loop on conns goroutines over the sessions ids, without
-// HTTP or JSON.
-func runDirect(ctx context.Context, store *wpdb.Store, sessions *session.Store, ids []string, offset, conns int, d time.Duration) *result {
+// runDirect is a limit: call(ctx, i) in a loop on goroutines i = 0 ..
+// conns-1, for d.
+func runDirect(ctx context.Context, conns int, d time.Duration, call func(ctx context.Context, conn int) error) *result {
 	m := &result{}
 	var mu sync.Mutex
-	var next atomic.Uint64
 	// Stop sending at the end of d but let the requests in flight finish
 	// (within a grace period), so slow ones are counted, not dropped.
 	start := time.Now()
@@ -29,18 +29,12 @@ func runDirect(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 	ctx, cancel := context.WithDeadline(ctx, stopSending.Add(30*time.Second))
 	defer cancel()
 	var wg sync.WaitGroup
-	for range conns {
+	for i := range conns {
 		wg.Go(func() {
 			conn := &result{}
 			for time.Now().Before(stopSending) && ctx.Err() == nil {
 				t := time.Now()
-				posts, err := store.Posts(ctx, offset, 2)
-				if err == nil && len(posts) == 0 {
-					err = fmt.Errorf("no posts at start %d", offset)
-				}
-				if err == nil {
-					_, err = sessions.AddPostsStart(ctx, ids[next.Add(1)%uint64(len(ids))], len(posts))
-				}
+				err := call(ctx, i)
 				conn.lat, conn.Requests = append(conn.lat, time.Since(t)), conn.Requests+1
 				if err != nil {
 					conn.add(&result{Errors: 1, ErrorSample: err.Error()})
@@ -86,21 +80,17 @@ func naivePosts(ctx context.Context, db *sql.DB, prefix string, offset, limit in
 // timeQueries times the page query and the naive one it replaced at
 // offset: the deferred join warm, as a running server has it, over up to
 // 200 runs; the naive one (seconds at a deep offset) once or twice.
-func timeQueries(ctx context.Context, store *wpdb.Store, cfg wpdb.Config, offset int, rep *report) error {
-	db, err := sql.Open(cfg.Driver, cfg.DSN) // a driver wpdb registers: go-sql-driver for MariaDB
-	if err != nil {
-		return err
-	}
-	defer db.Close()
+func timeQueries(ctx context.Context, store *wpdb.Store, db *sql.DB, prefix string, offset int, rep *report) error {
 	rep.QueryOffset = offset
 	deferred := func() error { _, err := store.Posts(ctx, offset, 2); return err }
-	if err = deferred(); err == nil {
+	err := deferred()
+	if err == nil {
 		rep.DeferredJoin, err = meanDuration(deferred, 200, 3*time.Second)
 	}
 	if err != nil {
 		return fmt.Errorf("deferred join: %w", err)
 	}
-	naive := func() error { _, err := naivePosts(ctx, db, cfg.TablePrefix, offset, 2); return err }
+	naive := func() error { _, err := naivePosts(ctx, db, prefix, offset, 2); return err }
 	if rep.NaiveQuery, err = meanDuration(naive, 2, 10*time.Second); err != nil {
 		return fmt.Errorf("naive query: %w", err)
 	}
@@ -134,4 +124,74 @@ func timeExcerpt(rep *report) {
 		}).NsPerOp())
 	}
 	rep.Excerpt2KB, rep.Excerpt200KB = perPost(fixture.Post(1, 2<<10, false)), perPost(fixture.Post(1, 200<<10, false))
+}
+
+// timeFetch times Store.Posts(ctx, 0, 1), the fetch and the excerpt of one
+// post, for each size: on throwaway databases (created and dropped here)
+// each holding one post of that many bytes of the seed's markup, with the
+// store's excerpt memo off, as a memo would serve every call after the
+// first without shaping. The calls alternate between the sizes for two
+// seconds, so a neighbour's burst weighs on all alike; it returns the
+// medians.
+func timeFetch(ctx context.Context, cfg wpdb.Config, sizes ...int) (_ []ms, err error) {
+	mc, err := mysql.ParseDSN(cfg.DSN)
+	if err != nil {
+		return nil, err
+	}
+	root := mc.Clone()
+	root.DBName = ""
+	var names []string
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+		defer cancel()
+		db, dropErr := sql.Open("mysql", root.FormatDSN())
+		if dropErr == nil {
+			for _, name := range names {
+				_, e := db.ExecContext(ctx, "DROP DATABASE IF EXISTS `"+name+"`")
+				dropErr = errors.Join(dropErr, e)
+			}
+			dropErr = errors.Join(dropErr, db.Close())
+		}
+		err = errors.Join(err, dropErr)
+	}()
+	stores := make([]*wpdb.Store, len(sizes))
+	for i, size := range sizes {
+		mc.DBName = fmt.Sprintf("wploadmore_bench_%dkb_%s", size>>10, strings.ToLower(rand.Text()[:8]))
+		names, cfg.DSN = append(names, mc.DBName), mc.FormatDSN()
+		s, err := wpdb.OpenSeeder(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		date := "2024-01-01 10:00:00"
+		err = s.Insert(ctx, []wpdb.SeedRow{{ID: 1, Date: date, DateGMT: date, Modified: date, Status: "publish", Type: "post",
+			CommentStatus: "open", Title: "Post", Name: "post", Content: fixture.Post(1, size, false)}})
+		if err := errors.Join(err, s.Close()); err != nil {
+			return nil, err
+		}
+		// MERGE(wt-bounded): cfg.<the excerpt memo's field> = <off>, so every call fetches and shapes.
+		if stores[i], err = wpdb.Open(ctx, cfg, nil); err != nil {
+			return nil, err
+		}
+		defer stores[i].Close()
+	}
+	lat := make([][]time.Duration, len(sizes))
+	for start := time.Now(); time.Since(start) < 2*time.Second; {
+		for i, s := range stores {
+			t := time.Now()
+			p, err := s.Posts(ctx, 0, 1)
+			if err == nil && len(p) != 1 {
+				err = fmt.Errorf("%d posts in %s, want 1", len(p), names[i])
+			}
+			if err != nil {
+				return nil, err
+			}
+			lat[i] = append(lat[i], time.Since(t))
+		}
+	}
+	medians := make([]ms, len(sizes))
+	for i := range lat {
+		slices.Sort(lat[i])
+		medians[i] = percentile(lat[i], 50)
+	}
+	return medians, nil
 }

@@ -1,13 +1,15 @@
 // Command bench measures the server against a large seeded WordPress
-// database and Redis, beside the floor it stands on, and checks the
-// performance targets of issue 6.
+// database and Redis, beside the floors it stands on, and checks the
+// performance targets of issues 6 and 11.
 //
 // It seeds its own MariaDB database (scripts/seed; skipped when complete),
 // runs the server binary on 127.0.0.1, drives it with wrk through a table
-// of scenarios and, in the same run, calls the server's SQL query and
-// Redis update directly in a loop at the same concurrency: the limit. It
-// prints Markdown tables of the scenarios and of the targets, and writes
-// the figures to a JSON file. wrk must be on PATH (make bench installs it).
+// of scenarios and, in the same run, calls the server's own code directly
+// in a loop at the same concurrency: limit A, the SQL query and the Redis
+// session update; limit B, the update alone. Around each scenario it reads
+// what Redis and MariaDB ran (INFO commandstats, Com_select). It prints
+// Markdown tables of the scenarios and of the targets, and writes the
+// figures to a JSON file. wrk must be on PATH (make bench installs it).
 //
 //	go run ./scripts/bench            # or: make bench
 //	go run ./scripts/bench -n 20000 -duration 3s
@@ -16,11 +18,13 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -54,8 +58,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.db, "db", "mysql://root@127.0.0.1:3306/wploadmore_bench", "database `URL` to seed (when incomplete) and measure; its own database, not a site's")
-	fs.StringVar(&o.redis, "redis", "redis://127.0.0.1:6379", "Redis `URL`; the bench uses its own key prefix and removes its keys")
+	fs.StringVar(&o.db, "db", "mysql://root@127.0.0.1:3306/wploadmore_bench", "MariaDB `URL` to seed (when incomplete) and measure; its own database, not a site's")
+	fs.StringVar(&o.redis, "redis", "", "Redis `URL`, whose INFO commandstats then count its other clients' commands too; the bench uses its own key prefix and removes its keys (default: a redis-server of the bench's own)")
 	fs.IntVar(&o.posts, "n", 100_000, "published posts in the database")
 	fs.IntVar(&o.conns, "connections", 32, "concurrent connections of most scenarios")
 	fs.DurationVar(&o.duration, "duration", 8*time.Second, "run time of each scenario (wrk takes whole seconds)")
@@ -87,6 +91,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if dbCfg, _, err = wpdb.ResolveLocalSocket(dbCfg, wpdb.DefaultSocketPaths()); err != nil {
 		return fmt.Errorf("-db: %w", err)
 	}
+	if dbCfg.Driver != wpdb.DriverMySQL { // the bench counts MariaDB's queries and makes throwaway databases
+		return fmt.Errorf("-db: %s: the bench measures MariaDB (mysql://)", dbCfg.Driver)
+	}
+	rep := &report{Date: time.Now(), Machine: machine(), LoadAvg: [2]string{loadAverage()}}
+	if u, err := url.Parse(o.redis); err == nil {
+		rep.Redis = u.Redacted() + ", shared: its other clients' commands count too"
+	}
+	if o.redis == "" {
+		addr, stop, err := startRedis(ctx)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		o.redis, rep.Redis = addr, "a redis-server of the bench's own"
+	}
 	// The server's defaults, so the limit queries as the server does.
 	dbCfg.TablePrefix, dbCfg.PostTypes, dbCfg.QueryTimeout = "wp_", []string{"post"}, 5*time.Second
 	b := &bench{o: o, logf: func(format string, a ...any) { fmt.Fprintf(stderr, "bench: "+format+"\n", a...) }}
@@ -110,7 +129,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
-	rep := &report{Date: time.Now(), Machine: machine(), LoadGenerator: b.wrk.name, LoadAvg: [2]string{loadAverage()}}
+	rep.LoadGenerator = b.wrk.name
 	if err := databaseSize(ctx, dbCfg, o.posts, rep); err != nil {
 		return err
 	}
@@ -121,6 +140,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer b.store.Close()
+	if b.db, err = sql.Open(dbCfg.Driver, dbCfg.DSN); err != nil { // a driver wpdb registers: go-sql-driver for MariaDB
+		return err
+	}
+	defer b.db.Close()
 	prefix := "wploadmore_bench:" + rand.Text() + ":"
 	if b.sessions, err = session.OpenRedis(ctx, o.redis, session.Config{
 		KeyPrefix: prefix, Format: session.FormatPHP, MaxLifetime: 1440 * time.Second,
@@ -146,11 +169,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	b.logf("timing the deferred join and the naive LIMIT/OFFSET at offset %d, and content shaping", o.posts/2)
-	if err := timeQueries(ctx, b.store, dbCfg, o.posts/2, rep); err != nil {
+	if err := timeQueries(ctx, b.store, b.db, dbCfg.TablePrefix, o.posts/2, rep); err != nil {
 		return err
 	}
 	timeExcerpt(rep)
-	rep.LoadAvg[1], rep.Targets = loadAverage(), targets(rep, table[0])
+	b.logf("timing Store.Posts of a 2 KB and of a 200 KB post, each in a throwaway database")
+	fetch, err := timeFetch(ctx, dbCfg, 2<<10, 200<<10)
+	if err != nil {
+		return err
+	}
+	rep.Fetch2KB, rep.Fetch200KB = fetch[0], fetch[1]
+	rep.LoadAvg[1], rep.Targets = loadAverage(), targets(rep, table)
 	fmt.Fprint(stdout, rep.markdown())
 	js, err := json.MarshalIndent(rep, "", "  ")
 	if err == nil {

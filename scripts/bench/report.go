@@ -17,6 +17,7 @@ type report struct {
 	Date          time.Time `json:"date"`
 	Machine       string    `json:"machine"`
 	LoadGenerator string    `json:"load_generator"`
+	Redis         string    `json:"redis"`        // the -redis URL, or the bench's own redis-server
 	LoadAvg       [2]string `json:"load_average"` // at the start and the end: other work on a shared machine skews every figure
 	Database      struct {
 		Driver string  `json:"driver"`
@@ -30,6 +31,8 @@ type report struct {
 	NaiveQuery   ms       `json:"naive_limit_offset_mean_ms"`
 	Excerpt2KB   ms       `json:"excerpt_2kb_post_ms"`
 	Excerpt200KB ms       `json:"excerpt_200kb_post_ms"`
+	Fetch2KB     ms       `json:"posts_2kb_post_median_ms"` // Store.Posts of one post: the fetch and the excerpt
+	Fetch200KB   ms       `json:"posts_200kb_post_median_ms"`
 	Targets      []target `json:"targets"`
 }
 
@@ -49,11 +52,22 @@ type result struct {
 	P99         ms      `json:"p99_ms"`
 	RSSPeakMB   float64 `json:"server_rss_peak_mb,omitempty"` // none for the limit, a loop in the bench
 	CPUPer1000  float64 `json:"server_cpu_seconds_per_1000,omitempty"`
+	// What Redis and MariaDB ran during the scenario (not the limit): Redis's
+	// calls per request by command, the round trips they cost, MariaDB's
+	// SELECTs; and, for one session, the increments of it that were lost.
+	Redis          map[string]float64 `json:"redis_calls_per_request,omitempty"`
+	RoundTrips     float64            `json:"redis_round_trips_per_request,omitempty"`
+	SelectsPer1000 float64            `json:"mariadb_selects_per_1000_requests,omitempty"`
+	Lost           *int               `json:"lost_increments,omitempty"`
 
 	lat     []time.Duration
 	elapsed time.Duration
 	rss     int64 // the server's peak, in bytes
 	cpu     time.Duration
+	count   count // Redis's and MariaDB's counters over the runs; redis nil: not counted
+	ok      int   // the answers the scenario expects (2xx/3xx, JSON of posts where it asks for it)
+	lost    int
+	checked bool // lost was counted
 }
 
 func (r *result) add(o *result) {
@@ -64,6 +78,18 @@ func (r *result) add(o *result) {
 	r.elapsed += o.elapsed
 	r.rss = max(r.rss, o.rss)
 	r.cpu += o.cpu
+	r.ok += o.ok
+	r.lost += o.lost
+	r.checked = r.checked || o.checked
+	if o.count.redis != nil {
+		if r.count.redis == nil {
+			r.count.redis = map[string]int64{}
+		}
+		for cmd, n := range o.count.redis {
+			r.count.redis[cmd] += n
+		}
+		r.count.selects += o.count.selects
+	}
 }
 
 func (r *result) finish(name string, conns int) result {
@@ -75,6 +101,16 @@ func (r *result) finish(name string, conns int) result {
 	}
 	if r.Requests > 0 {
 		r.CPUPer1000 = r.cpu.Seconds() / float64(r.Requests) * 1000
+	}
+	if r.count.redis != nil && r.Requests > 0 {
+		r.Redis = map[string]float64{}
+		for cmd, n := range r.count.redis {
+			r.Redis[cmd] = float64(n) / float64(r.Requests)
+		}
+		r.RoundTrips, r.SelectsPer1000 = roundTrips(r.Redis), float64(r.count.selects)/float64(r.Requests)*1000
+	}
+	if r.checked {
+		r.Lost = new(r.lost)
 	}
 	return *r
 }
@@ -110,7 +146,7 @@ type target struct {
 	Measured  float64 `json:"measured"`
 	Threshold float64 `json:"threshold"`
 	AtMost    bool    `json:"at_most"` // Measured must be <= Threshold (else >=)
-	Unit      string  `json:"unit"`    // "×", "%", "MB" or ""
+	Unit      string  `json:"unit"`    // "×", "%", "MB", "req/s" or ""
 	Met       bool    `json:"met"`
 	Detail    string  `json:"detail"`
 }
@@ -132,7 +168,12 @@ func (t target) row() []string {
 		case "%":
 			return fmt.Sprintf("%.0f%%", v*100)
 		case "":
-			return fmt.Sprint(v)
+			if v == math.Trunc(v) { // a count
+				return fmt.Sprintf("%.0f", v)
+			}
+			return fmt.Sprintf("%.2f", v)
+		case "req/s":
+			return fmt.Sprintf("%.0f req/s", v)
 		}
 		return fmt.Sprintf("%.2f %s", v, t.Unit)
 	}
@@ -160,20 +201,23 @@ func writeTable(w io.Writer, header []string, rows ...[]string) {
 func (rep *report) markdown() string {
 	var b strings.Builder
 	db := rep.Database
-	fmt.Fprintf(&b, "%s · %s (load average %s at the start, %s at the end) · %s database, %d published posts (%d rows, %.0f MB) · load generator: %s\n\n",
+	fmt.Fprintf(&b, "%s · %s (load average %s at the start, %s at the end) · %s database, %d published posts (%d rows, %.0f MB) · Redis: %s · load generator: %s\n\n",
 		rep.Date.UTC().Format("2006-01-02 15:04 MST"), rep.Machine, rep.LoadAvg[0], rep.LoadAvg[1],
-		db.Driver, db.Posts, db.Rows, db.SizeMB, rep.LoadGenerator)
+		db.Driver, db.Posts, db.Rows, db.SizeMB, rep.Redis, rep.LoadGenerator)
 	var rows [][]string
 	for _, r := range rep.Scenarios {
-		rss, cpu := "—", "—"
+		rss, cpu, trips, selects := "—", "—", "—", "—"
 		if r.RSSPeakMB > 0 {
 			rss, cpu = fmt.Sprintf("%.1f", r.RSSPeakMB), fmt.Sprintf("%.3f", r.CPUPer1000)
 		}
+		if r.Redis != nil {
+			trips, selects = fmt.Sprintf("%.2f", r.RoundTrips), fmt.Sprintf("%.1f", r.SelectsPer1000)
+		}
 		rows = append(rows, []string{r.Name, fmt.Sprint(r.Connections), fmt.Sprint(r.Requests), fmt.Sprintf("%.0f", r.RPS),
-			r.P50.String(), r.P90.String(), r.P99.String(), fmt.Sprint(r.Errors), rss, cpu})
+			r.P50.String(), r.P90.String(), r.P99.String(), fmt.Sprint(r.Errors), rss, cpu, trips, selects})
 	}
 	writeTable(&b, []string{"scenario", "conns", "requests", "req/s", "p50", "p90", "p99", "errors",
-		"server RSS peak (MB)", "server CPU s / 1000 req"}, rows...)
+		"server RSS peak (MB)", "server CPU s / 1000 req", "Redis round trips / req", "SQL SELECTs / 1000 req"}, rows...)
 	rows, met := nil, 0
 	for _, t := range rep.Targets {
 		rows = append(rows, t.row())

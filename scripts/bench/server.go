@@ -10,9 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"syscall"
 	"time"
 
+	"github.com/gomodule/redigo/redis"
 	"github.com/prometheus/procfs"
 )
 
@@ -120,6 +122,45 @@ func watchProcess(pid int) (func() (*result, error), error) {
 		cpu := time.Duration((end.CPUTime() - start.CPUTime()) * float64(time.Second))
 		return &result{rss: int64(status.VmHWM), cpu: cpu}, nil
 	}, nil
+}
+
+// startRedis runs redis-server from PATH on a free loopback port, without
+// persistence, for the bench alone: INFO commandstats counts the commands
+// of every client of an instance, and on a shared Redis other work's would
+// count as the server's. It returns the URL and a function that kills it.
+func startRedis(ctx context.Context) (url string, stop func(), err error) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		return "", nil, errors.New("redis-server is not on PATH: install it (apt-get install redis-server) or pass -redis URL")
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	cmd := exec.Command(bin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // gone with the bench, however it ends
+	if err := cmd.Start(); err != nil {
+		return "", nil, fmt.Errorf("start redis-server: %w", err)
+	}
+	stop = func() { cmd.Process.Kill(); cmd.Wait() }
+	url = "redis://127.0.0.1:" + port
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		c, err := redis.DialURLContext(ctx, url, redis.DialConnectTimeout(time.Second))
+		if err == nil {
+			_, err = c.Do("PING")
+			c.Close()
+		}
+		switch {
+		case err == nil:
+			return url, stop, nil
+		case time.Now().After(deadline) || ctx.Err() != nil:
+			stop()
+			return "", nil, fmt.Errorf("redis-server on port %s does not answer: %w", port, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // machine describes this computer, and loadAverage how busy it is, for

@@ -103,6 +103,7 @@ func (w *wrk) run(ctx context.Context, srv *serverProcess, sc scenario, d time.D
 		}
 	}
 	m.elapsed, m.Requests, m.Errors = time.Duration(out.Runtime)*time.Microsecond, out.Answers, out.errors()
+	m.ok = out.Answers - out.Status - out.Bad // wrk counts every answer, statuses of 400 and above among them
 	if m.Errors > 0 {
 		m.ErrorSample = fmt.Sprintf("non-2xx/3xx %d; socket errors: connect %d, read %d, write %d, timeout %d; bad answers %d, first: %.80q",
 			out.Status, out.Connect, out.Read, out.Write, out.Timeout, out.Bad, out.Sample)
