@@ -11,7 +11,7 @@ import (
 type memoKey struct {
 	id       uint64
 	modified string // post_modified_gmt as stored
-	length   int64  // of post_content, in the unit of contentLength
+	length   int64  // of post_content, in bytes
 }
 
 type memoEntry struct {
