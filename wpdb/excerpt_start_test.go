@@ -112,3 +112,26 @@ func TestExcerptStartUndecided(t *testing.T) {
 		})
 	}
 }
+
+// FuzzExcerptStart checks one start of each fuzzed post, cut at any byte,
+// against the whole post's excerpt: many more executions than FuzzExcerpt's
+// sixteen cuts a post.
+func FuzzExcerptStart(f *testing.F) {
+	for i, s := range append(excerptSeeds(), shortcodeSeeds()...) {
+		f.Add(s, uint16(i*37))
+	}
+	starts := startExcerpters()
+	f.Fuzz(func(t *testing.T, content string, cut uint16) {
+		if len(content) == 0 {
+			return
+		}
+		start := content[:int(cut)%(len(content)+1)]
+		for _, e := range starts {
+			if got, decided := e.excerptStart(start); decided {
+				if want := e.Excerpt(content); got != want {
+					t.Fatalf("excerptStart of %d of the %d bytes of %q decided (-whole +start):\n%s", len(start), len(content), content, cmp.Diff(want, got))
+				}
+			}
+		}
+	})
+}

@@ -306,7 +306,7 @@ func FuzzExcerpt(f *testing.F) {
 		// What the Store reads is a start of the post: a start that decides
 		// gives the whole post's excerpt.
 		for _, e := range starts {
-			checkStarts(t, e, content, max(1, len(content)/64))
+			checkStarts(t, e, content, max(1, len(content)/16))
 		}
 	})
 }
