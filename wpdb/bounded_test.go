@@ -112,7 +112,22 @@ func newBoundedTable(t testing.TB, driver string) *boundedTable {
 		wpdb.SeedRow{Title: "checked", Date: "2024-01-01 00:00:00", Content: "x"},
 		wpdb.SeedRow{Title: "newer", Date: "2024-06-01 00:00:00", Content: "<p>newer</p>"},
 	)
-	return &boundedTable{driver, wpdbtest.OpenDB(t, cfg), ids[0], ids[1], boundedStores(t, cfg)}
+	// Older posts, so that the databases plan the page as on a real site
+	// (see TestExplainMySQL), not as a scan of a tiny table.
+	older := make([]wpdb.SeedRow, 2000)
+	for i := range older {
+		older[i] = wpdb.SeedRow{Title: "older", Date: fmt.Sprintf("20%02d-01-01 00:00:00", i*20/len(older)), Content: "<p>older</p>"}
+	}
+	wpdbtest.Insert(t, cfg, older...)
+	db := wpdbtest.OpenDB(t, cfg)
+	analyze := "ANALYZE TABLE wp_posts"
+	if driver == wpdb.DriverSQLite {
+		analyze = "ANALYZE"
+	}
+	if _, err := db.Exec(analyze); err != nil {
+		t.Fatal(err)
+	}
+	return &boundedTable{driver, db, ids[0], ids[1], boundedStores(t, cfg)}
 }
 
 // check stores content in the checked post, has every store read it
