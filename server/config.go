@@ -381,8 +381,17 @@ func (c *Config) databaseConfig(ctx context.Context) (cfg wpdb.Config, how strin
 	cfg.PostTypes = c.PostTypes
 	cfg.QueryTimeout = c.QueryTime
 	cfg.Shortcodes = c.Shortcodes
+	cfg.ExcerptMemoEntries, cfg.ExcerptMemoBytes = excerptMemoEntries, excerptMemoBytes
 	return wpdb.ResolveLocalSocket(cfg, c.MySQLSockets)
 }
+
+// The excerpt memo's bounds: an excerpt takes a few hundred bytes, so the
+// entries bind first, and 10 000 cover the posts a site shows; the bytes
+// are a ceiling for excerpts of long multi-byte text. Not flags yet.
+const (
+	excerptMemoEntries = 10_000
+	excerptMemoBytes   = 8 << 20
+)
 
 // phpredis's lock settings and our deadline for one Redis command. They
 // are not flags: phpredis's defaults suit every site we know of.

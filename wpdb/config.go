@@ -42,6 +42,14 @@ type Config struct {
 	// ValidateShortcode. None is a valid choice: unlike the other fields it
 	// may be empty (the server's Config owns the default, core's tags).
 	Shortcodes []string
+	// ExcerptMemoEntries is how many excerpts the Store keeps, each under
+	// its post's ID, post_modified_gmt and content length, so that a post
+	// is shaped once per version rather than on every read; 0 keeps none.
+	// ExcerptMemoBytes bounds what they take in memory, about 200 bytes of
+	// bookkeeping and up to 800 of text each; it must be positive when the
+	// memo is on.
+	ExcerptMemoEntries int
+	ExcerptMemoBytes   int
 }
 
 // validate returns an error naming the first field that is wrong.
@@ -54,6 +62,10 @@ func (cfg Config) validate() error {
 		return fmt.Errorf("config: query timeout %v is not positive", cfg.QueryTimeout)
 	case len(cfg.PostTypes) == 0:
 		return errors.New("config: no post types")
+	case cfg.ExcerptMemoEntries < 0:
+		return fmt.Errorf("config: excerpt memo of %d entries is negative (0 turns it off)", cfg.ExcerptMemoEntries)
+	case cfg.ExcerptMemoEntries > 0 && cfg.ExcerptMemoBytes <= 0:
+		return fmt.Errorf("config: excerpt memo of %d bytes is not positive", cfg.ExcerptMemoBytes)
 	}
 	for i, pt := range cfg.PostTypes {
 		if err := ValidatePostType(pt); err != nil {

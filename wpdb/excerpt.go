@@ -87,20 +87,48 @@ func NewExcerpter(shortcodes []string) *Excerpter {
 // white space collapsed, cut to its first 200 characters, and "..." appended.
 // Empty content gives "...".
 func (e *Excerpter) Excerpt(content string) string {
+	excerpt, _ := e.excerpt(content, true)
+	return excerpt
+}
+
+// excerptStart returns Excerpt of a post of which only start, a prefix of
+// its bytes, was read: the Store reads a bounded prefix of post_content.
+// decided is false when the rest of the post could change the excerpt:
+// start holds too little visible text, or it ends inside a token the walk
+// needs whole, or a shortcode opened in it may close further on (see
+// shortcodeScan's startOnly). When decided is true the excerpt is exactly
+// Excerpt of the whole post, whatever its rest holds.
+func (e *Excerpter) excerptStart(start string) (excerpt string, decided bool) {
+	return e.excerpt(start, false)
+}
+
+// excerpt is Excerpt when whole is true, and excerptStart when it is not.
+func (e *Excerpter) excerpt(content string, whole bool) (string, bool) {
 	bp := e.bufs.Get().(*[]byte)
 	var prefix []byte
+	var done bool
 	if len(e.shortcodes) > 0 {
-		prefix = e.strippedPrefix(bp, content)
+		prefix, done = e.strippedPrefix(bp, content, whole)
 	} else {
-		prefix, _, _ = visiblePrefix((*bp)[:0], content, excerptRunes, e.window, false)
+		if !whole {
+			// A character the read split would read as invalid UTF-8.
+			content = trimSplitRune(content)
+		}
+		prefix, _, done = visiblePrefix((*bp)[:0], content, excerptRunes, e.window, !whole)
 	}
-	text := html.UnescapeString(e.policy.Sanitize(string(prefix)))
+	var text string
+	if done {
+		text = html.UnescapeString(e.policy.Sanitize(string(prefix)))
+	}
 	// Very large prefixes (a post made of one huge script) are not kept.
 	if cap(prefix) <= 64<<10 {
 		*bp = prefix[:0]
 		e.bufs.Put(bp)
 	}
-	return collapseAndCut(text, excerptRunes)
+	if !done {
+		return "", false
+	}
+	return collapseAndCut(text, excerptRunes), true
 }
 
 // strippedPrefix is visiblePrefix of content with its shortcodes stripped.
@@ -108,16 +136,22 @@ func (e *Excerpter) Excerpt(content string) string {
 // each time the walk needs more, so its cost grows with the start of the
 // post and not with the post. A post without '[' near its start is not
 // copied; one whose start holds a shortcode pays once for a search of the
-// whole post for its closing tag (see shortcodeScan).
-func (e *Excerpter) strippedPrefix(bp *[]byte, content string) []byte {
+// whole post for its closing tag (see shortcodeScan). When content is not
+// the whole post, done is false when its end is reached undecided.
+func (e *Excerpter) strippedPrefix(bp *[]byte, content string, whole bool) (_ []byte, done bool) {
 	sc := newShortcodeScan(content, e.shortcodes, e.closers)
+	if !whole {
+		sc = newStartScan(content, e.shortcodes, e.closers)
+	}
 	for limit := max(e.window, 1); ; limit *= 4 {
 		stripped, complete := sc.strip(min(limit, len(content)))
 		// A stripped cut is a prefix of the stripped post: the walk reads
 		// its end as it reads the end of a window, as not the end.
 		prefix, _, done := visiblePrefix((*bp)[:0], stripped, excerptRunes, e.window, !complete)
-		if done {
-			return prefix
+		// A whole post is complete once limit reaches its end, and the
+		// walk then always decides.
+		if done || limit >= len(content) {
+			return prefix, done
 		}
 	}
 }

@@ -264,7 +264,9 @@ func excerptSeeds() []string {
 // whole post (stripShortcodes, which TestStripShortcodesMatchesWordPress
 // holds to WordPress's), then the whole-post pipeline. Both with the
 // default window and a tiny one, and a stripped cut is a prefix of the
-// stripped post.
+// stripped post. A start of the post that decides its excerpt
+// (excerptStart, what the Store shapes from a bounded read) gives the
+// whole post's.
 func FuzzExcerpt(f *testing.F) {
 	for _, s := range excerptSeeds() {
 		f.Add(s)
@@ -275,6 +277,7 @@ func FuzzExcerpt(f *testing.F) {
 	e, strip := NewExcerpter(nil), NewExcerpter(coreShortcodes)
 	tiny, tinyStrip := tinyWindowExcerpter(), NewExcerpter(coreShortcodes)
 	tinyStrip.window = 7
+	starts := startExcerpters()
 	policy := bluemonday.StrictPolicy()
 	f.Fuzz(func(t *testing.T, content string) {
 		got := e.Excerpt(content)
@@ -299,6 +302,12 @@ func FuzzExcerpt(f *testing.F) {
 			t.Fatalf("stripping: Excerpt(%q) with a tiny window (-default +tiny):\n%s", content, cmp.Diff(got, tgot))
 		}
 		checkStripPrefixes(t, content, max(1, len(content)/64))
+
+		// What the Store reads is a start of the post: a start that decides
+		// gives the whole post's excerpt.
+		for _, e := range starts {
+			checkStarts(t, e, content, max(1, len(content)/16))
+		}
 	})
 }
 

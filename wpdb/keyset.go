@@ -18,7 +18,7 @@ import (
 // as MariaDB does not use the index for a row constructor
 // (post_date, ID) < (?, ?), and led by post_date <= ?, the range both
 // engines seek (SQLite does not seek on the OR alone).
-func keysetQuery(driver, table string, n int) string {
+func keysetQuery(driver, table string, n, startChars int) string {
 	const order = " ORDER BY post_date DESC, ID DESC"
 	// The position is read in the same round trip: an uncorrelated scalar
 	// subquery, which both engines evaluate once, before the seek.
@@ -35,7 +35,7 @@ func keysetQuery(driver, table string, n int) string {
 		}
 		inner = "SELECT ID, post_date FROM (" + strings.Join(branches, " UNION ALL ") + ") AS u" + order + " LIMIT ?"
 	}
-	return outerPageQuery(driver, table, inner)
+	return outerPageQuery(driver, table, startChars, inner)
 }
 
 // keysetArgs returns keysetQuery's parameters: for each post type the type,
@@ -82,11 +82,11 @@ func (s *Store) PostsAfter(ctx context.Context, lastID uint64, offset, limit int
 	}
 	qctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	posts := []Post{}
-	if err := s.keyset.SelectContext(qctx, &posts, s.keysetArgs(lastID, limit)...); err != nil {
+	var rows []pageRow
+	if err := s.keyset.SelectContext(qctx, &rows, s.keysetArgs(lastID, limit)...); err != nil {
 		return nil, fmt.Errorf("wpdb: posts after post %d: %w", lastID, unavailable(err))
 	}
-	if len(posts) == 0 {
+	if len(rows) == 0 {
 		// The end of the listing, or no row has that ID any more: only
 		// then does the offset decide.
 		var date string
@@ -97,8 +97,9 @@ func (s *Store) PostsAfter(ctx context.Context, lastID uint64, offset, limit int
 			return nil, fmt.Errorf("wpdb: position of post %d: %w", lastID, unavailable(err))
 		}
 	}
-	for i := range posts {
-		posts[i].Excerpt = s.excerpter.Excerpt(posts[i].Content)
+	posts, err := s.shape(qctx, rows)
+	if err != nil {
+		return nil, fmt.Errorf("wpdb: posts after post %d: %w", lastID, err)
 	}
 	return posts, nil
 }

@@ -72,16 +72,22 @@ func isWordOrHyphen(c byte) bool {
 // names follow a '[' and where the last "[/tag]" of each tag lies, comes
 // from one pass over the post with strings.IndexByte, made the first time
 // it is needed (a registered tag near the start) and kept for every cut.
+//
+// When whole is itself only the start of the post (startOnly, a bounded
+// read of the database), that pass learns what the start holds and nothing
+// of the rest: a name or closing tag found there is certain, one not found
+// may lie further on. Every decision that needs the rest is then unsure.
 type shortcodeScan struct {
-	whole   string
-	tags    []string
-	closers []string // "[/tag]" for each tag
+	whole     string
+	startOnly bool // whole is only the start of the post
+	tags      []string
+	closers   []string // "[/tag]" for each tag
 	// What the whole post holds, per tag, once wholePass has run.
 	passed     bool
 	named      []bool // a '[' is followed by exactly the tag's name
 	lastCloser []int  // where the last "[/tag]" starts, -1 if none
 	s          string // whole[:cut], what strip reads
-	truncated  bool   // cut < len(whole)
+	truncated  bool   // cut < len(whole), or whole is only the start
 	// Per cut: the next ']' and "[/tag]" outside elements in s.
 	bracket memo
 	closeIn []memo
@@ -93,6 +99,14 @@ type memo struct{ from, at int }
 
 func newShortcodeScan(whole string, tags, closers []string) *shortcodeScan {
 	return &shortcodeScan{whole: whole, tags: tags, closers: closers, closeIn: make([]memo, len(tags))}
+}
+
+// newStartScan is newShortcodeScan of start, the start of a post whose
+// rest was not read.
+func newStartScan(start string, tags, closers []string) *shortcodeScan {
+	sc := newShortcodeScan(start, tags, closers)
+	sc.startOnly = true
+	return sc
 }
 
 // stripShortcodes is strip_shortcodes of content[:cut] for tags, for tests.
@@ -113,7 +127,7 @@ func closingTags(tags []string) []string {
 // stopping before the first decision that depends on bytes past the cut,
 // before a character or a "&#91;" the cut splits; complete is then false.
 func (sc *shortcodeScan) strip(cut int) (out string, complete bool) {
-	sc.s, sc.truncated = sc.whole[:cut], cut < len(sc.whole)
+	sc.s, sc.truncated = sc.whole[:cut], cut < len(sc.whole) || sc.startOnly
 	sc.bracket = memo{from: -1}
 	for k := range sc.closeIn {
 		sc.closeIn[k] = memo{from: -1}
@@ -179,6 +193,11 @@ func (sc *shortcodeScan) escapedBrackets(out string, joins []int) string {
 			continue
 		}
 		if joins == nil && !sc.anyTagInContent() {
+			if sc.startOnly {
+				// A tag named further on would make this "&#091;": the
+				// stripped start is sure only up to here.
+				return out[:p]
+			}
 			return out
 		}
 		for len(joins) > 0 && joins[0] <= p {
@@ -210,6 +229,11 @@ func trimUnfinished(s string) string {
 	if i := strings.LastIndexByte(s, '&'); i >= 0 && len(s)-i < len("&#91;") && (strings.HasPrefix("&#91;", s[i:]) || strings.HasPrefix("&#93;", s[i:])) {
 		s = s[:i]
 	}
+	return trimSplitRune(s)
+}
+
+// trimSplitRune drops a character split by the end of s.
+func trimSplitRune(s string) string {
 	for i := len(s) - 1; i >= 0 && i >= len(s)-utf8.UTFMax; i-- {
 		if utf8.RuneStart(s[i]) {
 			if !utf8.FullRuneInString(s[i:]) {
@@ -325,7 +349,9 @@ func (sc *shortcodeScan) matchAt(j int) (end int, replacement string, m matchRes
 	if s[b-1] != '/' {
 		if c, ok := sc.closingTag(k, end); ok {
 			end = c + len(sc.closers[k])
-		} else if sc.truncated && sc.closerInWhole(k, end) {
+		} else if sc.truncated && (sc.startOnly || sc.closerInWhole(k, end)) {
+			// Without the rest of the post, a "[/tag]" may still follow
+			// and make this shortcode enclose everything up to it.
 			return 0, "", unsure
 		}
 	}
@@ -377,6 +403,9 @@ func (sc *shortcodeScan) tagAt(n int) (int, matchResult) {
 			// ("[gallery.x]"): the tag is in the regex only if it stands
 			// alone after a '[' elsewhere.
 			if !sc.wholePass().named[k] {
+				if sc.startOnly {
+					return 0, unsure // the name may stand alone further on
+				}
 				continue
 			}
 		}
@@ -416,6 +445,9 @@ func (sc *shortcodeScan) wholePass() *shortcodeScan {
 		e := 0
 		for e < len(rest) && isShortcodeNameByte(rest[e]) {
 			e++
+		}
+		if e == len(rest) && sc.startOnly {
+			return sc // the name may go on past the start
 		}
 		for t, tag := range sc.tags {
 			if tag == rest[:e] {

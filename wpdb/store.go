@@ -8,20 +8,22 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 )
 
-// Post is one published post as the database holds it, plus its excerpt.
+// Post is one published post as the database holds it, with its content
+// shaped into an excerpt. The content itself is not kept: the Store reads
+// only as much of it as the excerpt needs.
 type Post struct {
-	ID      uint64 `db:"ID"`
-	Title   string `db:"post_title"`
-	Content string `db:"post_content"` // the stored HTML
-	Name    string `db:"post_name"`
-	Date    string `db:"post_date"` // exactly as stored, e.g. "2024-01-02 03:04:05"
+	ID    uint64 `db:"ID"`
+	Title string `db:"post_title"`
+	Name  string `db:"post_name"`
+	Date  string `db:"post_date"` // exactly as stored, e.g. "2024-01-02 03:04:05"
 
-	// Excerpt is Content shaped into plain text: see [Excerpter].
+	// Excerpt is the post's content shaped into plain text: see [Excerpter].
 	Excerpt string `db:"-"`
 }
 
@@ -43,6 +45,11 @@ type Store struct {
 	keyset    *sqlx.Stmt // see PostsAfter
 	anchor    *sqlx.Stmt
 	excerpter *Excerpter
+	// startChars is how much of post_content the page queries read:
+	// contentStartChars, which tests make tiny.
+	startChars int
+	memo       *excerptMemo
+	shaped     atomic.Int64 // posts shaped rather than found in the memo, for tests
 }
 
 // Open connects to the database cfg names, checks that the posts table
@@ -55,6 +62,11 @@ type Store struct {
 // within the query timeout, or the table <prefix>posts does not exist
 // (wrapping [ErrNoPostsTable]).
 func Open(ctx context.Context, cfg Config, logger *slog.Logger) (*Store, error) {
+	return open(ctx, cfg, logger, contentStartChars)
+}
+
+// open is Open reading startChars characters of each post's content.
+func open(ctx context.Context, cfg Config, logger *slog.Logger, startChars int) (*Store, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("wpdb: %w", err)
 	}
@@ -63,14 +75,16 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (*Store, error) 
 		return nil, fmt.Errorf("wpdb: %w", err)
 	}
 	s := &Store{
-		// sqlx maps the selected columns onto Post by their db tags.
-		db:        sqlx.NewDb(db, cfg.Driver),
-		driver:    cfg.Driver,
-		table:     cfg.TablePrefix + "posts",
-		options:   cfg.TablePrefix + "options",
-		timeout:   cfg.QueryTimeout,
-		types:     slices.Clone(cfg.PostTypes),
-		excerpter: NewExcerpter(cfg.Shortcodes),
+		// sqlx maps the selected columns onto pageRow by their db tags.
+		db:         sqlx.NewDb(db, cfg.Driver),
+		driver:     cfg.Driver,
+		table:      cfg.TablePrefix + "posts",
+		options:    cfg.TablePrefix + "options",
+		timeout:    cfg.QueryTimeout,
+		types:      slices.Clone(cfg.PostTypes),
+		excerpter:  NewExcerpter(cfg.Shortcodes),
+		startChars: startChars,
+		memo:       newExcerptMemo(cfg.ExcerptMemoEntries, cfg.ExcerptMemoBytes),
 	}
 	if err := checkTable(ctx, db, cfg); err != nil {
 		db.Close()
@@ -80,8 +94,8 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (*Store, error) 
 		stmt  **sqlx.Stmt
 		query string
 	}{
-		{&s.page, postsQuery(s.driver, s.table, len(s.types))},
-		{&s.keyset, keysetQuery(s.driver, s.table, len(s.types))},
+		{&s.page, postsQuery(s.driver, s.table, len(s.types), s.startChars)},
+		{&s.keyset, keysetQuery(s.driver, s.table, len(s.types), s.startChars)},
 		{&s.anchor, anchorQuery(s.driver, s.table)},
 	} {
 		if err := s.prepare(ctx, q.stmt, q.query); err != nil {
@@ -104,7 +118,8 @@ func (s *Store) prepare(ctx context.Context, stmt **sqlx.Stmt, query string) err
 }
 
 // postsQuery builds the page query for table (already validated) and n
-// post types. Only the table name is placed in the text; post types, LIMIT
+// post types, reading startChars characters of each post's content. Only
+// the table name and startChars are placed in the text; post types, LIMIT
 // and OFFSET are bound parameters (see [Store.args]).
 //
 // The page query is a deferred join: the inner SELECT walks the
@@ -119,7 +134,7 @@ func (s *Store) prepare(ctx context.Context, stmt **sqlx.Stmt, query string) err
 // list would make the database sort the entries of every published post of
 // those types on each request. Instead each type gets its own backward
 // index scan, cut at OFFSET+LIMIT entries, and only those are merged.
-func postsQuery(driver, table string, n int) string {
+func postsQuery(driver, table string, n, startChars int) string {
 	const order = " ORDER BY post_date DESC, ID DESC"
 	scan := "SELECT ID, post_date FROM " + quoteIdent(driver, table) +
 		" WHERE post_type = ? AND post_status = 'publish'" + order
@@ -132,19 +147,14 @@ func postsQuery(driver, table string, n int) string {
 		inner = "SELECT ID, post_date FROM (" + strings.Join(branches, " UNION ALL ") + ") AS u" +
 			order + " LIMIT ? OFFSET ?"
 	}
-	return outerPageQuery(driver, table, inner)
+	return outerPageQuery(driver, table, startChars, inner)
 }
 
-// outerPageQuery fetches the full rows of the (ID, post_date) rows inner
-// returns, by primary key, in the listing order.
-func outerPageQuery(driver, table, inner string) string {
-	// SQLite returns a column declared DATETIME as time.Time; the cast keeps
-	// the stored text. MySQL without parseTime returns DATETIME as text.
-	date := "p.post_date"
-	if driver == DriverSQLite {
-		date = "CAST(p.post_date AS TEXT) AS post_date"
-	}
-	return "SELECT p.ID, p.post_title, p.post_content, p.post_name, " + date +
+// outerPageQuery fetches the rows of the (ID, post_date) rows inner
+// returns, by primary key, in the listing order, with the first
+// startChars characters of their content (see contentColumns).
+func outerPageQuery(driver, table string, startChars int, inner string) string {
+	return "SELECT p.ID, p.post_title, p.post_name, " + contentColumns(driver, startChars) +
 		" FROM " + quoteIdent(driver, table) + " AS p" +
 		" JOIN (" + inner + ") AS page ON page.ID = p.ID" +
 		" ORDER BY page.post_date DESC, page.ID DESC"
@@ -204,17 +214,18 @@ func (s *Store) Posts(ctx context.Context, offset, limit int) ([]Post, error) {
 	if offset < 0 || limit < 0 || offset > math.MaxInt-limit {
 		return nil, fmt.Errorf("wpdb: posts after offset %d, limit %d: out of range", offset, limit)
 	}
-	posts := []Post{}
 	if limit == 0 {
-		return posts, nil
+		return []Post{}, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	if err := s.page.SelectContext(ctx, &posts, s.args(offset, limit)...); err != nil {
+	var rows []pageRow
+	if err := s.page.SelectContext(ctx, &rows, s.args(offset, limit)...); err != nil {
 		return nil, fmt.Errorf("wpdb: posts after offset %d: %w", offset, unavailable(err))
 	}
-	for i := range posts {
-		posts[i].Excerpt = s.excerpter.Excerpt(posts[i].Content)
+	posts, err := s.shape(ctx, rows)
+	if err != nil {
+		return nil, fmt.Errorf("wpdb: posts after offset %d: %w", offset, err)
 	}
 	return posts, nil
 }

@@ -265,6 +265,10 @@ func TestOpenErrors(t *testing.T) {
 	config := func(driver, dsn, prefix string) wpdb.Config {
 		return wpdb.Config{Driver: driver, DSN: dsn, TablePrefix: prefix, PostTypes: []string{"post"}, QueryTimeout: 5 * time.Second}
 	}
+	memo := func(cfg wpdb.Config, entries, bytes int) wpdb.Config {
+		cfg.ExcerptMemoEntries, cfg.ExcerptMemoBytes = entries, bytes
+		return cfg
+	}
 	tests := []struct {
 		name string
 		cfg  wpdb.Config
@@ -280,6 +284,9 @@ func TestOpenErrors(t *testing.T) {
 		{"no prefix", config("sqlite", "x", ""), "table prefix is empty"},
 		{"no post types", wpdb.Config{Driver: "sqlite", DSN: "x", TablePrefix: "wp_", QueryTimeout: time.Second}, "no post types"},
 		{"no query timeout", wpdb.Config{Driver: "sqlite", DSN: "x", TablePrefix: "wp_", PostTypes: []string{"post"}}, "query timeout"},
+		{"negative memo entries", memo(config("sqlite", "x", "wp_"), -1, 1<<20), "excerpt memo of -1 entries"},
+		{"memo without bytes", memo(config("sqlite", "x", "wp_"), 100, 0), "excerpt memo of 0 bytes"},
+		{"memo of negative bytes", memo(config("sqlite", "x", "wp_"), 100, -1), "excerpt memo of -1 bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

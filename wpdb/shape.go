@@ -1,0 +1,147 @@
+package wpdb
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// contentStartChars is how many characters of post_content the page
+// queries read. The excerpt needs the first 200 visible characters, and the
+// Excerpter's walk first reads a window of 4 KB, the tokenizer's own read
+// size, before it reads four times more: 4 096 characters (at least 4 096
+// bytes) hold that whole first window, so every post the walk decides in
+// its first window is decided from this start, whatever the post's length.
+// That is a block-editor post's opening blocks (an image, a gallery, an
+// embed, each a few hundred bytes of markup) and its first paragraphs. The
+// rest are read again whole (see Store.shape); a smaller start would send
+// more of them back for a second query, a larger one more bytes on every
+// read. A shorter post is read whole, as before.
+//
+// It must stay far below 2^28: MariaDB 10.11 sizes the sort column of
+// SUBSTRING at 4 bytes a character, and at 2^30 characters that overflows
+// to an empty start while content_whole still says whole.
+const contentStartChars = 4096
+
+// pageRow is one row of the page queries: the Post's fields, what names
+// its version for the excerpt memo, and the start of its content.
+type pageRow struct {
+	Post
+	Modified      string `db:"post_modified_gmt"`
+	ContentStart  string `db:"content_start"`
+	ContentLength int64  `db:"content_length"`
+	ContentWhole  bool   `db:"content_whole"` // ContentStart is all of it
+}
+
+// wholeRow is a post whose content is read whole, when its start did not
+// decide its excerpt.
+type wholeRow struct {
+	ID            uint64 `db:"ID"`
+	Modified      string `db:"post_modified_gmt"`
+	Content       string `db:"post_content"`
+	ContentLength int64  `db:"content_length"`
+}
+
+// contentColumns is the select list of the page queries after ID, title
+// and name, over the posts table aliased p, reading the first n characters
+// of post_content. Both SUBSTRING and SQLite's substr count characters.
+//
+// content_length is the content's length in bytes, which MariaDB knows
+// without reading the content (CHAR_LENGTH would decode all of it: six
+// times the cost of the whole read on a 200 KB post). content_whole
+// compares it with the start's, both in the column's charset on the
+// server, so a connection charset other than the column's (latin1 tables)
+// cannot make a cut start look whole, and neither can a NUL on SQLite,
+// where substr stops at the first one.
+func contentColumns(driver string, n int) string {
+	start := "SUBSTRING(p.post_content, 1, " + strconv.Itoa(n) + ")"
+	cols := "p.post_date, p.post_modified_gmt, "
+	if driver == DriverSQLite {
+		start = "substr(p.post_content, 1, " + strconv.Itoa(n) + ")"
+		// SQLite returns a column declared DATETIME as time.Time; the cast
+		// keeps the stored text. MySQL without parseTime returns DATETIME as
+		// text.
+		cols = "CAST(p.post_date AS TEXT) AS post_date, CAST(p.post_modified_gmt AS TEXT) AS post_modified_gmt, "
+	}
+	return cols + start + " AS content_start, " +
+		byteLength(driver, "p.post_content") + " AS content_length, " +
+		byteLength(driver, start) + " = " + byteLength(driver, "p.post_content") + " AS content_whole"
+}
+
+// byteLength is the length in bytes of the text expr: SQLite's length
+// counts characters up to the first NUL, unless the text is cast to BLOB.
+func byteLength(driver, expr string) string {
+	if driver == DriverSQLite {
+		return "length(CAST(" + expr + " AS BLOB))"
+	}
+	return "LENGTH(" + expr + ")"
+}
+
+// wholeQuery reads the whole content of n posts by ID, whatever their
+// status: one published a moment ago may have been unpublished since, and
+// its excerpt is still owed.
+func wholeQuery(driver, table string, n int) string {
+	modified := "p.post_modified_gmt"
+	if driver == DriverSQLite {
+		modified = "CAST(p.post_modified_gmt AS TEXT) AS post_modified_gmt"
+	}
+	return "SELECT p.ID, " + modified + ", p.post_content, " + byteLength(driver, "p.post_content") + " AS content_length" +
+		" FROM " + quoteIdent(driver, table) + " AS p WHERE p.ID IN (" + strings.Repeat("?, ", n-1) + "?)"
+}
+
+// shape returns the posts of rows, each with its excerpt: from the memo,
+// else shaped from the start of its content, else, for the posts whose
+// start did not decide, from their whole content, read in one more query.
+// ctx bounds that query. It returns an error when that query fails.
+func (s *Store) shape(ctx context.Context, rows []pageRow) ([]Post, error) {
+	posts := make([]Post, len(rows))
+	var undecided []int // indexes into rows
+	for i := range rows {
+		r := &rows[i]
+		posts[i] = r.Post
+		key := memoKey{id: r.ID, modified: r.Modified, length: r.ContentLength}
+		if excerpt, ok := s.memo.get(key); ok {
+			posts[i].Excerpt = excerpt
+			continue
+		}
+		s.shaped.Add(1)
+		if r.ContentWhole {
+			posts[i].Excerpt = s.excerpter.Excerpt(r.ContentStart)
+		} else if excerpt, ok := s.excerpter.excerptStart(r.ContentStart); ok {
+			posts[i].Excerpt = excerpt
+		} else {
+			undecided = append(undecided, i)
+			continue
+		}
+		s.memo.put(key, posts[i].Excerpt)
+	}
+	if len(undecided) == 0 {
+		return posts, nil
+	}
+	ids := make([]any, len(undecided))
+	for j, i := range undecided {
+		ids[j] = rows[i].ID
+	}
+	var whole []wholeRow
+	if err := s.db.SelectContext(ctx, &whole, wholeQuery(s.driver, s.table, len(ids)), ids...); err != nil {
+		return nil, fmt.Errorf("wpdb: content of %d posts: %w", len(ids), unavailable(err))
+	}
+	excerpts := make(map[uint64]string, len(whole))
+	for _, w := range whole {
+		excerpts[w.ID] = s.excerpter.Excerpt(w.Content)
+		// Keyed by what this query read: an edit between the two queries
+		// must not file the new excerpt under the old version.
+		s.memo.put(memoKey{id: w.ID, modified: w.Modified, length: w.ContentLength}, excerpts[w.ID])
+	}
+	for _, i := range undecided {
+		excerpt, ok := excerpts[rows[i].ID]
+		if !ok {
+			// Deleted between the two queries: its start is all there is
+			// left to show.
+			excerpt = s.excerpter.Excerpt(rows[i].ContentStart)
+		}
+		posts[i].Excerpt = excerpt
+	}
+	return posts, nil
+}
