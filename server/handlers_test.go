@@ -102,7 +102,7 @@ func threePosts() []wpdb.Post {
 	for id := uint64(3); id >= 1; id-- {
 		posts = append(posts, wpdb.Post{
 			ID: id, Title: fmt.Sprintf("Post %d", id), Name: fmt.Sprintf("post-%d", id),
-			Content: "<p>stored</p>", Excerpt: fmt.Sprintf("Text %d...", id), Date: "2024-01-01 00:00:00",
+			Excerpt: fmt.Sprintf("Text %d...", id), Date: "2024-01-01 00:00:00",
 		})
 	}
 	return posts
