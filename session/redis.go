@@ -17,10 +17,13 @@ import (
 // Pool sizes: a request holds one connection for one short
 // read-modify-write, so a few dozen cover a busy site; beyond MaxActive
 // requests queue (bounded by their context) instead of opening ever more
-// connections against Redis's maxclients.
+// connections against Redis's maxclients. Every connection opened may stay
+// idle until IdleTimeout: with fewer idle than active, each burst beyond
+// them closed connections on return and dialled new ones, a TCP handshake
+// per request (9% of the server's CPU under 32 connections).
 const (
-	redisMaxIdle     = 16
 	redisMaxActive   = 128
+	redisMaxIdle     = redisMaxActive
 	redisIdleTimeout = 4 * time.Minute
 	// A connection idle for longer than this is PINGed before use, so a
 	// Redis restart costs at most the requests in flight, not the next one.
