@@ -15,20 +15,8 @@ import (
 // leaves every other entry byte for byte as it was. Its seed corpus is the
 // golden files from PHP plus hand-picked edge cases.
 func FuzzCodec(f *testing.F) {
-	golden, err := filepath.Glob(filepath.Join(codecGoldenDir, "*.golden"))
-	if err != nil || len(golden) == 0 {
-		f.Fatalf("no golden files in %s: %v", codecGoldenDir, err)
-	}
-	for _, path := range golden {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
-		format := FormatPHP
-		if strings.HasSuffix(path, ".php_serialize.golden") {
-			format = FormatPHPSerialize
-		}
-		f.Add(uint8(format), b, int64(6))
+	for _, g := range goldenSessions(f) {
+		f.Add(uint8(g.format), g.value, int64(6))
 	}
 	for _, s := range []string{
 		"",
@@ -100,4 +88,32 @@ func FuzzCodec(f *testing.F) {
 			t.Fatalf("SetInt added entries other than posts_start: %d > %d", len(others), i)
 		}
 	})
+}
+
+// goldenSession is one of the session values PHP wrote in codecGoldenDir.
+type goldenSession struct {
+	format Format
+	value  []byte
+}
+
+// goldenSessions reads the golden files, the fuzz tests' first seeds.
+func goldenSessions(f *testing.F) []goldenSession {
+	f.Helper()
+	paths, err := filepath.Glob(filepath.Join(codecGoldenDir, "*.golden"))
+	if err != nil || len(paths) == 0 {
+		f.Fatalf("no golden files in %s: %v", codecGoldenDir, err)
+	}
+	var sessions []goldenSession
+	for _, path := range paths {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			f.Fatal(err)
+		}
+		format := FormatPHP
+		if strings.HasSuffix(path, ".php_serialize.golden") {
+			format = FormatPHPSerialize
+		}
+		sessions = append(sessions, goldenSession{format, b})
+	}
+	return sessions
 }

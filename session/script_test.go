@@ -255,21 +255,9 @@ func increment(n int64) int {
 // Its seeds are the codec's golden files from PHP, FuzzCodec's corpus
 // (random sessions written by PHP among them) and scriptEdgeCases.
 func FuzzScript(f *testing.F) {
-	golden, err := filepath.Glob(filepath.Join(codecGoldenDir, "*.golden"))
-	if err != nil || len(golden) == 0 {
-		f.Fatalf("no golden files in %s: %v", codecGoldenDir, err)
-	}
-	for _, path := range golden {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			f.Fatal(err)
-		}
-		format := FormatPHP
-		if strings.HasSuffix(path, ".php_serialize.golden") {
-			format = FormatPHPSerialize
-		}
+	for _, g := range goldenSessions(f) {
 		for _, n := range []int64{0, 1, math.MaxInt64} {
-			f.Add(uint8(format), b, n)
+			f.Add(uint8(g.format), g.value, n)
 		}
 	}
 	corpus, err := filepath.Glob(filepath.Join("testdata", "fuzz", "FuzzCodec", "*"))
