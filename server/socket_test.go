@@ -23,14 +23,7 @@ import (
 // started by the first test that asks for it and stopped by TestMain.
 var socketOnly wpdbtest.SocketOnlyMariaDB
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if d := socketOnly.Startup(); d > 0 && testing.Verbose() {
-		fmt.Printf("server: the socket-only MariaDB started in %v\n", d.Round(time.Millisecond))
-	}
-	socketOnly.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { socketOnly.Main(m, "server") }
 
 // openedConnection is the connection attribute of the JSON start log line
 // "database: opened".

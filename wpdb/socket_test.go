@@ -25,14 +25,7 @@ import (
 // started by the first test that asks for it and stopped by TestMain.
 var socketOnly wpdbtest.SocketOnlyMariaDB
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if d := socketOnly.Startup(); d > 0 && testing.Verbose() {
-		fmt.Printf("wpdb: the socket-only MariaDB started in %v\n", d.Round(time.Millisecond))
-	}
-	socketOnly.Stop()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { socketOnly.Main(m, "wpdb") }
 
 // complete gives cfg what the server's flags would: post types and a
 // query timeout (and the prefix a URL does not name).

@@ -55,6 +55,19 @@ func (m *SocketOnlyMariaDB) Socket(t testing.TB) string {
 // zero when it was not started.
 func (m *SocketOnlyMariaDB) Startup() time.Duration { return m.startup }
 
+// Main is a package's TestMain with a SocketOnlyMariaDB: it runs the
+// tests, reports the server's start-up time under -v when a test started
+// it, stops it, and exits with the tests' code. pkg names the package in
+// that line.
+func (m *SocketOnlyMariaDB) Main(tm *testing.M, pkg string) {
+	code := tm.Run()
+	if d := m.Startup(); d > 0 && testing.Verbose() {
+		fmt.Printf("%s: the socket-only MariaDB started in %v\n", pkg, d.Round(time.Millisecond))
+	}
+	m.Stop()
+	os.Exit(code)
+}
+
 // Stop kills the server by its PID and removes its folder; it does nothing
 // when the server was never started.
 func (m *SocketOnlyMariaDB) Stop() {
