@@ -34,6 +34,7 @@ func TestParseConfigDefaults(t *testing.T) {
 		{"shortcodes", cfg.Shortcodes, []string{"wp_caption", "caption", "gallery", "playlist", "audio", "video", "embed"}},
 		{"batch", cfg.Batch, 2},
 		{"max batch", cfg.MaxBatch, 100},
+		{"max page posts, under -cache-depth", cfg.MaxPagePosts < cfg.CacheDepth, true},
 		{"idle timeout", cfg.IdleTimeout, 30 * time.Second},
 		{"session name", cfg.SessionName, "PHPSESSID"},
 		{"session prefix", cfg.SessionPrefix, "PHPREDIS_SESSION:"},

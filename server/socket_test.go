@@ -24,6 +24,9 @@ import (
 var socketOnly wpdbtest.SocketOnlyMariaDB
 
 func TestMain(m *testing.M) {
+	if os.Getenv(childServerEnv) != "" {
+		os.Exit(runChildServer())
+	}
 	code := m.Run()
 	if d := socketOnly.Startup(); d > 0 && testing.Verbose() {
 		fmt.Printf("server: the socket-only MariaDB started in %v\n", d.Round(time.Millisecond))
