@@ -60,6 +60,8 @@ type Config struct {
 	Title           string // "" means the site's blogname, else defaultTitle
 	DateFormat      string // PHP date() letters; "" means the site's date_format, else defaultDateFormat
 	MaxPagePosts    int
+	MaxConns        int           // most open client connections; more wait in the listen queue
+	IdleTimeout     time.Duration // a keep-alive connection's wait for its next request
 	ShutdownTimeout time.Duration
 	LogFormat       string
 	LogLevel        slog.Level
@@ -113,7 +115,12 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (C
 	fs.StringVar(&cfg.Templates, "templates", "", "`folder` of templates (load-more.mustache, page.html) replacing the embedded ones")
 	fs.StringVar(&cfg.Title, "title", "", "page `title` (default: the site's blogname from the options table, else \""+defaultTitle+"\")")
 	fs.StringVar(&cfg.DateFormat, "date-format", "", "PHP date() `letters` post dates are shown with (default: the site's date_format, else \""+defaultDateFormat+"\")")
-	fs.IntVar(&cfg.MaxPagePosts, "max-page-posts", 1000, "most posts the page renders, whatever posts_start says")
+	// 200 posts are 100 clicks of the default batch: more than a reader
+	// scrolls through, and under -cache-depth (256), so every page view,
+	// with the post after it, is cut from memory. Past it the script goes on.
+	fs.IntVar(&cfg.MaxPagePosts, "max-page-posts", 200, "most `posts` the page renders, whatever posts_start says: past 100 clicks a page is too long to read, and the script goes on through the JSON endpoint; at most -cache-depth - 1 keeps every page view in memory")
+	fs.IntVar(&cfg.MaxConns, "max-conns", defaultMaxConns(), "most open client `connections`; more wait in the kernel's listen queue until one closes; by default the descriptor limit RLIMIT_NOFILE less "+strconv.Itoa(connsFDReserve)+" for the database, Redis and files, at most "+strconv.Itoa(maxDefaultConns))
+	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", 30*time.Second, "how long a keep-alive connection may wait for its next request before it is closed, freeing its place under -max-conns")
 	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "how long in-flight requests may finish on SIGTERM")
 	fs.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
@@ -239,6 +246,10 @@ func (c *Config) validate() error {
 		return fmt.Errorf("-cookie-path: %q does not start with /", c.CookiePath)
 	case c.MaxPagePosts < 1:
 		return fmt.Errorf("-max-page-posts: %d is not positive", c.MaxPagePosts)
+	case c.MaxConns < 1:
+		return fmt.Errorf("-max-conns: %d is not positive", c.MaxConns)
+	case c.IdleTimeout <= 0:
+		return fmt.Errorf("-idle-timeout: %v is not positive", c.IdleTimeout)
 	case c.ShutdownTimeout <= 0:
 		return fmt.Errorf("-shutdown-timeout: %v is not positive", c.ShutdownTimeout)
 	case c.LogFormat != "text" && c.LogFormat != "json":

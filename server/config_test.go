@@ -34,6 +34,8 @@ func TestParseConfigDefaults(t *testing.T) {
 		{"shortcodes", cfg.Shortcodes, []string{"wp_caption", "caption", "gallery", "playlist", "audio", "video", "embed"}},
 		{"batch", cfg.Batch, 2},
 		{"max batch", cfg.MaxBatch, 100},
+		{"max page posts, under -cache-depth", cfg.MaxPagePosts < cfg.CacheDepth, true},
+		{"idle timeout", cfg.IdleTimeout, 30 * time.Second},
 		{"session name", cfg.SessionName, "PHPSESSID"},
 		{"session prefix", cfg.SessionPrefix, "PHPREDIS_SESSION:"},
 		{"session lifetime", cfg.SessionLifetime, 1440 * time.Second},
@@ -192,6 +194,8 @@ func TestParseConfigRefusals(t *testing.T) {
 		{"short lifetime", []string{"-session-lifetime", "10ms"}, nil, "-session-lifetime"},
 		{"negative cache", []string{"-cache-ttl", "-1s"}, nil, "-cache-ttl"},
 		{"empty cache", []string{"-cache-ttl", "1s", "-cache-entries", "0"}, nil, "-cache-entries"},
+		{"no connections", []string{"-max-conns", "0"}, nil, "-max-conns: 0"},
+		{"no idle time", nil, map[string]string{"LOADMORE_IDLE_TIMEOUT": "0s"}, "-idle-timeout: 0s"},
 		{"bad log format", []string{"-log-format", "xml"}, nil, "-log-format"},
 		{"bad log level", []string{"-log-level", "loud"}, nil, "-log-level"},
 	}

@@ -22,6 +22,10 @@ type clientError struct {
 
 func (e *clientError) Error() string { return e.message }
 
+// errBusy is a request the server could not start on in time: it waited
+// for a place among the page renders in flight (see renderBudget).
+var errBusy = errors.New("server busy")
+
 func badRequest(format string, args ...any) error {
 	return &clientError{status: http.StatusBadRequest, message: fmt.Sprintf(format, args...)}
 }
@@ -38,6 +42,8 @@ func errorStatus(err error) (int, string) {
 		return http.StatusServiceUnavailable, "database unavailable"
 	case errors.Is(err, session.ErrUnavailable):
 		return http.StatusServiceUnavailable, "session store unavailable"
+	case errors.Is(err, errBusy):
+		return http.StatusServiceUnavailable, "server busy, try again"
 	}
 	return http.StatusInternalServerError, "internal error"
 }

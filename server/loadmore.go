@@ -111,7 +111,7 @@ func servePage(posts viewSource, sessions sessionStore, cookie session.Cookie, p
 			state = raised
 		}
 		view.PostsStart = state.PostsStart
-		body, err := page.render(view)
+		body, err := page.render(ctx, view)
 		if err != nil {
 			return err
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"hash/maphash"
 	"html/template"
@@ -10,8 +11,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cbroglie/mustache"
+	"golang.org/x/sync/semaphore"
 )
 
 // pageData is what templates/page.html is executed with.
@@ -67,6 +70,8 @@ type pageView struct {
 // copy. The memo holds at most memoBytes, keys included, and is emptied
 // when a page does not fit: a bound, not an eviction policy, since pages
 // change with every refresh anyway.
+//
+// Renders are bounded too: see renderBudget.
 type pageRenderer struct {
 	page  *template.Template
 	posts *mustache.Template
@@ -78,6 +83,9 @@ type pageRenderer struct {
 	memo      map[uint64]renderedPage
 	memoBytes int
 	memoMax   int
+
+	renders    *semaphore.Weighted // weighted by the posts rendered
+	renderWait time.Duration       // how long a render waits for its weight
 }
 
 // renderedPage is one page as written, under the key it was rendered for.
@@ -89,6 +97,21 @@ type renderedPage struct {
 // key are about 300 KB.
 const pageMemoBytes = 8 << 20
 
+// A render allocates up to about renderBytesPerPost for each post on the
+// page (10.5 KB: 2.1 MB for 200 posts in BenchmarkLoadMorePage before the
+// memo; the rest is room for long titles): the template's maps, each
+// batch's HTML, the page, garbage once the page is written. Renders in flight hold at most renderBudget / renderBytesPerPost
+// posts together, 1 024, or one page at -max-page-posts when an operator
+// set it higher: five pages at the default cap at once, more than two cores
+// render anyway. So what renders take at their peak is bounded by the
+// configuration, whatever posts_start visitors bring and however many come
+// at once; the others wait, and find the page in the memo when it was the
+// same one.
+const (
+	renderBudget       = 16 << 20
+	renderBytesPerPost = 16 << 10
+)
+
 // newPageRenderer parses the templates; title is the page title, plain text.
 func newPageRenderer(cfg Config, title string, templates fs.FS, postsTemplate string) (*pageRenderer, error) {
 	posts, err := mustache.ParseString(postsTemplate)
@@ -99,26 +122,37 @@ func newPageRenderer(cfg Config, title string, templates fs.FS, postsTemplate st
 	if err != nil {
 		return nil, err
 	}
+	slots := max(renderBudget/renderBytesPerPost, cfg.MaxPagePosts)
 	return &pageRenderer{page: page, posts: posts, title: title, batch: cfg.Batch,
-		seed: maphash.MakeSeed(), memo: map[uint64]renderedPage{}, memoMax: pageMemoBytes}, nil
+		seed: maphash.MakeSeed(), memo: map[uint64]renderedPage{}, memoMax: pageMemoBytes,
+		// A render that waited as long as a query may take is answered 503:
+		// the server is saturated, and a proxy or the reader can retry.
+		renders: semaphore.NewWeighted(int64(slots)), renderWait: cfg.QueryTime}, nil
 }
 
 // render returns the page for v, from the memo when it rendered the same
 // view before. The bytes returned are shared: callers only write them out.
-func (p *pageRenderer) render(v pageView) ([]byte, error) {
+// A render waits for its place among the renders in flight until ctx ends
+// or renderWait passes; then the error wraps errBusy.
+func (p *pageRenderer) render(ctx context.Context, v pageView) ([]byte, error) {
 	var h maphash.Hash
 	h.SetSeed(p.seed)
 	writePageKey(&h, v)
 	hash := h.Sum64()
-	p.mu.Lock()
-	kept, ok := p.memo[hash]
-	p.mu.Unlock()
-	if ok {
-		same := keyComparer{key: kept.key, same: true}
-		writePageKey(&same, v)
-		if same.same && len(same.key) == 0 {
-			return kept.html, nil
-		}
+	if html, ok := p.recall(hash, v); ok {
+		return html, nil
+	}
+	weight := int64(max(len(v.Posts), 1))
+	wait, cancel := context.WithTimeout(ctx, p.renderWait)
+	err := p.renders.Acquire(wait, weight)
+	cancel()
+	if err != nil {
+		return nil, fmt.Errorf("page of %d posts: %w: %w", len(v.Posts), errBusy, err)
+	}
+	defer p.renders.Release(weight)
+	// A render of the same view may have finished while this one waited.
+	if html, ok := p.recall(hash, v); ok {
+		return html, nil
 	}
 	var html bytes.Buffer
 	if err := p.renderView(&html, v); err != nil {
@@ -128,6 +162,22 @@ func (p *pageRenderer) render(v pageView) ([]byte, error) {
 	writePageKey(&key, v)
 	p.keep(hash, renderedPage{key: key.Bytes(), html: html.Bytes()})
 	return html.Bytes(), nil
+}
+
+// recall returns the page kept for v, if any.
+func (p *pageRenderer) recall(hash uint64, v pageView) ([]byte, bool) {
+	p.mu.Lock()
+	kept, ok := p.memo[hash]
+	p.mu.Unlock()
+	if !ok {
+		return nil, false
+	}
+	same := keyComparer{key: kept.key, same: true}
+	writePageKey(&same, v)
+	if same.same && len(same.key) == 0 {
+		return kept.html, true
+	}
+	return nil, false
 }
 
 func (p *pageRenderer) keep(hash uint64, page renderedPage) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"testing"
@@ -54,7 +55,7 @@ func TestPageMemo(t *testing.T) {
 	seen := map[string]int{}
 	for round := range 2 {
 		for i, v := range views {
-			got, err := p.render(v)
+			got, err := p.render(context.Background(), v)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +82,7 @@ func TestPageMemo(t *testing.T) {
 	p.memoBytes = 0
 	for i := range 20 {
 		v := views[i%len(views)]
-		if _, err := p.render(v); err != nil {
+		if _, err := p.render(context.Background(), v); err != nil {
 			t.Fatal(err)
 		}
 		if p.memoBytes > p.memoMax || len(p.memo) > 1 {

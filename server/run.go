@@ -82,12 +82,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	if err != nil {
 		return fmt.Errorf("-addr: %w", err)
 	}
+	// Past -max-conns clients wait in the listen queue: idle keep-alive
+	// connections close after -idle-timeout, so a flood of them holds
+	// places for that long at most, and the descriptors the database and
+	// Redis need are never taken.
+	listener = limitConns(listener, cfg.MaxConns, logger)
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      cfg.QueryTime + 15*time.Second,
-		IdleTimeout:       2 * time.Minute,
+		IdleTimeout:       cfg.IdleTimeout,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
@@ -101,7 +106,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout 
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(listener) }()
-	logger.Info("listening", "addr", listener.Addr().String(), "url", "http://"+listener.Addr().String()+cfg.BasePath+"/load-more.php")
+	logger.Info("listening", "addr", listener.Addr().String(), "url", "http://"+listener.Addr().String()+cfg.BasePath+"/load-more.php",
+		"max_conns", cfg.MaxConns, "idle_timeout", cfg.IdleTimeout)
 
 	select {
 	case err := <-serveErr:

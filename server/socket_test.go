@@ -23,7 +23,16 @@ import (
 // started by the first test that asks for it and stopped by TestMain.
 var socketOnly wpdbtest.SocketOnlyMariaDB
 
-func TestMain(m *testing.M) { socketOnly.Main(m, "server") }
+// TestMain runs the package's tests and then stops the socket-only
+// MariaDB if one was started. A test binary started with childServerEnv set
+// is instead the server process of a test that measures a whole process
+// (see runChildServer).
+func TestMain(m *testing.M) {
+	if os.Getenv(childServerEnv) != "" {
+		os.Exit(runChildServer())
+	}
+	socketOnly.Main(m, "server")
+}
 
 // openedConnection is the connection attribute of the JSON start log line
 // "database: opened".

@@ -45,6 +45,7 @@ const (
 	oneSessionName = "JSON start=0, one session"
 	newSessionName = "JSON start=0, new session per request"
 	page200Name    = "page, posts_start=200"
+	pageCapName    = "page at -max-page-posts, posts_start=1000, 16 conns"
 	limitBName     = "limit B: direct Redis update"
 	referenceName  = "JSON start=0, -cache-ttl 0"
 )
@@ -68,7 +69,8 @@ func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 	one, err4 := newSessions(ctx, sessions, 1, 2)
 	// lastPost names the post just before mid: the keyset page at mid.
 	before, err5 := store.Posts(ctx, o.posts/2-1, 1)
-	if err := errors.Join(err1, err2, err3, err4, err5); err != nil {
+	capped, err6 := newSessions(ctx, sessions, 16, 1000) // ten desiredPosts=100 calls past the cap
+	if err := errors.Join(err1, err2, err3, err4, err5, err6); err != nil {
 		return nil, err
 	}
 	json := func(start int) string {
@@ -105,6 +107,7 @@ func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 		{name: oneSessionName, path: json(0), cookies: one, conns: c},
 		{name: newSessionName, path: json(0), conns: c, limit: limitBName, direct: limitB},
 		{name: page200Name, path: "/load-more.php", cookies: readers, conns: c, fresh: true},
+		{name: pageCapName, path: "/load-more.php", cookies: capped, conns: 16, fresh: true},
 		{name: wideName, path: json(0), cookies: visitors[:64], conns: 64, fresh: true},
 		// The reference: every request queries the database. Then whether
 		// the database or the server sets the pace at a deep offset.
@@ -309,6 +312,7 @@ func targets(rep *report, table []scenario) []target {
 		newTarget(fmt.Sprintf("deferred join speed-up at offset %d", q), float64(rep.NaiveQuery)/float64(rep.DeferredJoin), 5, false, "×",
 			fmt.Sprintf("naive %s vs deferred %s (mean)", rep.NaiveQuery, rep.DeferredJoin)),
 		newTarget("shaping 200 KB vs 2 KB post", float64(e200)/float64(e2), 3, true, "×", fmt.Sprintf("%s vs %s per post", e200, e2)),
+		newTarget(pageCapName+": server RSS peak", measured(row(pageCapName).RSSPeakMB, row(pageCapName).RSSPeakMB > 0), 64, true, "MB", "VmHWM of its own server"),
 		newTarget("server RSS peak, 64 conns", measured(row(wideName).RSSPeakMB, row(wideName).RSSPeakMB > 0), 64, true, "MB", "VmHWM of its own server"),
 		newTarget("errors, all scenarios", float64(errs), 0, true, "", cmp.Or(worst, fmt.Sprintf("%d scenarios", len(rep.Scenarios)))),
 		newTarget(fmt.Sprintf("lastPost vs offset at start=%d", mid), keyset.RPS/offset.RPS, 50, false, "×", rps(keyset, offset)),
