@@ -143,6 +143,10 @@ func securityHeaders(next http.Handler) http.Handler {
 		h := w.Header()
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+		// No other site may frame ours (clickjacking); pageCSP's
+		// frame-ancestors says the same to browsers that read CSP, this to
+		// those that do not, and for every route rather than the page alone.
+		h.Set("X-Frame-Options", "SAMEORIGIN")
 		next.ServeHTTP(w, r)
 	})
 }
