@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"math"
 	"net/netip"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -144,6 +145,9 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (C
 	if err := applyEnv(fs, getenv); err != nil {
 		return Config{}, err
 	}
+	if err := applySecretFiles(fs, getenv); err != nil {
+		return Config{}, err
+	}
 
 	var err error
 	if cfg.PostTypes, err = parsePostTypes(*postTypes); err != nil {
@@ -191,6 +195,47 @@ func applyEnv(fs *flag.FlagSet, getenv func(string) string) error {
 		}
 	})
 	return errors.Join(errs...)
+}
+
+// applySecretFiles sets -db and -redis, the flags whose value can hold a
+// password, from a file named by their variable and _FILE when not given on
+// the command line, as Docker and Kubernetes mount secrets:
+// LOADMORE_DB_FILE=/run/secrets/db. A value in the environment shows in
+// docker inspect and /proc/PID/environ; a file does not. The value is the
+// file's content without its trailing newline, which echo and most editors
+// add. Setting both the variable and its _FILE form is refused rather than
+// ranked, as one of them is a mistake. An error names the variable and the
+// path, never what the file holds.
+func applySecretFiles(fs *flag.FlagSet, getenv func(string) string) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for _, name := range []string{"db", "redis"} {
+		plain := envName(name)
+		fileVar := plain + "_FILE"
+		path := getenv(fileVar)
+		if path == "" {
+			continue
+		}
+		if getenv(plain) != "" {
+			return fmt.Errorf("%s and %s: give one or the other", plain, fileVar)
+		}
+		if given[name] {
+			continue // a flag wins over the environment, its files included
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			// *os.PathError names the path and the cause, not the content.
+			return fmt.Errorf("%s: %w", fileVar, err)
+		}
+		value := strings.TrimRight(string(b), "\r\n")
+		if value == "" {
+			return fmt.Errorf("%s: %s is empty", fileVar, path)
+		}
+		if err := fs.Set(name, value); err != nil {
+			return fmt.Errorf("%s: value in %s refused: %w", fileVar, path, err)
+		}
+	}
+	return nil
 }
 
 func envName(flagName string) string {

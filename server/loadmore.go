@@ -129,9 +129,12 @@ func servePage(posts viewSource, sessions sessionStore, cookie session.Cookie, p
 }
 
 // pageCSP allows the page its own script, styles and fetches, and nothing
-// inline: a title that slipped past escaping still could not run.
+// inline: a title that slipped past escaping still could not run. Only the
+// site itself may frame it: "More posts" is a button a framing page could
+// trick a visitor into clicking. frame-ancestors has no default-src
+// fallback, so it is named.
 const pageCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
-	"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'"
+	"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'self'"
 
 // setSessionCookie sends the cookie when the store issued a new id, as PHP
 // does, and only then.

@@ -46,8 +46,13 @@ func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter 
 
 // logRequests gives each request an id (the caller's X-Request-Id when it
 // sent a sane one, so a proxy's id carries through) and logs one line when
-// it ends.
+// it ends, bounded as requestlog.go explains.
 func logRequests(logger *slog.Logger, next http.Handler) http.Handler {
+	return logRequestsLimited(logger, defaultLogLimits(), next)
+}
+
+func logRequestsLimited(logger *slog.Logger, limits logLimits, next http.Handler) http.Handler {
+	clientErrors := newClientErrorLog(logger, limits)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		id := r.Header.Get("X-Request-Id")
@@ -60,15 +65,32 @@ func logRequests(logger *slog.Logger, next http.Handler) http.Handler {
 		if rec.status == 0 {
 			rec.status = http.StatusOK
 		}
-		logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
-			slog.String("method", r.Method),
-			slog.String("path", r.URL.Path),
-			slog.String("query", r.URL.RawQuery),
+		// Enabled first: a line -log-level hides must not spend a token.
+		if !logger.Enabled(r.Context(), slog.LevelInfo) {
+			return
+		}
+		if rec.status >= 400 && rec.status < 500 && !clientErrors.allow() {
+			return
+		}
+		method, _ := cutForLog(r.Method, maxLoggedMethod)
+		path, query := loggedURL(r.URL.Path, r.URL.RawQuery)
+		attrs := make([]slog.Attr, 0, 9)
+		attrs = append(attrs,
+			slog.String("method", method),
+			slog.String("path", path),
+			slog.String("query", query),
 			slog.Int("status", rec.status),
 			slog.Int("bytes", rec.bytes),
 			slog.Duration("duration", time.Since(start)),
 			slog.String("request_id", id),
 		)
+		if len(path) < len(r.URL.Path) {
+			attrs = append(attrs, slog.Int("path_len", len(r.URL.Path)))
+		}
+		if len(query) < len(r.URL.RawQuery) {
+			attrs = append(attrs, slog.Int("query_len", len(r.URL.RawQuery)))
+		}
+		logger.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 	})
 }
 
@@ -103,7 +125,9 @@ func recoverPanics(logger *slog.Logger, next http.Handler) http.Handler {
 				}
 				return
 			}
-			logger.Error("panic", "method", r.Method, "path", r.URL.Path, "request_id", requestID(r.Context()), "value", v)
+			method, _ := cutForLog(r.Method, maxLoggedMethod)
+			path, _ := loggedURL(r.URL.Path, "")
+			logger.Error("panic", "method", method, "path", path, "request_id", requestID(r.Context()), "value", v)
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			w.WriteHeader(http.StatusInternalServerError)
 			w.Write([]byte("internal error\n"))
@@ -119,6 +143,10 @@ func securityHeaders(next http.Handler) http.Handler {
 		h := w.Header()
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+		// No other site may frame ours (clickjacking); pageCSP's
+		// frame-ancestors says the same to browsers that read CSP, this to
+		// those that do not, and for every route rather than the page alone.
+		h.Set("X-Frame-Options", "SAMEORIGIN")
 		next.ServeHTTP(w, r)
 	})
 }

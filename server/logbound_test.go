@@ -1,0 +1,265 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wploadmore/wploadmore/session/sessiontest"
+)
+
+func TestCutForLog(t *testing.T) {
+	t.Parallel()
+	a := func(n int) string { return strings.Repeat("a", n) }
+	tests := []struct {
+		name      string
+		in        string
+		max       int
+		want      string
+		wantWidth int
+	}{
+		{"empty", "", 512, "", 0},
+		{"short", "start=2&desiredPosts=2", 512, "start=2&desiredPosts=2", 22},
+		{"exactly 512", a(512), 512, a(512), 512},
+		{"513 cut to 512", a(513), 512, a(512), 512},
+		{"two-byte rune across the edge", a(511) + "é", 512, a(511), 511},
+		{"two-byte rune at the edge", a(510) + "éa", 512, a(510) + "é", 512},
+		{"three-byte rune across the edge", a(510) + "€", 512, a(510), 510},
+		{"quotes are written escaped", strings.Repeat(`"`, 300), 512, strings.Repeat(`"`, 256), 512},
+		{"backslashes are written escaped", strings.Repeat(`\`, 257), 512, strings.Repeat(`\`, 256), 512},
+		{"invalid UTF-8 is an escape", strings.Repeat("\xff", 60), 512, strings.Repeat("\xff", 51), 510},
+		{"control characters are escapes", strings.Repeat("\x00", 60), 512, strings.Repeat("\x00", 51), 510},
+		{"a cut method", "PROPFINDPROPFINDPROPFIND", 16, "PROPFINDPROPFIND", 16},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, width := cutForLog(tt.in, tt.max)
+			if got != tt.want || width != tt.wantWidth {
+				t.Errorf("cutForLog(%d bytes, %d) = %d bytes, width %d; want %d bytes, width %d",
+					len(tt.in), tt.max, len(got), width, len(tt.want), tt.wantWidth)
+			}
+		})
+	}
+}
+
+// TestLoggedURL checks that path and query share maxLoggedURL, and that
+// neither can crowd the other out.
+func TestLoggedURL(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("x", 8<<10)
+	tests := []struct {
+		name, path, query   string
+		wantPath, wantQuery int
+	}{
+		{"both short", "/load-more.php", "start=2", 14, 7},
+		{"long query", "/load-more.php", long, 14, maxLoggedURL - 14},
+		{"long path", "/" + long, "start=2", maxLoggedURL - 7, 7},
+		{"both long", "/" + long, long, maxLoggedURL / 2, maxLoggedURL / 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path, query := loggedURL(tt.path, tt.query)
+			if len(path) != tt.wantPath || len(query) != tt.wantQuery {
+				t.Errorf("%d and %d bytes logged; want %d and %d", len(path), len(query), tt.wantPath, tt.wantQuery)
+			}
+		})
+	}
+}
+
+// TestRequestLineSize checks that a request line stays under
+// maxRequestLine, the figure the README's bound is computed from, in both
+// formats with every attribute the client controls at its widest, and
+// that a cut line says how long the whole was.
+func TestRequestLineSize(t *testing.T) {
+	t.Parallel()
+	// A decoded path can hold any byte; \xff and \x01 are the widest escapes.
+	path := "/" + strings.Repeat("\xff\x01", 32<<10)
+	query := strings.Repeat(`"\`, 32<<10)
+	for _, format := range []string{"text", "json"} {
+		t.Run(format, func(t *testing.T) {
+			var buf bytes.Buffer
+			logger := newLogger(Config{LogFormat: format, LogLevel: slog.LevelInfo}, &buf)
+			h := logRequests(logger, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(http.StatusInternalServerError) // a 5xx line is never dropped, so it is the widest
+				io.WriteString(w, "internal error\n")
+			}))
+			r := httptest.NewRequest(strings.Repeat("M", 4096), "/", nil)
+			r.URL.Path, r.URL.RawQuery = path, query
+			r.Header.Set("X-Request-Id", strings.Repeat("i", 64))
+			h.ServeHTTP(httptest.NewRecorder(), r)
+			line := buf.String()
+			if len(line) > maxRequestLine {
+				t.Errorf("line of %d bytes, over maxRequestLine (%d): %.300s…", len(line), maxRequestLine, line)
+			}
+			for _, want := range []string{"path_len", strconv.Itoa(len(path)), "query_len", strconv.Itoa(len(query))} {
+				if !strings.Contains(line, want) {
+					t.Errorf("line has no %s:\n%s", want, line)
+				}
+			}
+			t.Logf("%d bytes", len(line))
+		})
+	}
+}
+
+// TestClientErrorLines checks which lines the limiter drops: only those of
+// 4xx answers past the bucket, each counted in one summary line per
+// interval; 2xx, 3xx and 5xx lines are all written.
+func TestClientErrorLines(t *testing.T) {
+	t.Parallel()
+	logs := &sessiontest.SyncBuffer{}
+	logger := slog.New(slog.NewJSONHandler(logs, nil))
+	// Rate 0: the burst of 3 is all there is, so the count is exact.
+	h := logRequestsLimited(logger, logLimits{Rate: 0, Burst: 3, Interval: 100 * time.Millisecond},
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			status, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/"))
+			w.WriteHeader(status)
+		}))
+	serve := func(status, times int) {
+		for range times {
+			h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/"+strconv.Itoa(status), nil))
+		}
+	}
+
+	serve(404, 5)
+	serve(400, 5)
+	serve(200, 4)
+	serve(302, 4)
+	serve(500, 4)
+	serve(503, 4)
+	waitFor(t, func() bool { return strings.Contains(logs.String(), "suppressed") })
+	serve(405, 3)
+	waitFor(t, func() bool { return strings.Count(logs.String(), "suppressed") == 2 })
+
+	statuses := map[int]int{}
+	var summaries []int
+	for _, line := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var rec struct {
+			Msg    string
+			Status int
+			Lines  int
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		switch rec.Msg {
+		case "request":
+			statuses[rec.Status]++
+		case "suppressed request lines of 4xx answers":
+			summaries = append(summaries, rec.Lines)
+		default:
+			t.Errorf("unexpected line %s", line)
+		}
+	}
+	wantStatuses := map[int]int{404: 3, 200: 4, 302: 4, 500: 4, 503: 4}
+	if diff := cmp.Diff(wantStatuses, statuses); diff != "" {
+		t.Errorf("request lines by status (-want +got)\n%s", diff)
+	}
+	if diff := cmp.Diff([]int{7, 3}, summaries); diff != "" {
+		t.Errorf("suppressed counts (-want +got)\n%s", diff)
+	}
+}
+
+// TestRequestLogHidden checks that 4xx lines -log-level hides spend no
+// token, so they cannot starve the lines shown once the level is lowered.
+func TestRequestLogHidden(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	level := &slog.LevelVar{}
+	level.Set(slog.LevelWarn)
+	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: level}))
+	h := logRequestsLimited(logger, logLimits{Rate: 0, Burst: 1, Interval: time.Hour}, http.NotFoundHandler())
+	for range 5 {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/hidden", nil))
+	}
+	level.Set(slog.LevelInfo)
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/shown", nil))
+	if got := buf.String(); strings.Contains(got, "/hidden") || !strings.Contains(got, `"path":"/shown"`) {
+		t.Errorf("log %q: want the /shown line only; the hidden lines spent the bucket's one token", got)
+	}
+}
+
+// TestRequestLogBound floods the real server with 4xx requests carrying
+// 8 KB of junk for a fixed time, as the 829 MiB incident did, and checks
+// the log grew by no more than the stated bound: the burst and the rate's
+// lines, each at most maxRequestLine, and one summary line per interval.
+func TestRequestLogBound(t *testing.T) {
+	t.Parallel()
+	srv := startServer(t, nil)
+	junk := strings.Repeat("%22junk%ff", 8<<10/10)
+	const flood = 2 * time.Second
+	const clients = 4
+
+	before := len(srv.Logs.String())
+	start := time.Now()
+	var sent atomic.Int64
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Go(func() {
+			client := &http.Client{Timeout: 10 * time.Second}
+			for i := 0; time.Since(start) < flood; i++ {
+				// 404s with long paths and queries, and 405s on the PHP URL.
+				url := srv.URL + "/" + junk[:1024] + "?" + junk
+				method := http.MethodGet
+				if (c+i)%2 == 1 {
+					url, method = srv.URL+"/load-more.php?"+junk, http.MethodPost
+				}
+				req, _ := http.NewRequest(method, url, nil)
+				resp, err := client.Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusMethodNotAllowed {
+					t.Errorf("%s: %d, want 404 or 405", method, resp.StatusCode)
+					return
+				}
+				sent.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	// A line is written before its answer is sent, so every line is in.
+	grown := srv.Logs.String()[before:]
+
+	maxLines := clientErrorBurst + int(elapsed.Seconds()*clientErrorLines) + 1
+	maxSummaries := int(elapsed/suppressedInterval) + 1
+	bound := maxLines*maxRequestLine + maxSummaries*maxRequestLine
+	t.Logf("%d requests in %v: log grew %d bytes, %d lines; bound %d bytes", sent.Load(), elapsed.Round(time.Millisecond), len(grown), strings.Count(grown, "\n"), bound)
+	if n := sent.Load(); n < int64(2*maxLines) {
+		t.Fatalf("only %d requests in %v: too few to test a bound of %d lines", n, elapsed, maxLines)
+	}
+	if len(grown) > bound {
+		t.Errorf("log grew %d bytes under the flood; bound %d", len(grown), bound)
+	}
+	sc := bufio.NewScanner(strings.NewReader(grown))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		if len(sc.Text()) > maxRequestLine {
+			t.Errorf("a line of %d bytes: %.200s…", len(sc.Text()), sc.Text())
+			break
+		}
+	}
+
+	// The limiter drops 4xx lines only: the site's own answers still show.
+	if got := srv.get(t, "/healthz"); got.Status != http.StatusOK {
+		t.Fatalf("healthz %d", got.Status)
+	}
+	if !strings.Contains(srv.Logs.String()[before+len(grown):], `"path":"/healthz"`) {
+		t.Error("the 200 after the flood was not logged")
+	}
+}
