@@ -66,6 +66,17 @@ func (f *fakeSessions) AddPostsStart(ctx context.Context, id string, n int) (ses
 	return session.State{ID: "0123456789abcdef0123456789abcdef", PostsStart: f.postsStart, New: id == ""}, nil
 }
 
+// PeekPostsStart is PostsStart without a new id: an empty one stays empty.
+func (f *fakeSessions) PeekPostsStart(ctx context.Context, id string) (session.State, error) {
+	if f.err != nil {
+		return session.State{}, f.err
+	}
+	if id == "" {
+		return session.State{PostsStart: f.postsStart}, nil
+	}
+	return session.State{ID: "0123456789abcdef0123456789abcdef", PostsStart: f.postsStart}, nil
+}
+
 func (f *fakeSessions) Ping(ctx context.Context) error { return f.err }
 
 // fakeServer is the real handler over the fakes, its log captured.

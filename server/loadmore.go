@@ -39,8 +39,14 @@ func servePosts(posts viewSource, sessions sessionStore, cookie session.Cookie, 
 		if err != nil {
 			return err
 		}
-		// HEAD asks what GET would answer without the side effect.
-		if r.Method != http.MethodHead {
+		if r.Method == http.MethodHead {
+			// HEAD asks what GET would answer without the side effect: no
+			// session created or counted, no cookie. The read still
+			// answers 503 when the store is down, as GET would.
+			if _, err := sessions.PeekPostsStart(ctx, cookie.ID(r)); err != nil {
+				return err
+			}
+		} else {
 			cookieID := cookie.ID(r)
 			var state session.State
 			if len(found) > 0 {
@@ -78,7 +84,14 @@ func servePage(posts viewSource, sessions sessionStore, cookie session.Cookie, p
 		}
 		ctx := r.Context()
 		cookieID := cookie.ID(r)
-		state, err := sessions.PostsStart(ctx, cookieID)
+		head := r.Method == http.MethodHead
+		// HEAD creates, refreshes and counts nothing, and so sends no
+		// cookie: it renders what GET would show from the session as it is.
+		lookup := sessions.PostsStart
+		if head {
+			lookup = sessions.PeekPostsStart
+		}
+		state, err := lookup(ctx, cookieID)
 		if err != nil {
 			return err
 		}
@@ -102,7 +115,7 @@ func servePage(posts viewSource, sessions sessionStore, cookie session.Cookie, p
 		// Not atomic with the read above: a JSON request of the same
 		// visitor in between makes the counter overshoot by its posts,
 		// which only ever shows a returning visitor more.
-		if raise := len(found) - state.PostsStart; asked > 0 && raise > 0 && r.Method != http.MethodHead {
+		if raise := len(found) - state.PostsStart; asked > 0 && raise > 0 && !head {
 			raised, err := sessions.AddPostsStart(ctx, state.ID, raise)
 			if err != nil {
 				return err
@@ -115,7 +128,9 @@ func servePage(posts viewSource, sessions sessionStore, cookie session.Cookie, p
 		if err != nil {
 			return err
 		}
-		setSessionCookie(w, r, cookie, cookieID, state)
+		if !head {
+			setSessionCookie(w, r, cookie, cookieID, state)
+		}
 		h := w.Header()
 		h.Set("Content-Type", "text/html; charset=utf-8")
 		// PHP's default session cache limiter ("nocache"): the page holds

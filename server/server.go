@@ -40,6 +40,10 @@ type sessionStore interface {
 	PostsStart(ctx context.Context, id string) (session.State, error)
 	// AddPostsStart adds n to posts_start, atomically.
 	AddPostsStart(ctx context.Context, id string, n int) (session.State, error)
+	// PeekPostsStart is PostsStart for HEAD: it creates, refreshes and
+	// writes nothing, and an unknown id answers the initial posts_start
+	// with no id.
+	PeekPostsStart(ctx context.Context, id string) (session.State, error)
 	Ping(ctx context.Context) error
 }
 

@@ -25,7 +25,7 @@ func BenchmarkAddPostsStart(b *testing.B) {
 			h := newHarness(b, bc.kind, bc.cfg)
 			switch m := h.store.b.(type) {
 			case *memoryBackend:
-				m.set(idHex32, []byte(value))
+				m.set(b, idHex32, []byte(value))
 			default:
 				h.redis.Set(h.cfg.KeyPrefix+idHex32, []byte(value), 0)
 			}

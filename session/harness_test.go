@@ -25,6 +25,7 @@ type harness struct {
 	// (Redis: checks the TTL, then waits it out; memory: moves the clock).
 	expire func(t *testing.T, id string)
 	ttl    func(t *testing.T, id string) time.Duration
+	clock  *sessiontest.Clock // the memory store's clock; nil for Redis
 }
 
 var storeKinds = []string{"redis", "memory"}
@@ -40,6 +41,7 @@ func php(cfg Config) Config {
 	cfg.LockRetries = cmp.Or(cfg.LockRetries, 100)
 	cfg.LockWait = cmp.Or(cfg.LockWait, 20*time.Millisecond)
 	cfg.OpTimeout = cmp.Or(cfg.OpTimeout, 2*time.Second)
+	cfg.MaxSessions = cmp.Or(cfg.MaxSessions, 100_000)
 	return cfg
 }
 
@@ -85,43 +87,51 @@ func newHarness(t testing.TB, kind string, cfg Config) *harness {
 	case "memory":
 		cfg.KeyPrefix = "test:"
 		clock := sessiontest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
-		m := newMemoryBackend(cfg.KeyPrefix, cfg.MaxLifetime, clock.Now)
+		m := newMemoryBackend(cfg.MaxLifetime, cfg.MaxSessions, clock.Now)
 		h.store = newStore(cfg, logger, m)
 		h.cfg = cfg
-		h.get = func(t *testing.T, id string) ([]byte, bool) { return m.get(id) }
-		h.set = func(t *testing.T, id string, v []byte) { m.set(id, v) }
+		h.get = func(t *testing.T, id string) ([]byte, bool) { return m.get(t, id) }
+		h.set = func(t *testing.T, id string, v []byte) { m.set(t, id, v) }
 		h.ttl = func(t *testing.T, id string) time.Duration {
 			m.mu.Lock()
 			defer m.mu.Unlock()
-			return m.entries[m.prefix+id].expires.Sub(clock.Now())
+			el := m.entries[id]
+			if el == nil {
+				return -2 * time.Millisecond // as Redis's PTTL says of a missing key
+			}
+			return el.Value.(*memoryEntry).expires.Sub(clock.Now())
 		}
 		h.expire = func(t *testing.T, id string) {
 			clock.Advance(h.cfg.MaxLifetime - time.Nanosecond)
-			if _, ok := m.get(id); !ok {
+			if _, ok := m.get(t, id); !ok {
 				t.Fatalf("session %s expired before MaxLifetime", id)
 			}
 			clock.Advance(time.Nanosecond)
 		}
+		h.clock = clock
 	default:
 		t.Fatalf("unknown store kind %q", kind)
 	}
 	return h
 }
 
-// get returns a live value of the memory store.
-func (m *memoryBackend) get(id string) ([]byte, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	e, ok := m.entries[m.prefix+id]
-	if !ok || !m.now().Before(e.expires) {
-		return nil, false
+// get returns a live value of the memory store, as a PHP page would read
+// it: without changing anything.
+func (m *memoryBackend) get(t testing.TB, id string) ([]byte, bool) {
+	t.Helper()
+	v, ok, err := m.read(context.Background(), id)
+	if err != nil {
+		t.Fatalf("memory read %s: %v", id, err)
 	}
-	return e.value, true
+	return v, ok
 }
 
-// set stores a value in the memory store as a PHP page would.
-func (m *memoryBackend) set(id string, value []byte) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.entries[m.prefix+id] = memoryEntry{value: value, expires: m.now().Add(m.lifetime)}
+// set stores a value in the memory store as a PHP page would: a write,
+// with the full lifetime.
+func (m *memoryBackend) set(t testing.TB, id string, value []byte) {
+	t.Helper()
+	err := m.update(context.Background(), id, func([]byte, bool) ([]byte, error) { return value, nil })
+	if err != nil {
+		t.Fatalf("memory write %s: %v", id, err)
+	}
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"container/list"
 	"context"
 	"fmt"
 	"log/slog"
@@ -12,41 +13,67 @@ import (
 // for development and single-instance use: same strict-mode, expiry and
 // atomic-increment semantics as the Redis store, and the same PHP-encoded
 // values, but nothing is shared with PHP and everything is lost on exit.
-// Expired sessions are swept out as the store is written, so memory stays
-// bounded by the sessions alive within one MaxLifetime. It returns an
-// error when cfg is invalid.
+//
+// It keeps at most cfg.MaxSessions sessions: a flood of cookieless
+// requests would otherwise grow the heap without end, as each creates a
+// session kept for MaxLifetime. Past the bound the least recently written
+// session is dropped; its visitor gets a fresh id on the next request, as
+// after expiry. It returns an error when cfg is invalid or MaxSessions is
+// not positive.
 func NewMemory(cfg Config, logger *slog.Logger) (*Store, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	return newStore(cfg, logger, newMemoryBackend(cfg.KeyPrefix, cfg.MaxLifetime, time.Now)), nil
+	if cfg.MaxSessions < 1 {
+		return nil, fmt.Errorf("session: config: MaxSessions %d is not positive", cfg.MaxSessions)
+	}
+	return newStore(cfg, logger, newMemoryBackend(cfg.MaxLifetime, cfg.MaxSessions, time.Now)), nil
 }
 
+// sweepPerWrite bounds the expired sessions one write looks at. A write
+// adds at most one session and removes up to this many expired ones, so
+// a backlog of expired sessions (after a quiet spell) shrinks with every
+// write without any write holding the lock for long.
+const sweepPerWrite = 4
+
 type memoryEntry struct {
+	id      string
 	value   []byte
 	expires time.Time
 }
 
-// memoryBackend keeps values under the same keys Redis would use. One mutex
-// makes each update atomic: an update is a map lookup and a small encode,
-// far cheaper than anything else a request does.
+// memoryBackend keeps values under their session ids (the Redis key prefix
+// would only cost memory: one store holds one prefix). One mutex makes each
+// update atomic: an update is a map lookup and a small encode, far cheaper
+// than anything else a request does.
+//
+// order lists the sessions by their last write, newest at the front. Every
+// write sets the expiry to now+lifetime, so with one lifetime and a clock
+// that does not go back that is also the order of expiry: the back is the
+// least recently used session and the next to expire. Eviction and the
+// sweep both take from the back, so neither ever walks the map. A
+// read-only lookup (read) moves nothing: like Redis's GET it refreshes no
+// expiry, and moving the entry would break that order.
 type memoryBackend struct {
-	prefix   string
 	lifetime time.Duration
+	max      int
 	now      func() time.Time // a test may stop the clock
 
-	mu        sync.Mutex
-	entries   map[string]memoryEntry
-	lastSweep time.Time
+	mu      sync.Mutex
+	entries map[string]*list.Element // each holds a *memoryEntry
+	order   list.List
+
+	// onSweep, when set (only tests set it), hears how many entries each
+	// write's sweep looked at.
+	onSweep func(looked int)
 }
 
-func newMemoryBackend(prefix string, lifetime time.Duration, now func() time.Time) *memoryBackend {
+func newMemoryBackend(lifetime time.Duration, maxSessions int, now func() time.Time) *memoryBackend {
 	return &memoryBackend{
-		prefix:    prefix,
-		lifetime:  lifetime,
-		now:       now,
-		entries:   make(map[string]memoryEntry),
-		lastSweep: now(),
+		lifetime: lifetime,
+		max:      maxSessions,
+		now:      now,
+		entries:  make(map[string]*list.Element),
 	}
 }
 
@@ -63,41 +90,86 @@ func (m *memoryBackend) update(ctx context.Context, id string, fn func([]byte, b
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
-	key := m.prefix + id
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
-	e, exists := m.entries[key]
-	if exists && !now.Before(e.expires) {
-		delete(m.entries, key)
-		exists = false
-	}
+	el := m.entries[id]
 	var cur []byte
-	if exists {
-		cur = e.value
+	if el != nil {
+		if e := el.Value.(*memoryEntry); now.Before(e.expires) {
+			cur = e.value
+		} else {
+			m.remove(el)
+			el = nil
+		}
 	}
-	next, err := fn(cur, exists)
+	next, err := fn(cur, el != nil)
 	if err != nil {
 		return err
 	}
 	// Keep our own copy: fn's result may share memory with its caller.
-	m.entries[key] = memoryEntry{value: append([]byte(nil), next...), expires: now.Add(m.lifetime)}
+	value := append([]byte(nil), next...)
+	expires := now.Add(m.lifetime)
+	if el != nil {
+		e := el.Value.(*memoryEntry)
+		e.value, e.expires = value, expires
+		m.order.MoveToFront(el)
+	} else {
+		m.entries[id] = m.order.PushFront(&memoryEntry{id: id, value: value, expires: expires})
+	}
 	m.sweep(now)
+	// The session just written is at the front and max is at least one,
+	// so eviction never takes it.
+	for m.order.Len() > m.max {
+		m.remove(m.order.Back())
+	}
 	return nil
 }
 
-// sweep drops expired sessions at most once per lifetime, so its cost is
-// spread over all the writes of that lifetime.
+// read returns a copy of the live value of id and writes nothing: an
+// expired session reads as none and is left for the sweep.
+func (m *memoryBackend) read(ctx context.Context, id string) ([]byte, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, false, fmt.Errorf("%w: %w", ErrUnavailable, err)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	el := m.entries[id]
+	if el == nil {
+		return nil, false, nil
+	}
+	e := el.Value.(*memoryEntry)
+	if !m.now().Before(e.expires) {
+		return nil, false, nil
+	}
+	return append([]byte{}, e.value...), true, nil
+}
+
+// sweep drops up to sweepPerWrite expired sessions from the back of order,
+// stopping at the first live one: everything in front of it was written
+// later and expires later. Sessions it has not reached yet are still
+// refused when looked up, so expiry is exact whether or not they were
+// swept.
 func (m *memoryBackend) sweep(now time.Time) {
-	if now.Sub(m.lastSweep) < m.lifetime {
-		return
-	}
-	m.lastSweep = now
-	for k, e := range m.entries {
-		if !now.Before(e.expires) {
-			delete(m.entries, k)
+	looked := 0
+	for looked < sweepPerWrite {
+		el := m.order.Back()
+		if el == nil {
+			break
 		}
+		looked++
+		if now.Before(el.Value.(*memoryEntry).expires) {
+			break
+		}
+		m.remove(el)
 	}
+	if m.onSweep != nil {
+		m.onSweep(looked)
+	}
+}
+
+func (m *memoryBackend) remove(el *list.Element) {
+	delete(m.entries, m.order.Remove(el).(*memoryEntry).id)
 }
 
 func (m *memoryBackend) ping(ctx context.Context) error { return nil }

@@ -221,6 +221,33 @@ func (b *redisBackend) create(ctx context.Context, id string, value []byte) erro
 	return nil
 }
 
+// read GETs the session's value, and only that: a read-only request
+// (Store.PeekPostsStart) must not refresh the expiry or take the lock,
+// which would be writes. It returns errUnreadable when the key holds no
+// string.
+func (b *redisBackend) read(ctx context.Context, id string) ([]byte, bool, error) {
+	c, err := b.conn(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	defer c.Close()
+	reply, err := b.do(ctx, c, "GET", b.cfg.KeyPrefix+id)
+	if rerr, ok := errors.AsType[redis.Error](err); ok && strings.HasPrefix(string(rerr), "WRONGTYPE") {
+		return nil, false, fmt.Errorf("%w: the key holds a non-string Redis value", errUnreadable)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if reply == nil {
+		return nil, false, nil
+	}
+	v, ok := reply.([]byte)
+	if !ok {
+		return nil, false, unavailable("GET", fmt.Errorf("unexpected reply %T", reply))
+	}
+	return v, true, nil
+}
+
 // update is the checked path, an optimistic transaction: WATCH key, GET,
 // fn, then MULTI/SETEX/EXEC, which Redis aborts when anybody wrote the key
 // since WATCH; then we read again and retry after a short jittered pause.

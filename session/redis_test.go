@@ -337,6 +337,26 @@ func TestConfigRefusals(t *testing.T) {
 			}
 		})
 	}
+	t.Run("memory store without MaxSessions", func(t *testing.T) {
+		for _, n := range []int{0, -1} {
+			cfg := php(Config{})
+			cfg.MaxSessions = n
+			if s, err := NewMemory(cfg, nil); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("MaxSessions %d is not positive", n)) {
+				if s != nil {
+					s.Close()
+				}
+				t.Errorf("NewMemory with MaxSessions %d: error = %v", n, err)
+			}
+		}
+		// Redis keeps its sessions itself: it needs no bound from us.
+		cfg := php(Config{KeyPrefix: r.Prefix})
+		cfg.MaxSessions = 0
+		s, err := OpenRedis(context.Background(), r.URL, cfg, nil)
+		if err != nil {
+			t.Fatalf("OpenRedis without MaxSessions: %v", err)
+		}
+		s.Close()
+	})
 	t.Run("no lock settings needed without locking", func(t *testing.T) {
 		cfg := php(Config{})
 		cfg.LockExpire, cfg.LockWait, cfg.LockRetries = 0, 0, 0

@@ -36,6 +36,7 @@ type Config struct {
 	LockRetries       int           // redis.session.lock_retries, 100 in phpredis; 0 tries once, -1 waits until the context ends
 	LockWait          time.Duration // redis.session.lock_wait_time, 20ms in phpredis
 	OpTimeout         time.Duration // deadline of each Redis command
+	MaxSessions       int           // memory store only (NewMemory): most sessions kept; least recently written dropped first
 }
 
 // validate returns an error naming the first field that is wrong.
@@ -101,6 +102,9 @@ type backend interface {
 	// request knows it and no lock is needed), with the configured expiry,
 	// unless id exists: then it writes nothing and returns errTaken.
 	create(ctx context.Context, id string, value []byte) error
+	// read returns the value of id (exists false when there is none) and
+	// writes nothing: no expiry refresh, no lock, no session created.
+	read(ctx context.Context, id string) (value []byte, exists bool, err error)
 	ping(ctx context.Context) error
 	close() error
 }
@@ -147,6 +151,42 @@ func (s *Store) AddPostsStart(ctx context.Context, id string, n int) (State, err
 		return State{}, fmt.Errorf("session: negative posts_start increment %d", n)
 	}
 	return s.add(ctx, id, n)
+}
+
+// PeekPostsStart answers a request that must change nothing, such as
+// HEAD: the posts_start PostsStart would return, without creating,
+// refreshing or writing any session (with Redis: one GET, no script, no
+// lock). When id names a stored, readable session it returns State{ID: id}
+// with that session's posts_start (InitialPostsStart when it has none).
+// Otherwise it returns InitialPostsStart with an empty ID and New false:
+// the fresh id PostsStart would issue is not issued, so there is no cookie
+// to send. Errors wrap ErrUnavailable.
+func (s *Store) PeekPostsStart(ctx context.Context, id string) (State, error) {
+	none := State{PostsStart: s.cfg.InitialPostsStart}
+	if !ValidID(id) {
+		return none, nil
+	}
+	cur, exists, err := s.b.read(ctx, id)
+	if err != nil {
+		if errors.Is(err, errUnreadable) {
+			return none, nil
+		}
+		return State{}, err
+	}
+	if !exists {
+		return none, nil
+	}
+	d, err := Decode(s.cfg.Format, cur)
+	if err != nil {
+		// PostsStart would log this and issue a new id; a read-only
+		// request leaves both to the next GET.
+		return none, nil
+	}
+	v, ok := d.Int(postsStartKey)
+	if !ok {
+		v = int64(s.cfg.InitialPostsStart)
+	}
+	return State{ID: id, PostsStart: clampInt(v)}, nil
 }
 
 // Ping checks that the store answers. Errors wrap ErrUnavailable.
