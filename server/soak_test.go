@@ -105,7 +105,7 @@ func TestSoakAndFaults(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rec := &soakRecorder{phase: "warm-up", kind: phaseSteady, started: time.Now()}
+	rec := &soakRecorder{phase: "steady", kind: phaseSteady, started: time.Now()}
 	visitorTransport := &http.Transport{MaxIdleConnsPerHost: soakVisitors, IdleConnTimeout: 30 * time.Second}
 	visitors := make([]*soakVisitor, soakVisitors)
 	for i := range visitors {
@@ -561,9 +561,9 @@ func (s *soakServer) readyWithin(t *testing.T, fault string) time.Duration {
 // flood sends cookieless requests, each a new visitor to the server, from
 // n goroutines for d, with no pause between them.
 func (s *soakServer) flood(n int, d time.Duration) *soakStats {
-	// A flood may meet a cap on connections: its 503s are counted, not
-	// failed.
-	stats := &soakStats{name: "flood (no cookie)", kind: phaseAfterFault}
+	// The flood is itself the fault: should it meet a cap on connections,
+	// its 503s and refused connections are counted, not failed.
+	stats := &soakStats{name: "flood (no cookie)", kind: phaseFault}
 	var mu sync.Mutex
 	transport := &http.Transport{MaxIdleConnsPerHost: n}
 	defer transport.CloseIdleConnections()
