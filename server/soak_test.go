@@ -105,7 +105,7 @@ func TestSoakAndFaults(t *testing.T) {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rec := &soakRecorder{phase: "steady", kind: phaseSteady, started: time.Now()}
+	rec := newSoakRecorder("steady")
 	visitorTransport := &http.Transport{MaxIdleConnsPerHost: soakVisitors, IdleConnTimeout: 30 * time.Second}
 	visitors := make([]*soakVisitor, soakVisitors)
 	for i := range visitors {
@@ -212,7 +212,7 @@ func TestSoakAndFaults(t *testing.T) {
 type soakPhase int
 
 const (
-	phaseSteady     soakPhase = iota // no fault: every visitor's click is answered 200
+	phaseSteady     soakPhase = iota // no fault: every click that meets none is answered 200
 	phaseFault                       // a fault (or the flood) lasts the whole phase
 	phaseAfterFault                  // just after one: a request may still meet its end, a 503
 )
@@ -259,23 +259,34 @@ func (s *soakStats) add(status int, body string, err error) {
 }
 
 // soakRecorder counts every visitor's answers under the phase the request
-// was sent in; a request that ends in a later phase counts as sent.
+// was sent in, or, when a fault began while it was in flight, under that
+// fault: a click sent a moment before Redis froze meets the freeze.
 type soakRecorder struct {
-	mu      sync.Mutex
-	phase   string
-	kind    soakPhase
-	started time.Time
-	phases  []*soakStats
-	current *soakStats
+	mu        sync.Mutex
+	started   time.Time
+	phases    []*soakStats
+	lastFault int // index in phases of the latest fault; -1 before the first
 }
 
+func newSoakRecorder(name string) *soakRecorder {
+	r := &soakRecorder{lastFault: -1}
+	r.enter(name, phaseSteady)
+	return r
+}
+
+// enter ends the current phase and begins the next.
 func (r *soakRecorder) enter(name string, kind soakPhase) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.closeLocked()
-	r.phase, r.kind, r.started = name, kind, time.Now()
+	r.started = time.Now()
+	r.phases = append(r.phases, &soakStats{name: name, kind: kind})
+	if kind == phaseFault {
+		r.lastFault = len(r.phases) - 1
+	}
 }
 
+// close ends the last phase.
 func (r *soakRecorder) close() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -283,35 +294,29 @@ func (r *soakRecorder) close() {
 }
 
 func (r *soakRecorder) closeLocked() {
-	if r.current != nil {
-		r.current.took = time.Since(r.started)
+	if n := len(r.phases); n > 0 && r.phases[n-1].took == 0 {
+		r.phases[n-1].took = time.Since(r.started)
 	}
-	r.current = nil
 }
 
-// begin returns the stats of the phase a request starts in, and whether a
-// fault is on.
-func (r *soakRecorder) begin() (*soakStats, bool) {
+// begin notes the phase a request is sent in.
+func (r *soakRecorder) begin() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.current == nil {
-		r.current = &soakStats{name: r.phase, kind: r.kind}
-		r.phases = append(r.phases, r.current)
+	return len(r.phases) - 1
+}
+
+// record counts the answer of a request sent in phase sent, and reports
+// whether it met a fault.
+func (r *soakRecorder) record(sent int, status int, body string, err error) (metFault bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	stats := r.phases[sent]
+	if r.lastFault > sent {
+		stats = r.phases[r.lastFault]
 	}
-	return r.current, r.kind == phaseFault
-}
-
-// faultOn reports whether a fault is on now.
-func (r *soakRecorder) faultOn() bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.kind == phaseFault
-}
-
-func (r *soakRecorder) record(s *soakStats, status int, body string, err error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	s.add(status, body, err)
+	stats.add(status, body, err)
+	return stats.kind == phaseFault
 }
 
 // soakVisitor is one browser: its own cookie jar, so its own session.
@@ -381,19 +386,19 @@ func (v *soakVisitor) click(ctx context.Context) {
 		if page {
 			path = "/load-more.php"
 		}
-		stats, faultAtStart := v.rec.begin()
+		sent := v.rec.begin()
 		status, body, err := v.get(path)
 		var posts []postView
 		if err == nil && status == http.StatusOK && !page && json.Unmarshal([]byte(body), &posts) != nil {
 			status, body = -1, "200 with a body that is no list of posts: "+body // counted as neither 200 nor 503
 		}
-		v.rec.record(stats, status, body, err)
+		metFault := v.rec.record(sent, status, body, err)
 		switch {
 		case err != nil && page:
 		case err != nil:
 			// Sent, perhaps counted, never seen: only a fault excuses it,
 			// and the test fails on any other.
-			if faultAtStart || v.rec.faultOn() {
+			if metFault {
 				v.mayOverCount += 2
 				v.cutShort++
 			}
