@@ -130,6 +130,7 @@ func TestBadInput(t *testing.T) {
 
 	startErr := `{"error":"start must be a whole number from 0 to 2147483647"}` + "\n"
 	desiredErr := `{"error":"desiredPosts must be a whole number from 1 to 100"}` + "\n"
+	lastPostErr := `{"error":"lastPost must be a whole number from 1 to 9223372036854775807"}` + "\n"
 	tests := []struct {
 		name, query, want string
 	}{
@@ -147,6 +148,16 @@ func TestBadInput(t *testing.T) {
 		{"desiredPosts negative", "start=0&desiredPosts=-1", desiredErr},
 		{"desiredPosts repeated", "start=0&desiredPosts=1&desiredPosts=1", `{"error":"desiredPosts must be given once"}` + "\n"},
 		{"array", "start[]=0", startErr},
+		// Signed numbers strconv would read as in range.
+		{"minus zero", "start=-0", startErr},
+		{"plus", "start=%2B5", startErr},
+		{"raw plus", "start=+5", startErr},
+		{"desiredPosts minus zero", "start=0&desiredPosts=-0", desiredErr},
+		{"desiredPosts plus", "start=0&desiredPosts=%2B5", desiredErr},
+		{"desiredPosts raw plus", "start=0&desiredPosts=+5", desiredErr},
+		{"lastPost minus zero", "start=0&lastPost=-0", lastPostErr},
+		{"lastPost plus", "start=0&lastPost=%2B5", lastPostErr},
+		{"lastPost raw plus", "start=0&lastPost=+5", lastPostErr},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

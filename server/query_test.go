@@ -57,6 +57,19 @@ func TestParseLoadMoreQuery(t *testing.T) {
 		{"array lastPost", "start=0&lastPost[]=12", loadMoreQuery{wantsJSON: true}, "lastPost must be a whole number from 1 to 9223372036854775807"},
 		{"repeated lastPost", "start=0&lastPost=1&lastPost=2", loadMoreQuery{wantsJSON: true}, "lastPost must be given once"},
 		{"injected desiredPosts", "start=0&desiredPosts=2%3BDELETE%20FROM%20wp_posts", loadMoreQuery{wantsJSON: true}, "desiredPosts must be a whole number from 1 to 100"},
+
+		// A sign is refused even where the number it signs is in range:
+		// strconv.Atoi reads "-0" as 0 and "+5" as 5, PHP's callers send
+		// neither. A raw '+' in a query is a space; %2B is the sign itself.
+		{"minus zero start", "start=-0", loadMoreQuery{wantsJSON: true}, "start must be a whole number from 0 to 2147483647"},
+		{"plus start", "start=%2B5", loadMoreQuery{wantsJSON: true}, "start must be a whole number from 0 to 2147483647"},
+		{"raw plus start", "start=+5", loadMoreQuery{wantsJSON: true}, "start must be a whole number from 0 to 2147483647"},
+		{"minus zero desiredPosts", "start=0&desiredPosts=-0", loadMoreQuery{wantsJSON: true}, "desiredPosts must be a whole number from 1 to 100"},
+		{"plus desiredPosts", "start=0&desiredPosts=%2B5", loadMoreQuery{wantsJSON: true}, "desiredPosts must be a whole number from 1 to 100"},
+		{"raw plus desiredPosts", "start=0&desiredPosts=+5", loadMoreQuery{wantsJSON: true}, "desiredPosts must be a whole number from 1 to 100"},
+		{"minus zero lastPost", "start=0&lastPost=-0", loadMoreQuery{wantsJSON: true}, "lastPost must be a whole number from 1 to 9223372036854775807"},
+		{"plus lastPost", "start=0&lastPost=%2B5", loadMoreQuery{wantsJSON: true}, "lastPost must be a whole number from 1 to 9223372036854775807"},
+		{"raw plus lastPost", "start=0&lastPost=+5", loadMoreQuery{wantsJSON: true}, "lastPost must be a whole number from 1 to 9223372036854775807"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

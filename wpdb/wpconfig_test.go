@@ -42,6 +42,7 @@ func TestLoadWPConfig(t *testing.T) {
 		{"socket.php", dbView{"mysql", "unix", "/var/run/mysqld/mysqld.sock", "blog", "p@ss:w/rd#1", "blog", "utf8mb4", "blog2024_", nil}},
 		{"ipv6.php", dbView{"mysql", "tcp", "[::1]:3306", "root", "", "wordpress", "utf8mb4", "wpv6_", nil}},
 		{"const.php", dbView{"mysql", "tcp", "10.0.0.5:3306", "u", "pa$$word", "constdb", "latin1", "", nil}},
+		{"redefined.php", dbView{"mysql", "tcp", "db.example.com:3306", "first_user", "first-pass", "firstdb", "utf8mb4", "wp_", nil}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -152,6 +153,10 @@ func TestParseWPConfigStrings(t *testing.T) {
 		{"single quote keeps other backslashes", `define('DB_NAME', 'a\nb\'c');`, `a\nb'c`, ""},
 		{"case-insensitive define", `DEFINE('DB_NAME', 'x');`, "x", ""},
 		{"hash comment", "# define('DB_NAME', 'no');\ndefine('DB_NAME', 'yes');", "yes", ""},
+		{"first define wins", "define('DB_NAME', 'first'); define('DB_NAME', 'second');", "first", ""},
+		{"first const wins", "const DB_NAME = 'first'; const DB_NAME = 'second';", "first", ""},
+		{"define before const wins", "define('DB_NAME', 'first'); const DB_NAME = 'second';", "first", ""},
+		{"const before define wins", "const DB_NAME = 'first'; define('DB_NAME', 'second');", "first", ""},
 		{"interpolation refused", `define("DB_NAME", "db$name");`, "", "variable interpolation"},
 		{"unterminated string", `define('DB_NAME', 'x);`, "", "unterminated string"},
 		{"empty name", `define('DB_NAME', '');`, "", "DB_NAME is empty"},
