@@ -8,18 +8,14 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"os"
-	"os/exec"
-	"os/signal"
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/prometheus/procfs"
 
-	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/templates"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
@@ -69,22 +65,6 @@ func TestPageRenderWaits(t *testing.T) {
 	}
 }
 
-// childServerEnv, set, makes the test binary run the server (see TestMain):
-// a process of its own, whose peak RSS is the server's alone.
-const childServerEnv = "WPLOADMORE_TEST_CHILD_SERVER"
-
-// runChildServer is main for the child: run with the environment it was
-// given, until SIGTERM.
-func runChildServer() int {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	if err := run(ctx, []string{"wploadmore"}, os.Getenv, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "wploadmore:", err)
-		return 1
-	}
-	return 0
-}
-
 // pageViewsRSS is the bound TestPageViewsAtCapRSS holds the server to: what
 // it takes idle (about 25 MB, the bench's figures), plus what renders in
 // flight allocate (renderBudget, 16 MB), plus the page memo (8 MB), rounded
@@ -108,7 +88,7 @@ func TestPageViewsAtCapRSS(t *testing.T) {
 	for batch := range slices.Chunk(rows, 50) { // a transaction of 10 MB each
 		wpdbtest.Insert(t, cfg, batch...)
 	}
-	srv := startChildServer(t, "LOADMORE_DB="+dbURL(t, cfg))
+	srv := startChildServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg)})
 
 	// Each visitor raises its posts_start past the cap, to its own value:
 	// then every page differs (its badge) and none comes from the memo.
@@ -147,50 +127,6 @@ func TestPageViewsAtCapRSS(t *testing.T) {
 	}
 }
 
-// childServer is the server running as a child process of the test.
-type childServer struct {
-	URL string
-	cmd *exec.Cmd
-}
-
-// startChildServer runs the test binary as the server, with env (and a
-// loopback address, JSON logs, in-memory sessions), until the test ends.
-func startChildServer(t *testing.T, env ...string) *childServer {
-	t.Helper()
-	logs := &sessiontest.SyncBuffer{}
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append([]string{childServerEnv + "=1", "PATH=" + os.Getenv("PATH"), "LOADMORE_ADDR=127.0.0.1:0",
-		"LOADMORE_LOG_FORMAT=json", "LOADMORE_DATA_DIR=" + t.TempDir()}, env...)
-	cmd.Stdout, cmd.Stderr = logs, logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-exited:
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			t.Errorf("server did not stop 30s after SIGTERM")
-		}
-	})
-	for deadline := time.Now().Add(30 * time.Second); ; {
-		if m := listeningLine.FindStringSubmatch(logs.String()); m != nil {
-			return &childServer{URL: "http://" + m[1], cmd: cmd}
-		}
-		select {
-		case <-exited:
-			t.Fatalf("server exited at start:\n%s", logs)
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server did not log its address in 30s:\n%s", logs)
-		}
-	}
-}
-
 // get GETs path with c and returns the body of its 200 answer.
 func (s *childServer) get(t *testing.T, c *http.Client, path string) string {
 	resp, err := c.Get(s.URL + path)
@@ -211,7 +147,7 @@ func (s *childServer) get(t *testing.T, c *http.Client, path string) string {
 // reads it.
 func (s *childServer) watch(t *testing.T) func() uint64 {
 	t.Helper()
-	pid := s.cmd.Process.Pid
+	pid := s.pid
 	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0); err != nil {
 		t.Fatal(err)
 	}

@@ -14,13 +14,10 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
-	"os"
-	"os/signal"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"text/tabwriter"
 	"time"
@@ -55,25 +52,6 @@ const (
 	// The soak peaks at about 35 MiB.
 	soakMaxRSS = 96 << 20
 )
-
-// soakServerEnv marks the process TestSoakServerProcess runs the server in.
-const soakServerEnv = "WPLOADMORE_SOAK_SERVER"
-
-// TestSoakServerProcess is not a test of its own: it is the server
-// process TestSoakAndFaults starts, the test binary run again with
-// soakServerEnv set, so that the soak measures one server's goroutines,
-// descriptors and memory apart from the tests running beside it, without
-// building another binary. Otherwise it does nothing.
-func TestSoakServerProcess(t *testing.T) {
-	if os.Getenv(soakServerEnv) != "1" {
-		return
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	if err := run(ctx, []string{"wploadmore"}, os.Getenv, os.Stdout); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // TestSoakAndFaults is issue 12's soak: soakVisitors visitors, each with
 // its own session, click through the listing (JSON, desiredPosts=2, and

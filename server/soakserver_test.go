@@ -10,13 +10,10 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -26,91 +23,36 @@ import (
 
 // soakServer is the server process of TestSoakAndFaults.
 type soakServer struct {
-	URL    string // http://127.0.0.1:port
+	*childServer
 	pprof  string // http://127.0.0.1:port/debug/pprof/
-	pid    int
-	log    string // the file its stdout, the log, goes to
 	probes *http.Client
 }
 
 var profilesLine = regexp.MustCompile(`"msg":"profiles","url":"([^"]+)"`)
 
-// startSoakServer starts the test binary as the server, with env beside
-// the test defaults and none of the LOADMORE_ variables of the test's own
-// environment, and waits until /healthz answers. It stops the server with
-// SIGTERM when the test ends and fails the test if it did not stop well.
+// startSoakServer starts the server as a process of its own (see
+// startChildServer) and waits until its profiles listener is up and
+// /healthz answers.
 func startSoakServer(t *testing.T, env map[string]string) *soakServer {
 	t.Helper()
-	s := &soakServer{log: filepath.Join(t.TempDir(), "server.log")}
-	logFile, err := os.Create(s.log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logFile.Close()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSoakServerProcess$", "-test.count=1")
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, envPrefix) {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
-	full := map[string]string{
-		soakServerEnv:         "1",
-		"LOADMORE_ADDR":       "127.0.0.1:0",
-		"LOADMORE_DATA_DIR":   t.TempDir(),
-		"LOADMORE_LOG_FORMAT": "json",
-	}
-	for k, v := range env {
-		full[k] = v
-	}
-	for k, v := range full {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start the server process: %v", err)
-	}
-	s.pid = cmd.Process.Pid
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case err := <-exited:
-			if err != nil {
-				t.Errorf("server process: %v\n%s", err, s.tail(40))
-			}
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			<-exited
-			t.Errorf("server process still running 30s after SIGTERM; killed\n%s", s.tail(40))
-		}
-	})
-
+	s := &soakServer{childServer: startChildServer(t, env)}
 	// Probes open a connection each, closed at once, so that they leave
 	// nothing behind in the counts they take.
 	s.probes = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 2 * time.Second}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		logs, _ := os.ReadFile(s.log)
-		if m := listeningLine.FindSubmatch(logs); m != nil {
-			s.URL = "http://" + string(m[1])
-		}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		logs, _ := os.ReadFile(s.logs)
 		if m := profilesLine.FindSubmatch(logs); m != nil {
 			s.pprof = string(m[1])
 		}
-		if s.URL != "" && s.pprof != "" {
+		if s.pprof != "" {
 			if status, _ := s.probe("/healthz"); status == http.StatusOK {
 				return s
 			}
 		}
-		select {
-		case err := <-exited:
-			t.Fatalf("the server process exited at start: %v\n%s", err, s.tail(40))
-		case <-time.After(20 * time.Millisecond):
-		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the server did not answer /healthz in 30s:\n%s", s.tail(40))
+			t.Fatalf("the server did not answer /healthz with its profiles on in 30s:\n%s", s.tail(40))
 		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 
@@ -123,12 +65,6 @@ func (s *soakServer) probe(path string) (int, string) {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(body)
-}
-
-func (s *soakServer) tail(lines int) string {
-	logs, _ := os.ReadFile(s.log)
-	all := strings.Split(strings.TrimRight(string(logs), "\n"), "\n")
-	return strings.Join(all[max(0, len(all)-lines):], "\n")
 }
 
 // readyWithin polls /readyz every 20 ms from the moment a fault ended and
