@@ -16,22 +16,8 @@ import (
 // the memo stays within its bound.
 func TestPageMemo(t *testing.T) {
 	t.Parallel()
-	cfg, err := parseConfig([]string{"wploadmore"}, envFunc(nil), io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustache, err := templates.FS.ReadFile(loadMoreTemplate)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := newPageRenderer(cfg, "Title", templates.FS, string(mustache))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fresh, err := newPageRenderer(cfg, "Title", templates.FS, string(mustache))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, _ := testPageRenderer(t)
+	fresh, _ := testPageRenderer(t)
 	format := defaultPostFormat(t)
 	posts := func(titles ...string) []postView {
 		var stored []wpdb.Post
@@ -123,4 +109,23 @@ func TestKeyComparer(t *testing.T) {
 			t.Errorf("kept %q, written %q: same = %v, want %v", tt.kept, fmt.Sprint(tt.writes), got, tt.same)
 		}
 	}
+}
+
+// testPageRenderer is the page renderer of a server with the defaults and
+// the embedded templates, titled "Title".
+func testPageRenderer(t *testing.T) (*pageRenderer, Config) {
+	t.Helper()
+	cfg, err := parseConfig([]string{"wploadmore"}, envFunc(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustache, err := templates.FS.ReadFile(loadMoreTemplate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := newPageRenderer(cfg, "Title", templates.FS, string(mustache))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, cfg
 }

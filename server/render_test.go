@@ -16,7 +16,6 @@ import (
 
 	"github.com/prometheus/procfs"
 
-	"github.com/wploadmore/wploadmore/templates"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -27,18 +26,7 @@ import (
 // back the render goes ahead.
 func TestPageRenderWaits(t *testing.T) {
 	t.Parallel()
-	cfg, err := parseConfig([]string{"wploadmore"}, envFunc(nil), io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mustache, err := templates.FS.ReadFile(loadMoreTemplate)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := newPageRenderer(cfg, "Title", templates.FS, string(mustache))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, cfg := testPageRenderer(t)
 	views := mustViews(t, []wpdb.Post{{ID: 2, Title: "A", Date: "2024-01-01 00:00:00"}, {ID: 1, Title: "B", Date: "2024-01-01 00:00:00"}},
 		defaultPostFormat(t))
 	kept := pageView{PostsStart: 2, Posts: views, MaxPosts: cfg.MaxPagePosts}
@@ -52,7 +40,7 @@ func TestPageRenderWaits(t *testing.T) {
 	}
 	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
 	defer cancel()
-	_, err = p.render(short, pageView{PostsStart: 3, Posts: views, MaxPosts: cfg.MaxPagePosts})
+	_, err := p.render(short, pageView{PostsStart: 3, Posts: views, MaxPosts: cfg.MaxPagePosts})
 	if status, _ := errorStatus(err); !errors.Is(err, errBusy) || status != http.StatusServiceUnavailable {
 		t.Errorf("render with no place free = %v (status %d), want errBusy, 503", err, status)
 	}
