@@ -57,14 +57,15 @@ func OpenRedis(ctx context.Context, rawURL string, cfg Config, logger *slog.Logg
 		// -1: the key count is the first argument, 1 or 2 with the lock.
 		updateLua: redis.NewScript(-1, updateScript),
 	}
+	dial := func(ctx context.Context) (redis.Conn, error) {
+		return redis.DialURLContext(ctx, rawURL,
+			redis.DialConnectTimeout(cfg.OpTimeout),
+			redis.DialReadTimeout(cfg.OpTimeout),
+			redis.DialWriteTimeout(cfg.OpTimeout),
+		)
+	}
 	b.pool = &redis.Pool{
-		DialContext: func(ctx context.Context) (redis.Conn, error) {
-			return redis.DialURLContext(ctx, rawURL,
-				redis.DialConnectTimeout(cfg.OpTimeout),
-				redis.DialReadTimeout(cfg.OpTimeout),
-				redis.DialWriteTimeout(cfg.OpTimeout),
-			)
-		},
+		DialContext: dial,
 		MaxIdle:     redisMaxIdle,
 		MaxActive:   redisMaxActive,
 		IdleTimeout: redisIdleTimeout,
@@ -87,6 +88,7 @@ func OpenRedis(ctx context.Context, rawURL string, cfg Config, logger *slog.Logg
 		b.pool.Close()
 		return nil, fmt.Errorf("session: open redis %s: %w", safeURL, err)
 	}
+	b.pipe = newPipeline(dial)
 	return s, nil
 }
 
@@ -124,7 +126,8 @@ func checkRedisURL(rawURL string) (string, error) {
 // <KeyPrefix><id>, written with SETEX <gc_maxlifetime>.
 type redisBackend struct {
 	cfg         Config
-	pool        *redis.Pool
+	pool        *redis.Pool // for what needs a connection to itself
+	pipe        *pipeline   // for the one-command updates; see pipeline
 	logger      *slog.Logger
 	lockOwner   string // "<hostname>|<pid>", like phpredis's lock secret
 	releaseLock *redis.Script
@@ -180,6 +183,7 @@ func (b *redisBackend) ping(ctx context.Context) error {
 }
 
 func (b *redisBackend) close() error {
+	b.pipe.close()
 	return b.pool.Close()
 }
 
@@ -206,14 +210,11 @@ func (b *redisBackend) loadScript(ctx context.Context) error {
 // round trip. Nobody else knows a fresh random id, so it needs no lock.
 // It returns errTaken when the id is in use.
 func (b *redisBackend) create(ctx context.Context, id string, value []byte) error {
-	c, err := b.conn(ctx)
+	ctx, cancel := context.WithTimeout(ctx, b.cfg.OpTimeout)
+	defer cancel()
+	reply, err := b.pipe.do(ctx, "SET", b.cfg.KeyPrefix+id, value, "EX", lifetimeSeconds(b.cfg.MaxLifetime), "NX")
 	if err != nil {
-		return err
-	}
-	defer c.Close()
-	reply, err := b.do(ctx, c, "SET", b.cfg.KeyPrefix+id, value, "EX", lifetimeSeconds(b.cfg.MaxLifetime), "NX")
-	if err != nil {
-		return err
+		return unavailable("SET", err)
 	}
 	if reply == nil {
 		return errTaken

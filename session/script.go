@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/gomodule/redigo/redis"
 )
@@ -46,12 +47,6 @@ func (b *redisBackend) addScripted(ctx context.Context, id string, n int) (int64
 		return 0, errFallback
 	}
 	key := b.cfg.KeyPrefix + id
-	c, err := b.conn(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer c.Close()
-
 	args := make([]any, 0, 7)
 	if b.cfg.Locking {
 		args = append(args, 2, key, key+"_LOCK")
@@ -62,7 +57,7 @@ func (b *redisBackend) addScripted(ctx context.Context, id string, n int) (int64
 
 	retries := b.cfg.LockRetries
 	for i := 0; ; i++ {
-		outcome, value, err := b.runScript(ctx, c, args)
+		outcome, value, err := b.runScript(ctx, args)
 		if err != nil {
 			return 0, err
 		}
@@ -95,10 +90,15 @@ func (b *redisBackend) addScripted(ctx context.Context, id string, n int) (int64
 
 // runScript runs update.lua once, with the OpTimeout deadline, and returns
 // its answer: the outcome and, for ok and fallback, the value or reason.
-func (b *redisBackend) runScript(ctx context.Context, c redis.Conn, args []any) (outcome, value string, err error) {
+// The EVALSHA goes in the pipeline's next batch; when Redis no longer knows
+// the script (a restart, SCRIPT FLUSH), it is sent whole, once.
+func (b *redisBackend) runScript(ctx context.Context, args []any) (outcome, value string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.OpTimeout)
 	defer cancel()
-	reply, err := redis.Strings(b.updateLua.DoContext(ctx, c, args...))
+	reply, err := redis.Strings(b.pipe.do(ctx, "EVALSHA", append([]any{b.updateLua.Hash()}, args...)...))
+	if rerr, ok := errors.AsType[redis.Error](err); ok && strings.HasPrefix(string(rerr), "NOSCRIPT") {
+		reply, err = b.evalPooled(ctx, args)
+	}
 	if err != nil {
 		return "", "", unavailable("EVALSHA", err)
 	}
@@ -109,4 +109,15 @@ func (b *redisBackend) runScript(ctx context.Context, c redis.Conn, args []any) 
 		value = reply[1]
 	}
 	return reply[0], value, nil
+}
+
+// evalPooled sends update.lua whole (EVAL, which also loads it again for
+// the EVALSHAs after it) on a pooled connection.
+func (b *redisBackend) evalPooled(ctx context.Context, args []any) ([]string, error) {
+	c, err := b.conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	return redis.Strings(redis.DoContext(c, ctx, "EVAL", append([]any{updateScript}, args...)...))
 }
