@@ -14,8 +14,10 @@ import (
 	"github.com/gomodule/redigo/redis"
 )
 
-// Pool sizes: a request holds one connection for one short
-// read-modify-write, so a few dozen cover a busy site; beyond MaxActive
+// Pool sizes: the pool serves what needs a connection to itself (the
+// checked WATCH path, the lock, a HEAD's GET, PING; the usual update goes
+// through the pipeline), each for one short exchange, so a few dozen cover
+// a busy site; beyond MaxActive
 // requests queue (bounded by their context) instead of opening ever more
 // connections against Redis's maxclients. Every connection opened may stay
 // idle until IdleTimeout: with fewer idle than active, each burst beyond
