@@ -232,10 +232,28 @@ func (tb *tab) postsShown() int {
 }
 
 // clickMore clicks the button and waits until the request it sent is
-// over: the button is back and enabled, or gone.
+// over: the button is back and enabled, or gone. A click that started
+// nothing (on a loaded machine a tap can land while the page still moves
+// under it) is made again, up to three times, and logged.
 func (tb *tab) clickMore() {
 	tb.t.Helper()
-	tb.do(chromedp.WaitEnabled("#more"), chromedp.Click("#more"))
+	before := tb.postsShown()
+	started := fmt.Sprintf(`(() => {
+		const b = document.getElementById('more');
+		return b === null || b.disabled || document.getElementById('status')?.textContent !== '' ||
+			document.querySelectorAll('#posts article.post').length !== %d;
+	})()`, before)
+	for try := 1; ; try++ {
+		tb.do(chromedp.WaitEnabled("#more"), chromedp.Click("#more"))
+		_, err := chromedp.Run(tb.ctx, chromedp.Poll[chromedp.Void](started, chromedp.WithPollingTimeout(2*time.Second)))
+		if err == nil {
+			break
+		}
+		if try == 3 {
+			tb.t.Fatalf("three clicks on #more started no request (page: %s)", tb.describe())
+		}
+		tb.t.Logf("click %d on #more started no request; clicking again", try)
+	}
 	tb.waitIdle()
 }
 
@@ -527,7 +545,7 @@ func TestBrowser(t *testing.T) {
 		tb.clickMore()
 		tb.clickMore()
 		if got := tb.postsShown(); got != 6 {
-			t.Fatalf("%d posts after two taps, want 6", got)
+			t.Fatalf("%d posts after two taps, want 6 (page: %s)", got, tb.describe())
 		}
 		// Nothing sticks out sideways on a narrow screen.
 		if w := eval[int](tb, `document.documentElement.scrollWidth`); w > 390 {
