@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"html"
 	"io/fs"
@@ -237,12 +238,15 @@ func (tb *tab) postsShown() int {
 // under it) is made again, up to three times, and logged.
 func (tb *tab) clickMore() {
 	tb.t.Helper()
-	before := tb.postsShown()
+	// Started: the button went busy or away, or the posts or the status
+	// changed (the widget clears the status when it sends, then says how
+	// it went).
+	const stateJS = `[document.querySelectorAll('#posts article.post').length, document.getElementById('status')?.textContent ?? '']`
+	before := eval[[]any](tb, stateJS)
 	started := fmt.Sprintf(`(() => {
 		const b = document.getElementById('more');
-		return b === null || b.disabled || document.getElementById('status')?.textContent !== '' ||
-			document.querySelectorAll('#posts article.post').length !== %d;
-	})()`, before)
+		return b === null || b.disabled || JSON.stringify(%s) !== %q;
+	})()`, stateJS, mustJSON(tb.t, before))
 	for try := 1; ; try++ {
 		tb.do(chromedp.WaitEnabled("#more"), chromedp.Click("#more"))
 		_, err := chromedp.Run(tb.ctx, chromedp.Poll[chromedp.Void](started, chromedp.WithPollingTimeout(2*time.Second)))
@@ -726,4 +730,16 @@ func TestBrowserMariaDBRedis(t *testing.T) {
 		t.Errorf("session %s = %q, want posts_start|i:4;", keys[0], data)
 	}
 	tb.noConsoleProblems(false)
+}
+
+// mustJSON is v as JavaScript's JSON.stringify writes it: no HTML escapes.
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
