@@ -28,7 +28,7 @@ func TestMakeTag(t *testing.T) {
 		project := projectCopy(t)
 		writeFile(t, filepath.Join(project, "version"), "1.9.9\n", 0o644)
 		out := runMake(t, env, project, "tag.patch")
-		if want := "Increasing from 1.9.9 to 1.9.10...\ncommand used: git tag -a -m Version 1.9.10 1.9.10\n"; !strings.Contains(out, want) {
+		if want := "Increasing from 1.9.9 to 1.9.10...\ncommand used: git tag -a -m 'Version 1.9.10' 1.9.10\n"; !strings.Contains(out, want) {
 			t.Errorf("make output does not contain %q:\n%s", want, out)
 		}
 		assertAnnotatedTag(t, project, "1.9.10")

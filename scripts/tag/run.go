@@ -144,7 +144,7 @@ func bump(ctx context.Context, t task, dir string, dryRun bool, env []string, st
 	}
 	gitArgs := tagArgs(next)
 	fmt.Fprintf(stdout, "Increasing from %s to %s...\n", vf.version, next)
-	fmt.Fprintf(stdout, "command used: git %s\n", strings.Join(gitArgs, " "))
+	fmt.Fprintf(stdout, "command used: %s\n", shellCommand(append([]string{"git"}, gitArgs...)))
 	if dryRun {
 		fmt.Fprintf(stdout, "dry run: git not run, %s not written (it would hold %s)\n", vf.path, next)
 		return 0
@@ -170,4 +170,26 @@ func bump(ctx context.Context, t task, dir string, dryRun bool, env []string, st
 		return 1
 	}
 	return 0
+}
+
+// shellCommand writes args as a POSIX shell command line, so that the line
+// printed can be pasted back as it is: an argument with anything but
+// letters, digits and @%_+=:,./- is single-quoted, and a single quote in
+// it is closed, escaped and reopened.
+// The helper keeps to the standard library (CI pipelines go run it), so
+// this is not a dependency.
+func shellCommand(args []string) string {
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		if a != "" && strings.IndexFunc(a, notShellSafe) < 0 {
+			quoted[i] = a
+			continue
+		}
+		quoted[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return strings.Join(quoted, " ")
+}
+
+func notShellSafe(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("@%_+=:,./-", r))
 }

@@ -107,7 +107,7 @@ func TestRunBump(t *testing.T) {
 				writeFile(t, path, tc.from+e.eol, 0o644)
 
 				got := runTag(t, append(isolatedEnv(t), identityEnv...), "-C", repo, tc.task)
-				want := result{stdout: fmt.Sprintf("Increasing from %s to %s...\ncommand used: git tag -a -m Version %s %s\n", tc.from, tc.want, tc.want, tc.want)}
+				want := result{stdout: fmt.Sprintf("Increasing from %s to %s...\ncommand used: git tag -a -m 'Version %s' %s\n", tc.from, tc.want, tc.want, tc.want)}
 				if diff := cmp.Diff(want, got, cmp.AllowUnexported(result{})); diff != "" {
 					t.Fatalf("run (-want +got):\n%s", diff)
 				}
@@ -169,7 +169,7 @@ func TestRunDryRun(t *testing.T) {
 			writeFile(t, path, "1.9.9\n", 0o644)
 			got := runTag(t, append(isolatedEnv(t), identityEnv...), "-C", repo, flag, "minor")
 			want := result{stdout: "Increasing from 1.9.9 to 1.10.0...\n" +
-				"command used: git tag -a -m Version 1.10.0 1.10.0\n" +
+				"command used: git tag -a -m 'Version 1.10.0' 1.10.0\n" +
 				"dry run: git not run, " + path + " not written (it would hold 1.10.0)\n"}
 			if diff := cmp.Diff(want, got, cmp.AllowUnexported(result{})); diff != "" {
 				t.Errorf("run (-want +got):\n%s", diff)
@@ -277,7 +277,7 @@ func TestRunGitFailure(t *testing.T) {
 			if got.code != 128 {
 				t.Errorf("exit %d, want git's 128", got.code)
 			}
-			wantOut := "Increasing from 1.2.3 to 1.2.4...\ncommand used: git tag -a -m Version 1.2.4 1.2.4\n"
+			wantOut := "Increasing from 1.2.3 to 1.2.4...\ncommand used: git tag -a -m 'Version 1.2.4' 1.2.4\n"
 			if diff := cmp.Diff(wantOut, got.stdout); diff != "" {
 				t.Errorf("stdout (-want +got):\n%s", diff)
 			}
