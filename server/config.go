@@ -99,8 +99,8 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (C
 	shortcodes := fs.String("strip-shortcodes", coreShortcodes, "comma-separated shortcode `tags` removed from excerpts, as WordPress removes its registered ones (empty or \",\": none); add your plugins' tags")
 	fs.IntVar(&cfg.Batch, "batch", 2, "posts per request when desiredPosts is absent, and per click on the page")
 	fs.IntVar(&cfg.MaxBatch, "max-batch", 100, "largest desiredPosts accepted")
-	fs.DurationVar(&cfg.QueryTime, "query-timeout", 5*time.Second, "deadline of each database query")
-	fs.DurationVar(&cfg.CacheTTL, "cache-ttl", time.Second, "freshness bound: answers show the database as it was at most this long ago, served from memory (0: no cache, every request queries); sessions are never cached")
+	durationFlag(fs, &cfg.QueryTime, "query-timeout", 5*time.Second, "deadline of each database query")
+	durationFlag(fs, &cfg.CacheTTL, "cache-ttl", time.Second, "freshness bound: answers show the database as it was at most this long ago, served from memory (0: no cache, every request queries); sessions are never cached")
 	fs.IntVar(&cfg.CacheDepth, "cache-depth", 256, "the newest `posts` the cache keeps as one page, refreshed by one query; deeper pages are kept one by one")
 	fs.IntVar(&cfg.CacheSize, "cache-entries", 1024, "most pages of posts the cache keeps")
 	fs.IntVar(&cfg.CacheBytes, "cache-bytes", 16<<20, "most `bytes` of posts (titles, excerpts, names, dates) the cache keeps")
@@ -109,7 +109,7 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (C
 	fs.StringVar(&cfg.SessionName, "session-name", "PHPSESSID", "session cookie `name` (PHP's session.name)")
 	fs.StringVar(&cfg.SessionPrefix, "session-prefix", "PHPREDIS_SESSION:", "Redis key `prefix` of sessions (phpredis's prefix)")
 	format := fs.String("session-serializer", "php", "PHP session.serialize_handler: php or php_serialize")
-	fs.DurationVar(&cfg.SessionLifetime, "session-lifetime", 1440*time.Second, "session expiry (PHP's session.gc_maxlifetime)")
+	durationFlag(fs, &cfg.SessionLifetime, "session-lifetime", 1440*time.Second, "session expiry (PHP's session.gc_maxlifetime)")
 	fs.BoolVar(&cfg.SessionLocking, "session-locking", false, "honour phpredis's session lock (redis.session.locking_enabled)")
 	fs.IntVar(&cfg.MemorySessions, "memory-sessions", defaultMemorySessions, "most `sessions` kept in memory when -redis is empty, the least recently used dropped first (the default takes about 64 MiB of heap)")
 	fs.StringVar(&cfg.CookiePath, "cookie-path", "/", "session cookie `path` (PHP's session.cookie_path)")
@@ -123,8 +123,8 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (C
 	// with the post after it, is cut from memory. Past it the script goes on.
 	fs.IntVar(&cfg.MaxPagePosts, "max-page-posts", 200, "most `posts` the page renders, whatever posts_start says: past 100 clicks a page is too long to read, and the script goes on through the JSON endpoint; at most -cache-depth - 1 keeps every page view in memory")
 	fs.IntVar(&cfg.MaxConns, "max-conns", defaultMaxConns(), "most open client `connections`; more wait in the kernel's listen queue until one closes; by default the descriptor limit RLIMIT_NOFILE less "+strconv.Itoa(connsFDReserve)+" for the database, Redis and files, at most "+strconv.Itoa(maxDefaultConns))
-	fs.DurationVar(&cfg.IdleTimeout, "idle-timeout", 30*time.Second, "how long a keep-alive connection may wait for its next request before it is closed, freeing its place under -max-conns")
-	fs.DurationVar(&cfg.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "how long in-flight requests may finish on SIGTERM")
+	durationFlag(fs, &cfg.IdleTimeout, "idle-timeout", 30*time.Second, "how long a keep-alive connection may wait for its next request before it is closed, freeing its place under -max-conns")
+	durationFlag(fs, &cfg.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "how long in-flight requests may finish on SIGTERM")
 	fs.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
 	fs.StringVar(&cfg.Pprof, "pprof", "", "serve net/http/pprof on this separate `address` (e.g. 127.0.0.1:6060); off when empty")
@@ -253,6 +253,31 @@ func programName(args []string) string {
 
 func (c *Config) cacheLimits() cacheLimits {
 	return cacheLimits{TTL: c.CacheTTL, Depth: c.CacheDepth, MaxEntries: c.CacheSize, MaxBytes: c.CacheBytes}
+}
+
+// durationFlag is fs.DurationVar with an error that says what is wrong:
+// the flag package answers "parse error" to "5", which leaves an operator
+// who wrote LOADMORE_QUERY_TIMEOUT=5 guessing.
+// The back-quoted word names the value "duration" in -h, as DurationVar's.
+func durationFlag(fs *flag.FlagSet, p *time.Duration, name string, value time.Duration, usage string) {
+	*p = value
+	fs.Var((*durationValue)(p), name, usage+" (a `duration`: 5s, 250ms, 1m30s)")
+}
+
+type durationValue time.Duration
+
+func (d *durationValue) String() string { return (*time.Duration)(d).String() }
+
+func (d *durationValue) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		if _, isNumber := strconv.ParseFloat(s, 64); isNumber == nil {
+			return fmt.Errorf("%q has no unit: write it as %ss or %sms, say", s, s, s)
+		}
+		return fmt.Errorf("%q is not a duration such as 5s, 250ms or 1m30s", s)
+	}
+	*d = durationValue(v)
+	return nil
 }
 
 // minCacheBytes keeps -cache-bytes from being a typo that silently turns

@@ -196,6 +196,9 @@ func TestParseConfigRefusals(t *testing.T) {
 		{"empty cache", []string{"-cache-ttl", "1s", "-cache-entries", "0"}, nil, "-cache-entries"},
 		{"no connections", []string{"-max-conns", "0"}, nil, "-max-conns: 0"},
 		{"no idle time", nil, map[string]string{"LOADMORE_IDLE_TIMEOUT": "0s"}, "-idle-timeout: 0s"},
+		{"duration without a unit", nil, map[string]string{"LOADMORE_QUERY_TIMEOUT": "5"}, `LOADMORE_QUERY_TIMEOUT: invalid value "5": "5" has no unit: write it as 5s or 5ms`},
+		{"duration without a unit, flag", []string{"-cache-ttl", "1.5"}, nil, `"1.5" has no unit: write it as 1.5s or 1.5ms`},
+		{"not a duration", []string{"-shutdown-timeout", "soon"}, nil, `"soon" is not a duration such as 5s`},
 		{"bad log format", []string{"-log-format", "xml"}, nil, "-log-format"},
 		{"bad log level", []string{"-log-level", "loud"}, nil, "-log-level"},
 	}
