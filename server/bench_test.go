@@ -24,7 +24,7 @@ import (
 // through the cache.
 func benchHandler(b *testing.B, cacheTTL time.Duration, postsStart int) (http.Handler, string) {
 	b.Helper()
-	cfg, err := parseConfig([]string{"wploadmore"}, func(string) string { return "" }, io.Discard)
+	cfg, err := parseConfig([]string{"wploadmore"}, nil, io.Discard)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -26,7 +26,7 @@ const childServerEnv = "WPLOADMORE_TEST_CHILD_SERVER"
 func runChildServer() int {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	if err := run(ctx, []string{"wploadmore"}, os.Getenv, os.Stdout); err != nil {
+	if err := run(ctx, []string{"wploadmore"}, os.Environ(), os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "wploadmore:", err)
 		return 1
 	}

@@ -49,7 +49,7 @@ func TestComposeFile(t *testing.T) {
 			args = append(args, word+"=x")
 		}
 	}
-	env := func(k string) string { return server.Environment[k] }
+	env := envFunc(server.Environment)
 	cfg, err := parseConfig(args, env, io.Discard)
 	if err != nil {
 		t.Fatalf("the server refuses the compose file's settings: %v", err)
@@ -83,7 +83,7 @@ func TestComposeFile(t *testing.T) {
 func flagNames(t *testing.T) []string {
 	t.Helper()
 	var usage strings.Builder
-	parseConfig([]string{"wploadmore", "-h"}, func(string) string { return "" }, &usage)
+	parseConfig([]string{"wploadmore", "-h"}, nil, &usage)
 	var names []string
 	for line := range strings.Lines(usage.String()) {
 		if f, ok := strings.CutPrefix(strings.TrimSpace(line), "-"); ok {

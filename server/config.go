@@ -18,6 +18,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/agnivade/levenshtein"
+
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
@@ -80,9 +82,13 @@ type Config struct {
 }
 
 // parseConfig reads the flags in args (args[0] is the program name) and,
-// for every flag not given, its LOADMORE_ environment variable. A flag wins
-// over the environment so a one-off command line can override a deployment.
-func parseConfig(args []string, getenv func(string) string, output io.Writer) (Config, error) {
+// for every flag not given, its LOADMORE_ variable in environ (os.Environ's
+// "NAME=value" form). A flag wins over the environment so a one-off command
+// line can override a deployment. A LOADMORE_ variable that names no
+// setting is an error: a typo would otherwise leave the server on a
+// default, such as the demo database, without a word.
+func parseConfig(args []string, environ []string, output io.Writer) (Config, error) {
+	getenv := lookupIn(environ)
 	cfg := Config{}
 	fs := flag.NewFlagSet(programName(args), flag.ContinueOnError)
 	fs.SetOutput(output)
@@ -150,6 +156,9 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (C
 	if err := applySecretFiles(fs, getenv); err != nil {
 		return Config{}, err
 	}
+	if err := checkVariableNames(fs, environ); err != nil {
+		return Config{}, err
+	}
 
 	var err error
 	if cfg.PostTypes, err = parsePostTypes(*postTypes); err != nil {
@@ -177,6 +186,47 @@ func parseConfig(args []string, getenv func(string) string, output io.Writer) (C
 	return cfg, nil
 }
 
+// lookupIn is os.Getenv over environ: the last "NAME=value" of a name wins,
+// as it does for a program's own environment.
+func lookupIn(environ []string) func(string) string {
+	vars := make(map[string]string, len(environ))
+	for _, kv := range environ {
+		if name, value, ok := strings.Cut(kv, "="); ok {
+			vars[name] = value
+		}
+	}
+	return func(name string) string { return vars[name] }
+}
+
+// checkVariableNames refuses a LOADMORE_ variable that is no flag's and no
+// secret file's, naming the closest that is.
+func checkVariableNames(fs *flag.FlagSet, environ []string) error {
+	known := map[string]bool{}
+	fs.VisitAll(func(f *flag.Flag) {
+		known[envName(f.Name)] = true
+	})
+	for _, flagName := range secretFlags {
+		known[envName(flagName)+"_FILE"] = true
+	}
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(name, envPrefix) || known[name] {
+			continue
+		}
+		closest, best := "", math.MaxInt
+		for k := range known {
+			if d := levenshtein.ComputeDistance(name, k); d < best || d == best && k < closest {
+				closest, best = k, d
+			}
+		}
+		if best <= len(name)/3 {
+			return fmt.Errorf("%s is not a setting of this server; did you mean %s?", name, closest)
+		}
+		return fmt.Errorf("%s is not a setting of this server; -h lists them (each flag's variable is %s and its name in capitals, - as _)", name, envPrefix)
+	}
+	return nil
+}
+
 // applyEnv sets every flag not given on the command line from its
 // environment variable, naming the variable when its value is refused.
 func applyEnv(fs *flag.FlagSet, getenv func(string) string) error {
@@ -199,6 +249,10 @@ func applyEnv(fs *flag.FlagSet, getenv func(string) string) error {
 	return errors.Join(errs...)
 }
 
+// secretFlags are the flags whose value can hold a password, and which a
+// LOADMORE_<NAME>_FILE variable may give instead.
+var secretFlags = []string{"db", "redis"}
+
 // applySecretFiles sets -db and -redis, the flags whose value can hold a
 // password, from a file named by their variable and _FILE when not given on
 // the command line, as Docker and Kubernetes mount secrets:
@@ -211,7 +265,7 @@ func applyEnv(fs *flag.FlagSet, getenv func(string) string) error {
 func applySecretFiles(fs *flag.FlagSet, getenv func(string) string) error {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	for _, name := range []string{"db", "redis"} {
+	for _, name := range secretFlags {
 		plain := envName(name)
 		fileVar := plain + "_FILE"
 		path := getenv(fileVar)

@@ -14,8 +14,13 @@ import (
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
-func envFunc(env map[string]string) func(string) string {
-	return func(key string) string { return env[key] }
+// envFunc is env as os.Environ gives it.
+func envFunc(env map[string]string) []string {
+	var environ []string
+	for k, v := range env {
+		environ = append(environ, k+"="+v)
+	}
+	return environ
 }
 
 func TestParseConfigDefaults(t *testing.T) {
@@ -196,6 +201,10 @@ func TestParseConfigRefusals(t *testing.T) {
 		{"empty cache", []string{"-cache-ttl", "1s", "-cache-entries", "0"}, nil, "-cache-entries"},
 		{"no connections", []string{"-max-conns", "0"}, nil, "-max-conns: 0"},
 		{"no idle time", nil, map[string]string{"LOADMORE_IDLE_TIMEOUT": "0s"}, "-idle-timeout: 0s"},
+		{"typo'd variable", nil, map[string]string{"LOADMORE_WPCONFIG": "/srv/wp-config.php"}, "LOADMORE_WPCONFIG is not a setting of this server; did you mean LOADMORE_WP_CONFIG?"},
+		{"typo'd secret file", nil, map[string]string{"LOADMORE_DB_FIEL": "/run/secrets/db"}, "LOADMORE_DB_FIEL is not a setting of this server; did you mean LOADMORE_DB_FILE?"},
+		{"unknown variable", nil, map[string]string{"LOADMORE_SOMETHING_ELSE_ENTIRELY": "1"}, "LOADMORE_SOMETHING_ELSE_ENTIRELY is not a setting of this server; -h lists them"},
+		{"unknown variable, empty", nil, map[string]string{"LOADMORE_CACHE": ""}, "LOADMORE_CACHE is not a setting of this server"},
 		{"duration without a unit", nil, map[string]string{"LOADMORE_QUERY_TIMEOUT": "5"}, `LOADMORE_QUERY_TIMEOUT: invalid value "5": "5" has no unit: write it as 5s or 5ms`},
 		{"duration without a unit, flag", []string{"-cache-ttl", "1.5"}, nil, `"1.5" has no unit: write it as 1.5s or 1.5ms`},
 		{"not a duration", []string{"-shutdown-timeout", "soon"}, nil, `"soon" is not a duration such as 5s`},

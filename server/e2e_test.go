@@ -48,7 +48,7 @@ func startServer(t testing.TB, env map[string]string, args ...string) *testServe
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &testServer{Logs: &sessiontest.SyncBuffer{}, stop: cancel, done: make(chan error, 1)}
 	go func() {
-		s.done <- run(ctx, append([]string{"wploadmore"}, args...), func(k string) string { return full[k] }, s.Logs)
+		s.done <- run(ctx, append([]string{"wploadmore"}, args...), envFunc(full), s.Logs)
 	}()
 
 	deadline := time.Now().Add(30 * time.Second)

@@ -182,7 +182,7 @@ func TestStartRefusals(t *testing.T) {
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			err := run(ctx, []string{"wploadmore"}, func(k string) string { return env[k] }, io.Discard)
+			err := run(ctx, []string{"wploadmore"}, envFunc(env), io.Discard)
 			if err == nil {
 				t.Fatalf("run started; want an error containing %q", tt.wantText)
 			}

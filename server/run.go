@@ -21,8 +21,8 @@ import (
 // run is the whole server: it reads the configuration, opens the database
 // and the session store, serves until ctx is cancelled, then drains
 // in-flight requests and closes everything in reverse order.
-func run(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
-	cfg, err := parseConfig(args, getenv, stdout)
+func run(ctx context.Context, args []string, environ []string, stdout io.Writer) error {
+	cfg, err := parseConfig(args, environ, stdout)
 	if err != nil {
 		return err
 	}
