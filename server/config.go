@@ -91,7 +91,9 @@ func parseConfig(args []string, environ []string, output io.Writer) (Config, err
 	getenv := lookupIn(environ)
 	cfg := Config{}
 	fs := flag.NewFlagSet(programName(args), flag.ContinueOnError)
-	fs.SetOutput(output)
+	// The flag package prints the whole usage after any mistake; the
+	// usage goes to output for -h only, and a mistake is one line.
+	fs.SetOutput(io.Discard)
 
 	fs.StringVar(&cfg.Addr, "addr", ":8080", "`address` to listen on")
 	fs.StringVar(&cfg.BasePath, "base-path", "", "URL `path` the PHP file lived under, e.g. /blog, so the page answers at /blog/load-more.php")
@@ -145,7 +147,12 @@ func parseConfig(args []string, environ []string, output io.Writer) (Config, err
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args[1:]); err != nil {
-		return Config{}, err
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(output)
+			fs.Usage()
+			return Config{}, err
+		}
+		return Config{}, flagMistake(fs, err)
 	}
 	if fs.NArg() > 0 {
 		return Config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
@@ -186,6 +193,33 @@ func parseConfig(args []string, environ []string, output io.Writer) (Config, err
 	return cfg, nil
 }
 
+// flagMistake words a command-line mistake in one line, suggesting the
+// closest flag when the one given does not exist.
+func flagMistake(fs *flag.FlagSet, err error) error {
+	name, unknown := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !unknown {
+		return err
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if closest, ok := closestName(name, names); ok {
+		return fmt.Errorf("-%s is not a flag of this server; did you mean -%s?", name, closest)
+	}
+	return fmt.Errorf("-%s is not a flag of this server; -h lists them", name)
+}
+
+// closestName is the candidate fewest edits from name, if it is close
+// enough to be what was meant: at most a third of name's letters wrong.
+func closestName(name string, candidates []string) (string, bool) {
+	closest, best := "", math.MaxInt
+	for _, c := range candidates {
+		if d := levenshtein.ComputeDistance(name, c); d < best || d == best && c < closest {
+			closest, best = c, d
+		}
+	}
+	return closest, best <= max(len(name)/3, 1)
+}
+
 // lookupIn is os.Getenv over environ: the last "NAME=value" of a name wins,
 // as it does for a program's own environment.
 func lookupIn(environ []string) func(string) string {
@@ -201,25 +235,19 @@ func lookupIn(environ []string) func(string) string {
 // checkVariableNames refuses a LOADMORE_ variable that is no flag's and no
 // secret file's, naming the closest that is.
 func checkVariableNames(fs *flag.FlagSet, environ []string) error {
-	known := map[string]bool{}
+	var known []string
 	fs.VisitAll(func(f *flag.Flag) {
-		known[envName(f.Name)] = true
+		known = append(known, envName(f.Name))
 	})
 	for _, flagName := range secretFlags {
-		known[envName(flagName)+"_FILE"] = true
+		known = append(known, envName(flagName)+"_FILE")
 	}
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if !strings.HasPrefix(name, envPrefix) || known[name] {
+		if !strings.HasPrefix(name, envPrefix) || slices.Contains(known, name) {
 			continue
 		}
-		closest, best := "", math.MaxInt
-		for k := range known {
-			if d := levenshtein.ComputeDistance(name, k); d < best || d == best && k < closest {
-				closest, best = k, d
-			}
-		}
-		if best <= len(name)/3 {
+		if closest, ok := closestName(name, known); ok {
 			return fmt.Errorf("%s is not a setting of this server; did you mean %s?", name, closest)
 		}
 		return fmt.Errorf("%s is not a setting of this server; -h lists them (each flag's variable is %s and its name in capitals, - as _)", name, envPrefix)

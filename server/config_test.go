@@ -176,7 +176,7 @@ func TestParseConfigRefusals(t *testing.T) {
 		{"bad env number", nil, map[string]string{"LOADMORE_BATCH": "two"}, `LOADMORE_BATCH: invalid value "two"`},
 		{"bad env bool", nil, map[string]string{"LOADMORE_SESSION_LOCKING": "maybe"}, "LOADMORE_SESSION_LOCKING"},
 		{"bad env duration", nil, map[string]string{"LOADMORE_SESSION_LIFETIME": "1440"}, "LOADMORE_SESSION_LIFETIME"},
-		{"unknown flag", []string{"-nope"}, nil, "flag provided but not defined: -nope"},
+		{"unknown flag", []string{"-nope"}, nil, "-nope is not a flag of this server; -h lists them"},
 		{"stray argument", []string{"serve"}, nil, `unexpected argument "serve"`},
 		{"batch above max", []string{"-batch", "20", "-max-batch", "10"}, nil, "-batch: 20 is not from 1 to -max-batch (10)"},
 		{"zero batch", []string{"-batch", "0"}, nil, "-batch: 0"},
@@ -201,6 +201,9 @@ func TestParseConfigRefusals(t *testing.T) {
 		{"empty cache", []string{"-cache-ttl", "1s", "-cache-entries", "0"}, nil, "-cache-entries"},
 		{"no connections", []string{"-max-conns", "0"}, nil, "-max-conns: 0"},
 		{"no idle time", nil, map[string]string{"LOADMORE_IDLE_TIMEOUT": "0s"}, "-idle-timeout: 0s"},
+		{"typo'd flag", []string{"-wpconfig", "/srv/wp-config.php"}, nil, "-wpconfig is not a flag of this server; did you mean -wp-config?"},
+		{"typo'd flag with =", []string{"--cache-tll=2s"}, nil, "-cache-tll is not a flag of this server; did you mean -cache-ttl?"},
+		{"unknown flag, none close", []string{"-verbose"}, nil, "-verbose is not a flag of this server; -h lists them"},
 		{"typo'd variable", nil, map[string]string{"LOADMORE_WPCONFIG": "/srv/wp-config.php"}, "LOADMORE_WPCONFIG is not a setting of this server; did you mean LOADMORE_WP_CONFIG?"},
 		{"typo'd secret file", nil, map[string]string{"LOADMORE_DB_FIEL": "/run/secrets/db"}, "LOADMORE_DB_FIEL is not a setting of this server; did you mean LOADMORE_DB_FILE?"},
 		{"unknown variable", nil, map[string]string{"LOADMORE_SOMETHING_ELSE_ENTIRELY": "1"}, "LOADMORE_SOMETHING_ELSE_ENTIRELY is not a setting of this server; -h lists them"},
@@ -303,5 +306,28 @@ func TestParseConfigMySQLSocket(t *testing.T) {
 	}
 	if _, err := parseConfig([]string{"wploadmore", "-mysql-socket", long[:maxSocketPath]}, envFunc(nil), io.Discard); err != nil {
 		t.Errorf("a %d-byte socket path: %v", maxSocketPath, err)
+	}
+}
+
+// TestUsageOnlyOnHelp: -h prints the usage; a mistake prints nothing, its
+// one-line error says it all.
+func TestUsageOnlyOnHelp(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args  []string
+		usage bool
+	}{
+		{[]string{"-h"}, true},
+		{[]string{"-wpconfig", "x"}, false},
+		{[]string{"-cache-ttl", "5"}, false},
+	} {
+		var out strings.Builder
+		_, err := parseConfig(append([]string{"wploadmore"}, tt.args...), nil, &out)
+		if err == nil {
+			t.Fatalf("%q: parseConfig accepted it", tt.args)
+		}
+		if got := strings.Contains(out.String(), "Usage:"); got != tt.usage {
+			t.Errorf("%q: usage printed = %v, want %v:\n%s", tt.args, got, tt.usage, out.String())
+		}
 	}
 }
