@@ -31,6 +31,25 @@ func run(ctx context.Context, args []string, environ []string, stdout io.Writer)
 	}
 	logger := newLogger(cfg, stdout)
 
+	// Listening first makes a busy port fail here, at once, before any
+	// connection to the database or Redis is made, rather than after
+	// them, or in a goroutine after we claimed to be up.
+	listener, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("-addr: %w", err)
+	}
+	serving := false
+	defer func() {
+		if !serving {
+			listener.Close()
+		}
+	}()
+	// Past -max-conns clients wait in the listen queue: idle keep-alive
+	// connections close after -idle-timeout, so a flood of them holds
+	// places for that long at most, and the descriptors the database and
+	// Redis need are never taken.
+	listener = limitConns(listener, cfg.MaxConns, logger)
+
 	openCtx, cancelOpen := context.WithTimeout(ctx, 30*time.Second)
 	defer cancelOpen()
 
@@ -76,17 +95,6 @@ func run(ctx context.Context, args []string, environ []string, stdout io.Writer)
 		return err
 	}
 
-	// Listening before serving makes a busy port fail here, at start,
-	// rather than in a goroutine after we claimed to be up.
-	listener, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return fmt.Errorf("-addr: %w", err)
-	}
-	// Past -max-conns clients wait in the listen queue: idle keep-alive
-	// connections close after -idle-timeout, so a flood of them holds
-	// places for that long at most, and the descriptors the database and
-	// Redis need are never taken.
-	listener = limitConns(listener, cfg.MaxConns, logger)
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -99,12 +107,12 @@ func run(ctx context.Context, args []string, environ []string, stdout io.Writer)
 	if cfg.Pprof != "" {
 		stopProfiling, err := serveProfiles(cfg.Pprof, logger)
 		if err != nil {
-			listener.Close()
 			return err
 		}
 		defer stopProfiling()
 	}
 	serveErr := make(chan error, 1)
+	serving = true // Serve closes the listener from now on
 	go func() { serveErr <- srv.Serve(listener) }()
 	logger.Info("listening", "addr", listener.Addr().String(), "url", "http://"+listener.Addr().String()+cfg.BasePath+"/load-more.php",
 		"max_conns", cfg.MaxConns, "idle_timeout", cfg.IdleTimeout)
@@ -150,7 +158,9 @@ func openPosts(ctx context.Context, cfg Config, logger *slog.Logger) (*wpdb.Stor
 	if cfg.DB == "" && cfg.WPConfig == "" {
 		logger.Info("database: embedded default (SQLite)", "data_dir", cfg.DataDir, "post_types", dbCfg.PostTypes)
 	} else {
-		attrs := []any{"driver", dbCfg.Driver, "table_prefix", dbCfg.TablePrefix, "post_types", dbCfg.PostTypes}
+		server, database := dbCfg.Location()
+		attrs := []any{"driver", dbCfg.Driver, "host", server, "database", database,
+			"table_prefix", dbCfg.TablePrefix, "post_types", dbCfg.PostTypes}
 		if how != "" {
 			attrs = append(attrs, "connection", how)
 		}

@@ -192,3 +192,27 @@ func FuzzParseURL(f *testing.F) {
 		}
 	})
 }
+
+// TestLocation: where a database is, as the start log names it, and never
+// its password.
+func TestLocation(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		cfg              Config
+		server, database string
+	}{
+		{Config{Driver: DriverMySQL, DSN: "wp:s3cret#x@tcp(db.example:3307)/wordpress?parseTime=false"}, "db.example:3307", "wordpress"},
+		{Config{Driver: DriverMySQL, DSN: "wp:s3cret@unix(/run/mysqld/mysqld.sock)/blog"}, "/run/mysqld/mysqld.sock", "blog"},
+		{Config{Driver: DriverSQLite, DSN: "file:/data/wp.sqlite?_pragma=busy_timeout(5000)"}, "", "/data/wp.sqlite"},
+		{Config{Driver: DriverSQLite, DSN: "/data/wp.sqlite"}, "", "/data/wp.sqlite"},
+	}
+	for _, tt := range tests {
+		server, database := tt.cfg.Location()
+		if server != tt.server || database != tt.database {
+			t.Errorf("Location of %s = %q, %q; want %q, %q", tt.cfg.DSN, server, database, tt.server, tt.database)
+		}
+		if strings.Contains(server+database, "s3cret") {
+			t.Errorf("Location of %s shows the password", tt.cfg.DSN)
+		}
+	}
+}

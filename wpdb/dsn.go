@@ -117,3 +117,18 @@ func sqliteDSN(dsn string, timeout time.Duration, create bool) string {
 	}
 	return base + "?" + q.Encode()
 }
+
+// Location says where cfg's database is, for logs and messages: the
+// server (host:port, or the socket's path) and the database name for
+// MySQL; no server and the file for SQLite. It never holds the password.
+func (c Config) Location() (server, database string) {
+	if c.Driver == DriverSQLite {
+		file, _, _ := strings.Cut(strings.TrimPrefix(c.DSN, "file:"), "?")
+		return "", file
+	}
+	mc, err := mysql.ParseDSN(c.DSN)
+	if err != nil {
+		return "?", "?"
+	}
+	return mc.Addr, mc.DBName
+}
