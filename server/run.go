@@ -156,7 +156,10 @@ func openPosts(ctx context.Context, cfg Config, logger *slog.Logger) (*wpdb.Stor
 		return nil, fmt.Errorf("database: %w", err)
 	}
 	if cfg.DB == "" && cfg.WPConfig == "" {
-		logger.Info("database: embedded default (SQLite)", "data_dir", cfg.DataDir, "post_types", dbCfg.PostTypes)
+		// A warning, not news: a deployment that meant to name its site and
+		// mistyped how would otherwise serve demo posts with 200s.
+		logger.Warn("database: serving the embedded demo posts, not a WordPress site; point it at one with -wp-config PATH or -db mysql://user:password@host:port/dbname",
+			"data_dir", cfg.DataDir, "post_types", dbCfg.PostTypes)
 	} else {
 		server, database := dbCfg.Location()
 		attrs := []any{"driver", dbCfg.Driver, "host", server, "database", database,
