@@ -239,7 +239,7 @@ func checkVariableNames(fs *flag.FlagSet, environ []string) error {
 	fs.VisitAll(func(f *flag.Flag) {
 		known = append(known, envName(f.Name))
 	})
-	for _, flagName := range secretFlags {
+	for _, flagName := range secretFlags() {
 		known = append(known, envName(flagName)+"_FILE")
 	}
 	for _, kv := range environ {
@@ -279,7 +279,7 @@ func applyEnv(fs *flag.FlagSet, getenv func(string) string) error {
 
 // secretFlags are the flags whose value can hold a password, and which a
 // LOADMORE_<NAME>_FILE variable may give instead.
-var secretFlags = []string{"db", "redis"}
+func secretFlags() []string { return []string{"db", "redis"} }
 
 // applySecretFiles sets -db and -redis, the flags whose value can hold a
 // password, from a file named by their variable and _FILE when not given on
@@ -293,7 +293,7 @@ var secretFlags = []string{"db", "redis"}
 func applySecretFiles(fs *flag.FlagSet, getenv func(string) string) error {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	for _, name := range secretFlags {
+	for _, name := range secretFlags() {
 		plain := envName(name)
 		fileVar := plain + "_FILE"
 		path := getenv(fileVar)
