@@ -1,0 +1,302 @@
+package deploy_test
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/fcgi"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// binDir holds the server binary built once for every test of the package.
+var binDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "wploadmore-deploy-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var (
+	buildOnce sync.Once
+	buildErr  error
+)
+
+// serverBinary builds the server, as make build does, the first time a
+// test asks for it.
+func serverBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(binDir, "wploadmore")
+	buildOnce.Do(func() {
+		cmd := exec.Command("go", "build", "-o", bin, "./server")
+		cmd.Dir = ".."
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build ./server: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return bin
+}
+
+// requireTool returns the path of an installed program. Without it the
+// test is skipped on a developer's machine and fails under CI, where
+// .ci/run installs it: a deployment file must never pass untested there.
+func requireTool(t *testing.T, name, pkg string, candidates ...string) string {
+	t.Helper()
+	for _, c := range append(candidates, name) {
+		if p, err := exec.LookPath(c); err == nil {
+			return p
+		}
+	}
+	msg := fmt.Sprintf("%s is not installed (apt-get install %s)", name, pkg)
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg + "; .ci/run installs it")
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// startServer runs the server binary with nothing configured (it serves
+// the embedded demo posts) on a free loopback port, and returns its base
+// URL. It is stopped with SIGTERM when the test ends.
+func startServer(t *testing.T, args ...string) *url.URL {
+	t.Helper()
+	bin := serverBinary(t)
+	args = append([]string{"-addr", "127.0.0.1:0", "-data-dir", t.TempDir(), "-log-format", "json"}, args...)
+	cmd := exec.Command(bin, args...)
+	// Only what the server needs: a LOADMORE_ variable in the developer's
+	// environment would change what it serves.
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stop := stopByPID(t, "wploadmore", cmd)
+
+	addr := make(chan string, 1)
+	var logMu sync.Mutex
+	var logged strings.Builder
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			logMu.Lock()
+			logged.WriteString(sc.Text() + "\n")
+			logMu.Unlock()
+			var line struct{ Msg, Addr string }
+			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
+				addr <- line.Addr
+			}
+		}
+	}()
+	select {
+	case a := <-addr:
+		u := &url.URL{Scheme: "http", Host: a}
+		waitOK(t, u.String()+"/readyz")
+		return u
+	case <-time.After(60 * time.Second):
+		stop()
+		logMu.Lock()
+		defer logMu.Unlock()
+		t.Fatalf("the server did not log its address in 60s\nstdout:\n%s\nstderr:\n%s", logged.String(), stderr.String())
+		return nil
+	}
+}
+
+// stopByPID stops cmd's process when the test ends: SIGTERM, then SIGKILL
+// after 10 s. It returns the stop function for early use too.
+func stopByPID(t *testing.T, name string, cmd *exec.Cmd) func() {
+	t.Helper()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Errorf("%s (pid %d) ignored SIGTERM for 10s; killing it", name, cmd.Process.Pid)
+				cmd.Process.Kill()
+				<-done
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// waitOK polls url until it answers 200, for at most 30 s.
+func waitOK(t *testing.T, url string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	var last string
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(url)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+			last = resp.Status
+		} else {
+			last = err.Error()
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s did not answer 200 in 30s: %s", url, last)
+}
+
+// freePort is a loopback port nothing listens on, for programs such as
+// nginx that cannot be told to take any free port and say which.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// startPHPStandIn serves FastCGI on a loopback port in php-fpm's place. It
+// answers "wordpress NAME", NAME being the script the web server asked it
+// to run, so a test sees both that a request reached PHP and which script.
+func startPHPStandIn(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go fcgi.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprintf(w, "wordpress %s", path.Base(fcgi.ProcessEnv(r)["SCRIPT_FILENAME"]))
+	}))
+	return l.Addr().String()
+}
+
+// forwarded is what a proxy in front of the server sent: the headers the
+// server reads to know the visitor.
+type forwarded struct {
+	Host, For, Proto string
+}
+
+// headerRecorder stands between the web server and the server, passing
+// every request on and keeping the forwarding headers of the last one per
+// path.
+type headerRecorder struct {
+	mu   sync.Mutex
+	seen map[string]forwarded
+}
+
+func (h *headerRecorder) last(path string) (forwarded, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	f, ok := h.seen[path]
+	return f, ok
+}
+
+// recordHeaders starts a headerRecorder in front of target and returns it
+// with its host:port.
+func recordHeaders(t *testing.T, target *url.URL) (*headerRecorder, string) {
+	t.Helper()
+	rec := &headerRecorder{seen: map[string]forwarded{}}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec.mu.Lock()
+		rec.seen[r.URL.Path] = forwarded{Host: r.Host, For: r.Header.Get("X-Forwarded-For"), Proto: r.Header.Get("X-Forwarded-Proto")}
+		rec.mu.Unlock()
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return rec, srv.Listener.Addr().String()
+}
+
+// templated is the shipped file at name with each old string replaced by
+// its new one. Each old string must occur: when the shipped file changes
+// shape, the test says so instead of testing something else.
+func templated(t *testing.T, name string, oldnew ...string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for i := 0; i < len(oldnew); i += 2 {
+		if !strings.Contains(s, oldnew[i]) {
+			t.Fatalf("%s no longer holds %q, which the test replaces; update the test", name, oldnew[i])
+		}
+		s = strings.ReplaceAll(s, oldnew[i], oldnew[i+1])
+	}
+	return s
+}
+
+// writeFile writes content to dir/name, creating the folders on the way.
+func writeFile(t *testing.T, dir, name, content string) {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// copyFile copies src to dir/name.
+func copyFile(t *testing.T, src, dir, name string) {
+	t.Helper()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, dir, name, string(b))
+}
+
+// syncBuffer collects a child process's output while a test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

@@ -1,0 +1,100 @@
+package deploy_test
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestNginx runs Debian's nginx with the shipped site (nginx/wordpress.conf
+// including nginx/wploadmore.conf, as copied to /etc/nginx) in front of the
+// server and a php-fpm stand-in, and checks through it which URL reaches
+// which. The classic trap it guards: "location ~ \.php$" catching
+// /load-more.php, so the old PHP script answers.
+func TestNginx(t *testing.T) {
+	nginx := requireTool(t, "nginx", "nginx", "/usr/sbin/nginx")
+	direct := startServer(t, "-trusted-proxies", "127.0.0.1")
+	rec, recAddr := recordHeaders(t, direct)
+	php := startPHPStandIn(t)
+	root := wordpressRoot(t)
+
+	// The prefix holds the configuration as Debian lays it out under
+	// /etc/nginx, so the shipped files' relative includes resolve.
+	prefix := t.TempDir()
+	copyFile(t, "/etc/nginx/mime.types", prefix, "mime.types")
+	copyFile(t, "/etc/nginx/fastcgi.conf", prefix, "fastcgi.conf")
+	copyFile(t, "/etc/nginx/snippets/fastcgi-php.conf", prefix, "snippets/fastcgi-php.conf")
+	copyFile(t, "nginx/wploadmore.conf", prefix, "snippets/wploadmore.conf")
+
+	port := freePort(t)
+	writeFile(t, prefix, "sites-enabled/wordpress", templated(t, "nginx/wordpress.conf",
+		"server 127.0.0.1:8080;", "server "+recAddr+";",
+		"listen 80;", fmt.Sprintf("listen 127.0.0.1:%d;", port),
+		"listen [::]:80;", "",
+		"root /var/www/html;", "root "+root+";",
+		"fastcgi_pass unix:/run/php/php8.2-fpm.sock;", "fastcgi_pass "+php+";",
+	))
+	user := ""
+	if os.Geteuid() == 0 {
+		// Workers would otherwise run as nobody, who cannot read the
+		// test's private temporary folders.
+		user = "user root;"
+	}
+	writeFile(t, prefix, "nginx.conf", fmt.Sprintf(`%s
+worker_processes 1;
+pid %[2]s/nginx.pid;
+error_log stderr;
+events { worker_connections 64; }
+http {
+    include mime.types;
+    access_log off;
+    client_body_temp_path %[2]s/body;
+    proxy_temp_path %[2]s/proxy;
+    fastcgi_temp_path %[2]s/fastcgi;
+    uwsgi_temp_path %[2]s/uwsgi;
+    scgi_temp_path %[2]s/scgi;
+    include sites-enabled/*;
+}
+`, user, prefix))
+
+	conf := filepath.Join(prefix, "nginx.conf")
+	if out, err := exec.Command(nginx, "-t", "-p", prefix, "-e", "stderr", "-c", conf).CombinedOutput(); err != nil {
+		t.Fatalf("nginx -t: %v\n%s", err, out)
+	}
+	cmd := exec.Command(nginx, "-p", prefix, "-e", "stderr", "-c", conf, "-g", "daemon off;")
+	var logs syncBuffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stopByPID(t, "nginx", cmd)
+	front := fmt.Sprintf("http://127.0.0.1:%d", port)
+	waitUp(t, front+"/wp-content/themes/demo/style.css", &logs)
+
+	checkRouting(t, front, direct, rec)
+	if t.Failed() {
+		t.Logf("nginx's log:\n%s", logs.String())
+	}
+}
+
+// waitUp polls url until a web server answers it at all, for at most 10 s.
+func waitUp(t *testing.T, url string, logs *syncBuffer) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %v after 10s; log:\n%s", url, err, strings.TrimSpace(logs.String()))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
