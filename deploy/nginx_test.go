@@ -76,7 +76,8 @@ http {
 	front := fmt.Sprintf("http://127.0.0.1:%d", port)
 	waitUp(t, front+"/wp-content/themes/demo/style.css", &logs)
 
-	checkRouting(t, front, direct, rec)
+	// nginx's $host is the Host header without its port.
+	checkRouting(t, front, direct, rec, "127.0.0.1")
 	if t.Failed() {
 		t.Logf("nginx's log:\n%s", logs.String())
 	}

@@ -55,8 +55,9 @@ func fetch(t *testing.T, method, url string, header http.Header) fetched {
 
 // checkRouting requests front (a web server in front of the Go server at
 // direct, through rec, and of the PHP stand-in with wordpressRoot as its
-// document root) and checks each URL reached the right one.
-func checkRouting(t *testing.T, front string, direct *url.URL, rec *headerRecorder) {
+// document root) and checks each URL reached the right one. wantHost is
+// the Host the server should see: the site's own.
+func checkRouting(t *testing.T, front string, direct *url.URL, rec *headerRecorder, wantHost string) {
 	t.Helper()
 	same := func(path string) func(t *testing.T, got fetched) {
 		return func(t *testing.T, got fetched) {
@@ -124,7 +125,7 @@ func checkRouting(t *testing.T, front string, direct *url.URL, rec *headerRecord
 		if !ok {
 			t.Fatal("the server saw no request for /load-more.mustache")
 		}
-		want := forwarded{Host: "127.0.0.1", For: "127.0.0.1", Proto: "http"}
+		want := forwarded{Host: wantHost, For: "127.0.0.1", Proto: "http"}
 		if got != want {
 			t.Errorf("the server saw %+v, want %+v", got, want)
 		}
