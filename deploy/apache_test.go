@@ -104,18 +104,13 @@ func TestApache(t *testing.T) {
 	listen := fmt.Sprintf("127.0.0.1:%d", port)
 	writeFile(t, dir, "apache2.conf", apacheConfig(dir, listen, root, php, recAddr))
 	cmd := exec.Command(apache, "-f", filepath.Join(dir, "apache2.conf"), "-DFOREGROUND")
-	var logs syncBuffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	stopByPID(t, "apache2", cmd)
+	server := startProcess(t, "apache2", cmd)
 	front := "http://" + listen
-	waitUp(t, front+"/wp-content/themes/demo/style.css", &logs)
+	server.waitUp(t, front+"/wp-content/themes/demo/style.css")
 
 	// ProxyPreserveHost passes the Host header as the visitor sent it.
 	checkRouting(t, front, direct, rec, listen)
 	if t.Failed() {
-		t.Logf("apache2's log:\n%s", logs.String())
+		t.Logf("apache2's log:\n%s", server.output.String())
 	}
 }

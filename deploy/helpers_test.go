@@ -1,7 +1,6 @@
 package deploy_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -84,74 +83,90 @@ func requireTool(t *testing.T, name, pkg string, candidates ...string) string {
 // URL. It is stopped with SIGTERM when the test ends.
 func startServer(t *testing.T, args ...string) *url.URL {
 	t.Helper()
-	bin := serverBinary(t)
 	args = append([]string{"-addr", "127.0.0.1:0", "-data-dir", t.TempDir(), "-log-format", "json"}, args...)
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(serverBinary(t), args...)
 	// Only what the server needs: a LOADMORE_ variable in the developer's
 	// environment would change what it serves.
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	stop := stopByPID(t, "wploadmore", cmd)
+	p := startProcess(t, "wploadmore", cmd)
 
-	addr := make(chan string, 1)
-	var logMu sync.Mutex
-	var logged strings.Builder
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		sc.Buffer(nil, 1<<20)
-		for sc.Scan() {
-			logMu.Lock()
-			logged.WriteString(sc.Text() + "\n")
-			logMu.Unlock()
-			var line struct{ Msg, Addr string }
-			if json.Unmarshal(sc.Bytes(), &line) == nil && line.Msg == "listening" {
-				addr <- line.Addr
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		for _, line := range strings.Split(p.output.String(), "\n") {
+			var entry struct{ Msg, Addr string }
+			if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "listening" {
+				u := &url.URL{Scheme: "http", Host: entry.Addr}
+				waitOK(t, u.String()+"/readyz")
+				return u
 			}
 		}
-	}()
-	select {
-	case a := <-addr:
-		u := &url.URL{Scheme: "http", Host: a}
-		waitOK(t, u.String()+"/readyz")
-		return u
-	case <-time.After(60 * time.Second):
-		stop()
-		logMu.Lock()
-		defer logMu.Unlock()
-		t.Fatalf("the server did not log its address in 60s\nstdout:\n%s\nstderr:\n%s", logged.String(), stderr.String())
-		return nil
+		select {
+		case <-p.exited:
+			t.Fatalf("the server exited before listening: %v\n%s", p.err, p.output.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server did not log its address in 60s:\n%s", p.output.String())
+		}
 	}
 }
 
-// stopByPID stops cmd's process when the test ends: SIGTERM, then SIGKILL
-// after 10 s. It returns the stop function for early use too.
-func stopByPID(t *testing.T, name string, cmd *exec.Cmd) func() {
+// process is a program a test started; it is stopped by its PID when the
+// test ends.
+type process struct {
+	name   string
+	cmd    *exec.Cmd
+	output syncBuffer    // its stdout and stderr
+	exited chan struct{} // closed when it has exited; err is then set
+	err    error
+}
+
+// startProcess starts cmd, collecting its output, and stops it when the
+// test ends: SIGTERM, then SIGKILL after 10 s.
+func startProcess(t *testing.T, name string, cmd *exec.Cmd) *process {
 	t.Helper()
-	var once sync.Once
-	stop := func() {
-		once.Do(func() {
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			cmd.Process.Signal(syscall.SIGTERM)
-			select {
-			case <-done:
-			case <-time.After(10 * time.Second):
-				t.Errorf("%s (pid %d) ignored SIGTERM for 10s; killing it", name, cmd.Process.Pid)
-				cmd.Process.Kill()
-				<-done
-			}
-		})
+	p := &process{name: name, cmd: cmd, exited: make(chan struct{})}
+	cmd.Stdout, cmd.Stderr = &p.output, &p.output
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("%s: %v", name, err)
 	}
-	t.Cleanup(stop)
-	return stop
+	go func() {
+		p.err = cmd.Wait()
+		close(p.exited)
+	}()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-p.exited:
+		case <-time.After(10 * time.Second):
+			t.Errorf("%s (pid %d) ignored SIGTERM for 10s; killing it", name, cmd.Process.Pid)
+			cmd.Process.Kill()
+			<-p.exited
+		}
+	})
+	return p
+}
+
+// waitUp polls url until p, a web server, answers it at all, for at most
+// 10 s, failing at once if p exits.
+func (p *process) waitUp(t *testing.T, url string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get(url)
+		if err == nil {
+			resp.Body.Close()
+			return
+		}
+		select {
+		case <-p.exited:
+			t.Fatalf("%s exited: %v\n%s", p.name, p.err, p.output.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: %v after 10s; %s's output:\n%s", url, err, p.name, p.output.String())
+		}
+	}
 }
 
 // waitOK polls url until it answers 200, for at most 30 s.

@@ -2,13 +2,10 @@ package deploy_test
 
 import (
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 )
 
 // TestNginx runs Debian's nginx with the shipped site (nginx/wordpress.conf
@@ -67,35 +64,13 @@ http {
 		t.Fatalf("nginx -t: %v\n%s", err, out)
 	}
 	cmd := exec.Command(nginx, "-p", prefix, "-e", "stderr", "-c", conf, "-g", "daemon off;")
-	var logs syncBuffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	stopByPID(t, "nginx", cmd)
+	server := startProcess(t, "nginx", cmd)
 	front := fmt.Sprintf("http://127.0.0.1:%d", port)
-	waitUp(t, front+"/wp-content/themes/demo/style.css", &logs)
+	server.waitUp(t, front+"/wp-content/themes/demo/style.css")
 
 	// nginx's $host is the Host header without its port.
 	checkRouting(t, front, direct, rec, "127.0.0.1")
 	if t.Failed() {
-		t.Logf("nginx's log:\n%s", logs.String())
-	}
-}
-
-// waitUp polls url until a web server answers it at all, for at most 10 s.
-func waitUp(t *testing.T, url string, logs *syncBuffer) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		resp, err := http.Get(url)
-		if err == nil {
-			resp.Body.Close()
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: %v after 10s; log:\n%s", url, err, strings.TrimSpace(logs.String()))
-		}
-		time.Sleep(50 * time.Millisecond)
+		t.Logf("nginx's log:\n%s", server.output.String())
 	}
 }
