@@ -100,16 +100,13 @@ func TestApache(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	port := freePort(t)
-	listen := fmt.Sprintf("127.0.0.1:%d", port)
-	writeFile(t, dir, "apache2.conf", apacheConfig(dir, listen, root, php, recAddr))
-	cmd := exec.Command(apache, "-f", filepath.Join(dir, "apache2.conf"), "-DFOREGROUND")
-	server := startProcess(t, "apache2", cmd)
-	front := "http://" + listen
-	server.waitUp(t, front+"/wp-content/themes/demo/style.css")
+	front, server := startWebServer(t, "apache2", "/wp-content/themes/demo/style.css", func(port int) *exec.Cmd {
+		writeFile(t, dir, "apache2.conf", apacheConfig(dir, fmt.Sprintf("127.0.0.1:%d", port), root, php, recAddr))
+		return exec.Command(apache, "-f", filepath.Join(dir, "apache2.conf"), "-DFOREGROUND")
+	})
 
 	// ProxyPreserveHost passes the Host header as the visitor sent it.
-	checkRouting(t, front, direct, rec, listen)
+	checkRouting(t, front, direct, rec, strings.TrimPrefix(front, "http://"))
 	if t.Failed() {
 		t.Logf("apache2's log:\n%s", server.output.String())
 	}

@@ -147,24 +147,45 @@ func startProcess(t *testing.T, name string, cmd *exec.Cmd) *process {
 	return p
 }
 
-// waitUp polls url until p, a web server, answers it at all, for at most
-// 10 s, failing at once if p exits.
-func (p *process) waitUp(t *testing.T, url string) {
+// startWebServer starts a web server on a free loopback port: newCmd
+// writes its configuration for port and returns the command. It returns
+// the server's base URL once it answers probePath. The port is free when
+// chosen but may be taken before the server binds it, by another test
+// package running alongside; then it tries another.
+func startWebServer(t *testing.T, name, probePath string, newCmd func(port int) *exec.Cmd) (string, *process) {
 	t.Helper()
+	for attempt := 1; ; attempt++ {
+		port := freePort(t)
+		p := startProcess(t, name, newCmd(port))
+		front := fmt.Sprintf("http://127.0.0.1:%d", port)
+		err := p.up(front + probePath)
+		if err == nil {
+			return front, p
+		}
+		if attempt < 3 && strings.Contains(p.output.String(), "Address already in use") {
+			continue
+		}
+		t.Fatal(err)
+	}
+}
+
+// up polls url until p, a web server, answers it at all, for at most
+// 10 s, and says why not if p exits first or the time runs out.
+func (p *process) up(url string) error {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		resp, err := http.Get(url)
 		if err == nil {
 			resp.Body.Close()
-			return
+			return nil
 		}
 		select {
 		case <-p.exited:
-			t.Fatalf("%s exited: %v\n%s", p.name, p.err, p.output.String())
+			return fmt.Errorf("%s exited: %v\n%s", p.name, p.err, p.output.String())
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%s: %v after 10s; %s's output:\n%s", url, err, p.name, p.output.String())
+			return fmt.Errorf("%s: %v after 10s; %s's output:\n%s", url, err, p.name, p.output.String())
 		}
 	}
 }

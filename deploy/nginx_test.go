@@ -28,14 +28,6 @@ func TestNginx(t *testing.T) {
 	copyFile(t, "/etc/nginx/snippets/fastcgi-php.conf", prefix, "snippets/fastcgi-php.conf")
 	copyFile(t, "nginx/wploadmore.conf", prefix, "snippets/wploadmore.conf")
 
-	port := freePort(t)
-	writeFile(t, prefix, "sites-enabled/wordpress", templated(t, "nginx/wordpress.conf",
-		"server 127.0.0.1:8080;", "server "+recAddr+";",
-		"listen 80;", fmt.Sprintf("listen 127.0.0.1:%d;", port),
-		"listen [::]:80;", "",
-		"root /var/www/html;", "root "+root+";",
-		"fastcgi_pass unix:/run/php/php8.2-fpm.sock;", "fastcgi_pass "+php+";",
-	))
 	user := ""
 	if os.Geteuid() == 0 {
 		// Workers would otherwise run as nobody, who cannot read the
@@ -60,13 +52,19 @@ http {
 `, user, prefix))
 
 	conf := filepath.Join(prefix, "nginx.conf")
-	if out, err := exec.Command(nginx, "-t", "-p", prefix, "-e", "stderr", "-c", conf).CombinedOutput(); err != nil {
-		t.Fatalf("nginx -t: %v\n%s", err, out)
-	}
-	cmd := exec.Command(nginx, "-p", prefix, "-e", "stderr", "-c", conf, "-g", "daemon off;")
-	server := startProcess(t, "nginx", cmd)
-	front := fmt.Sprintf("http://127.0.0.1:%d", port)
-	server.waitUp(t, front+"/wp-content/themes/demo/style.css")
+	front, server := startWebServer(t, "nginx", "/wp-content/themes/demo/style.css", func(port int) *exec.Cmd {
+		writeFile(t, prefix, "sites-enabled/wordpress", templated(t, "nginx/wordpress.conf",
+			"server 127.0.0.1:8080;", "server "+recAddr+";",
+			"listen 80;", fmt.Sprintf("listen 127.0.0.1:%d;", port),
+			"listen [::]:80;", "",
+			"root /var/www/html;", "root "+root+";",
+			"fastcgi_pass unix:/run/php/php8.2-fpm.sock;", "fastcgi_pass "+php+";",
+		))
+		if out, err := exec.Command(nginx, "-t", "-p", prefix, "-e", "stderr", "-c", conf).CombinedOutput(); err != nil {
+			t.Fatalf("nginx -t: %v\n%s", err, out)
+		}
+		return exec.Command(nginx, "-p", prefix, "-e", "stderr", "-c", conf, "-g", "daemon off;")
+	})
 
 	// nginx's $host is the Host header without its port.
 	checkRouting(t, front, direct, rec, "127.0.0.1")
