@@ -1,6 +1,7 @@
 package deploy_test
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"os/exec"
@@ -26,15 +27,19 @@ LoadModule proxy_fcgi_module /usr/lib/apache2/modules/mod_proxy_fcgi.so
 // apacheConfig is a whole Apache configuration: a WordPress vhost on
 // listen (php-fpm's FilesMatch as Debian's php8.2-fpm.conf writes it, with
 // php at a FastCGI address, and WordPress's rewrite rules) that includes
-// the shipped fragment with WPLOADMORE_URL set to server.
-func apacheConfig(dir, listen, root, php, server string) string {
+// fragment (the shipped file, or a copy) with WPLOADMORE_URL set to
+// server, or left to the fragment's default when server is "".
+func apacheConfig(dir, listen, root, php, server, fragment string) string {
+	define := ""
+	if server != "" {
+		define = "Define WPLOADMORE_URL http://" + server
+	}
 	user := ""
 	if os.Geteuid() == 0 {
 		// Apache refuses to serve as root; its children run as Debian's
 		// www-data, who can read the document root (made world-readable).
 		user = "User www-data\nGroup www-data"
 	}
-	fragment, _ := filepath.Abs("apache/wploadmore.conf")
 	return fmt.Sprintf(`ServerRoot %[1]s
 ServerName 127.0.0.1
 PidFile %[1]s/apache2.pid
@@ -63,34 +68,53 @@ TypesConfig /etc/mime.types
         SetHandler "proxy:fcgi://%[6]s"
     </FilesMatch>
 
-    Define WPLOADMORE_URL http://%[7]s
+    %[7]s
     Include %[8]s
 </VirtualHost>
-`, dir, user, apacheModules, listen, root, php, server, fragment)
+`, dir, user, apacheModules, listen, root, php, define, fragment)
 }
 
 // TestApacheSyntax is apache2 -t on the fragment included in a vhost, as
-// apache2ctl configtest checks a site.
+// apache2ctl configtest checks a site, with and without WPLOADMORE_URL.
 func TestApacheSyntax(t *testing.T) {
 	apache := requireTool(t, "apache2", "apache2", "/usr/sbin/apache2")
-	dir := t.TempDir()
-	conf := filepath.Join(dir, "apache2.conf")
-	writeFile(t, dir, "apache2.conf", apacheConfig(dir, "127.0.0.1:8081", dir, "127.0.0.1:9000", "127.0.0.1:8080"))
-	out, err := exec.Command(apache, "-t", "-f", conf).CombinedOutput()
-	if err != nil || !strings.Contains(string(out), "Syntax OK") {
-		t.Fatalf("apache2 -t: %v\n%s", err, out)
+	fragment, err := filepath.Abs("apache/wploadmore.conf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ name, server string }{
+		{"WPLOADMORE_URL defined", "127.0.0.1:8081"},
+		{"the fragment's default", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "apache2.conf", apacheConfig(dir, "127.0.0.1:8082", dir, "127.0.0.1:9000", tt.server, fragment))
+			out, err := exec.Command(apache, "-t", "-f", filepath.Join(dir, "apache2.conf")).CombinedOutput()
+			if err != nil || strings.TrimSpace(string(out)) != "Syntax OK" {
+				t.Errorf("apache2 -t: %v\n%s", err, out)
+			}
+		})
 	}
 }
 
 // TestApache runs Debian's apache2 with the fragment in a WordPress vhost
 // in front of the server and a php-fpm stand-in, and checks through it
 // which URL reaches which, as TestNginx does.
+// With a base path it runs the fragment as its comment says to change it.
 func TestApache(t *testing.T) {
 	apache := requireTool(t, "apache2", "apache2", "/usr/sbin/apache2")
-	direct := startServer(t, "-trusted-proxies", "127.0.0.1")
+	for _, base := range []string{"", "/blog"} {
+		t.Run("base path "+cmp.Or(base, "none"), func(t *testing.T) {
+			testApache(t, apache, base)
+		})
+	}
+}
+
+func testApache(t *testing.T, apache, base string) {
+	direct := startServer(t, "-trusted-proxies", "127.0.0.1", "-base-path", base)
 	rec, recAddr := recordHeaders(t, direct)
 	php := startPHPStandIn(t)
-	root := wordpressRoot(t)
+	root := wordpressRoot(t, base)
 	if os.Geteuid() == 0 {
 		for d := root; d != "/" && d != os.TempDir(); d = filepath.Dir(d) {
 			if err := os.Chmod(d, 0o755); err != nil {
@@ -100,13 +124,19 @@ func TestApache(t *testing.T) {
 	}
 
 	dir := t.TempDir()
+	fragment := filepath.Join(dir, "wploadmore.conf")
+	writeFile(t, dir, "wploadmore.conf", templated(t, "apache/wploadmore.conf",
+		`"^(/load-more`, `"^(`+base+`/load-more`,
+		`ProxyPass "/assets/" "${WPLOADMORE_URL}/assets/"`, `ProxyPass "`+base+`/assets/" "${WPLOADMORE_URL}`+base+`/assets/"`,
+		`<LocationMatch "^/(?:`, `<LocationMatch "^`+base+`/(?:`,
+	))
 	front, server := startWebServer(t, "apache2", "/wp-content/themes/demo/style.css", func(port int) *exec.Cmd {
-		writeFile(t, dir, "apache2.conf", apacheConfig(dir, fmt.Sprintf("127.0.0.1:%d", port), root, php, recAddr))
+		writeFile(t, dir, "apache2.conf", apacheConfig(dir, fmt.Sprintf("127.0.0.1:%d", port), root, php, recAddr, fragment))
 		return exec.Command(apache, "-f", filepath.Join(dir, "apache2.conf"), "-DFOREGROUND")
 	})
 
 	// ProxyPreserveHost passes the Host header as the visitor sent it.
-	checkRouting(t, front, direct, rec, strings.TrimPrefix(front, "http://"))
+	checkRouting(t, front, base, direct, rec, strings.TrimPrefix(front, "http://"))
 	if t.Failed() {
 		t.Logf("apache2's log:\n%s", server.output.String())
 	}

@@ -1,6 +1,7 @@
 package deploy_test
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,12 +14,21 @@ import (
 // server and a php-fpm stand-in, and checks through it which URL reaches
 // which. The classic trap it guards: "location ~ \.php$" catching
 // /load-more.php, so the old PHP script answers.
+// With a base path it runs the snippet as its comment says to change it.
 func TestNginx(t *testing.T) {
 	nginx := requireTool(t, "nginx", "nginx", "/usr/sbin/nginx")
-	direct := startServer(t, "-trusted-proxies", "127.0.0.1")
+	for _, base := range []string{"", "/blog"} {
+		t.Run("base path "+cmp.Or(base, "none"), func(t *testing.T) {
+			testNginx(t, nginx, base)
+		})
+	}
+}
+
+func testNginx(t *testing.T, nginx, base string) {
+	direct := startServer(t, "-trusted-proxies", "127.0.0.1", "-base-path", base)
 	rec, recAddr := recordHeaders(t, direct)
 	php := startPHPStandIn(t)
-	root := wordpressRoot(t)
+	root := wordpressRoot(t, base)
 
 	// The prefix holds the configuration as Debian lays it out under
 	// /etc/nginx, so the shipped files' relative includes resolve.
@@ -26,7 +36,11 @@ func TestNginx(t *testing.T) {
 	copyFile(t, "/etc/nginx/mime.types", prefix, "mime.types")
 	copyFile(t, "/etc/nginx/fastcgi.conf", prefix, "fastcgi.conf")
 	copyFile(t, "/etc/nginx/snippets/fastcgi-php.conf", prefix, "snippets/fastcgi-php.conf")
-	copyFile(t, "nginx/wploadmore.conf", prefix, "snippets/wploadmore.conf")
+	writeFile(t, prefix, "snippets/wploadmore.conf", templated(t, "nginx/wploadmore.conf",
+		"location = /load-more.php {", "location = "+base+"/load-more.php {",
+		"location = /load-more.mustache {", "location = "+base+"/load-more.mustache {",
+		"location ^~ /assets/ {", "location ^~ "+base+"/assets/ {",
+	))
 
 	user := ""
 	if os.Geteuid() == 0 {
@@ -67,7 +81,7 @@ http {
 	})
 
 	// nginx's $host is the Host header without its port.
-	checkRouting(t, front, direct, rec, "127.0.0.1")
+	checkRouting(t, front, base, direct, rec, "127.0.0.1")
 	if t.Failed() {
 		t.Logf("nginx's log:\n%s", server.output.String())
 	}
