@@ -2,9 +2,13 @@ package deploy_test
 
 import (
 	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -153,5 +157,69 @@ func TestCompose(t *testing.T) {
 			continue // an unset, as "" is
 		}
 		checkSettings(t, "override comment", []string{m[1] + "=" + m[2]})
+	}
+}
+
+// TestDataDirAsNonroot runs the server as the image does, as distroless's
+// nonroot (65532) with nothing configured, so it creates the demo database
+// in LOADMORE_DATA_DIR: in a /data made as the Dockerfile makes it (owned
+// by 65532) it serves; in one owned by root, as /data was before, it stops
+// with "permission denied".
+func TestDataDirAsNonroot(t *testing.T) {
+	if os.Geteuid() != 0 {
+		msg := "running the server as uid 65532 needs root"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	bin := serverBinary(t)
+	// The test's folders are root's alone; nonroot must reach the binary.
+	for _, d := range []string{binDir, filepath.Dir(bin)} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	parent, err := os.MkdirTemp("", "wploadmore-nonroot-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(parent) })
+	if err := os.Chmod(parent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tt := range []struct {
+		name     string
+		owner    int
+		wantFail string // "" when the server must serve
+	}{
+		{"owned by nonroot, as the Dockerfile makes it", 65532, ""},
+		{"owned by root", 0, "permission denied"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			data := filepath.Join(parent, strings.ReplaceAll(tt.name, " ", "-"))
+			if err := os.Mkdir(data, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chown(data, tt.owner, tt.owner); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(bin)
+			cmd.Env = []string{"LOADMORE_ADDR=127.0.0.1:0", "LOADMORE_DATA_DIR=" + data, "LOADMORE_LOG_FORMAT=json"}
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65532, Gid: 65532}}
+			p := startProcess(t, "wploadmore as 65532", cmd)
+			addr, err := p.listening(60 * time.Second)
+			switch {
+			case tt.wantFail == "" && err != nil:
+				t.Fatal(err)
+			case tt.wantFail == "":
+				waitOK(t, "http://"+addr+"/readyz")
+			case err == nil:
+				t.Fatalf("the server started in a folder it cannot write; want it to stop with %q", tt.wantFail)
+			case !strings.Contains(p.output.String(), tt.wantFail):
+				t.Fatalf("want the server to stop with %q; it said:\n%s", tt.wantFail, p.output.String())
+			}
+		})
 	}
 }

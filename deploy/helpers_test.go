@@ -89,24 +89,34 @@ func startServer(t *testing.T, args ...string) *url.URL {
 	// environment would change what it serves.
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
 	p := startProcess(t, "wploadmore", cmd)
+	addr, err := p.listening(60 * time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &url.URL{Scheme: "http", Host: addr}
+	waitOK(t, u.String()+"/readyz")
+	return u
+}
 
-	deadline := time.Now().Add(60 * time.Second)
+// listening waits for p, the server, to log the address it listens on
+// (with -log-format json), and returns it; or says why not if p exits
+// first or the time runs out.
+func (p *process) listening(timeout time.Duration) (string, error) {
+	deadline := time.Now().Add(timeout)
 	for {
 		for _, line := range strings.Split(p.output.String(), "\n") {
 			var entry struct{ Msg, Addr string }
 			if json.Unmarshal([]byte(line), &entry) == nil && entry.Msg == "listening" {
-				u := &url.URL{Scheme: "http", Host: entry.Addr}
-				waitOK(t, u.String()+"/readyz")
-				return u
+				return entry.Addr, nil
 			}
 		}
 		select {
 		case <-p.exited:
-			t.Fatalf("the server exited before listening: %v\n%s", p.err, p.output.String())
+			return "", fmt.Errorf("%s exited before listening: %v\n%s", p.name, p.err, p.output.String())
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the server did not log its address in 60s:\n%s", p.output.String())
+			return "", fmt.Errorf("%s did not log its address in %v:\n%s", p.name, timeout, p.output.String())
 		}
 	}
 }
