@@ -25,6 +25,8 @@ func TestRedisURLMistakes(t *testing.T) {
 		// It parses, to host "u": the # is a mistake all the same.
 		{"# in password, URL otherwise whole", "redis://u:6379#topsecret@127.0.0.1/0", `the password seems to contain "#"`},
 		{"fragment", "redis://:topsecret@127.0.0.1:6379/0#x", `redis URL holds a "#"`},
+		{"base64 password with / and =", "redis://:12/topsecret==@127.0.0.1:6379/0", `the password seems to contain "/"`},
+		{"@ in a parameter, not the password", "redis://:topsecret@127.0.0.1:6379/x?a=b@c", `database "x" is not a number`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

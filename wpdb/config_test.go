@@ -90,6 +90,8 @@ func TestParseURLErrors(t *testing.T) {
 		{"port out of range", "mysql://wp:topsecret@db:70000/wp", "port is not a number from 1 to 65535"},
 		{"host and socket", "mysql://wp:pw@db/wp?socket=/tmp/s", "both a host and a socket"},
 		{"bad parameter", "mysql://wp:topsecret@db/wp?readTimeout=soon", "parameters"},
+		{"bad parameter, @ in another", "mysql://wp:topsecret@db/wp?readTimeout=soon&x=a@b", "parameters"},
+		{"base64 password with / and =", "mysql://wp:top/secret==@db/wp", `the password seems to contain "/"`},
 		{"# in password", "mysql://wp:top#secret@db/wordpress",
 			`mysql URL: the password seems to contain "#", which ends a URL's address part: percent-encode it as %23 (mysql://user:p%23ss@host/db)`},
 		{"# in password, read as a port", "mysql://wp:12#topsecret@db/wordpress", `the password seems to contain "#"`},

@@ -26,6 +26,11 @@ func userInfoMistake(s string) string {
 		return ""
 	}
 	userInfo := rest[:at]
+	if q := strings.Index(userInfo, "?"); q >= 0 && strings.Contains(userInfo[q:], "=") {
+		// The last @ is in a query parameter (?ssl-ca=/srv/a@b.pem), not
+		// the end of a password; a password with ? and = goes unhinted.
+		return ""
+	}
 	user, _, _ := strings.Cut(userInfo, ":")
 	i := strings.IndexAny(userInfo, "#/?")
 	if i < 0 {
