@@ -98,7 +98,7 @@ func parseConfig(args []string, environ []string, output io.Writer) (Config, err
 	fs.StringVar(&cfg.Addr, "addr", ":8080", "`address` to listen on")
 	fs.StringVar(&cfg.BasePath, "base-path", "", "URL `path` the PHP file lived under, e.g. /blog, so the page answers at /blog/load-more.php")
 
-	fs.StringVar(&cfg.DB, "db", "", "WordPress database: mysql://user:password@host:port/dbname?params or sqlite:PATH (empty: the embedded demo database)")
+	fs.StringVar(&cfg.DB, "db", "", "WordPress database: mysql://user:password@host:port/dbname?params, a go-sql-driver DSN user:password@tcp(host:port)/dbname, or sqlite:PATH (empty: the embedded demo database)")
 	fs.StringVar(&cfg.DataDir, "data-dir", "data", "`folder` holding the embedded demo database")
 	fs.StringVar(&cfg.WPConfig, "wp-config", "", "`path` to a wp-config.php to read the database credentials and table prefix from")
 	fs.StringVar(&cfg.MySQLSocket, "mysql-socket", "", "Unix socket `path` a MySQL host of localhost connects through (PHP's mysqli.default_socket), tried before "+strings.Join(wpdb.DefaultSocketPaths(), ", ")+"; with none of them, TCP 127.0.0.1")

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/wploadmore/wploadmore/public"
@@ -150,7 +151,10 @@ func openPosts(ctx context.Context, cfg Config, logger *slog.Logger) (*wpdb.Stor
 	}
 	store, err := wpdb.Open(ctx, dbCfg, logger.With("component", "wpdb"))
 	if err != nil {
-		if how != "" { // which socket localhost chose, or that it fell back to TCP
+		// wpdb's error names the address; how adds to it only when the
+		// localhost rule chose a socket or fell back to TCP, and says why
+		// in parentheses (see wpdb.ResolveLocalSocket).
+		if strings.HasSuffix(how, ")") {
 			return nil, fmt.Errorf("database: %s: %w", how, err)
 		}
 		return nil, fmt.Errorf("database: %w", err)

@@ -99,18 +99,3 @@ func TestSessionCookie(t *testing.T) {
 		}
 	}
 }
-
-// TestDemoWarns: with no database configured the server still runs, on the
-// embedded demo posts, and says so in a WARN line that tells how to point
-// it at a site; a configured one logs no such line.
-func TestDemoWarns(t *testing.T) {
-	t.Parallel()
-	demo := startServer(t, nil)
-	if !strings.Contains(demo.Logs.String(), `"level":"WARN","msg":"database: serving the embedded demo posts, not a WordPress site; point it at one with -wp-config PATH or -db`) {
-		t.Errorf("no WARN line about the demo posts:\n%s", demo.Logs)
-	}
-	site := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, wpdbtest.SQLite(t))})
-	if strings.Contains(site.Logs.String(), "demo posts") {
-		t.Errorf("a configured database still warned about the demo:\n%s", site.Logs)
-	}
-}

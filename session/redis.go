@@ -96,7 +96,10 @@ func OpenRedis(ctx context.Context, rawURL string, cfg Config, logger *slog.Logg
 
 // checkRedisURL rejects what redigo would only reject at the first dial,
 // or not at all, and returns the URL with its password hidden for messages.
-func checkRedisURL(rawURL string) (string, error) {
+func checkRedisURL(rawURL string) (_ string, err error) {
+	// A # / ? or % in the password is the usual cause of a URL that reads
+	// wrong: say so, rather than what the parser made of the pieces.
+	defer func() { err = redisURLMistake(rawURL, err) }()
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		// url.Parse quotes the whole URL, password included.

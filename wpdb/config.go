@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -136,12 +137,19 @@ func validatePrefix(prefix string) error {
 //	mysql://user:password@host:port/dbname?param=value
 //	mysql://user:password@localhost/dbname (the local Unix socket: see [Config.LocalSocket])
 //	mysql://user:password@/dbname?socket=/run/mysqld/mysqld.sock
+//	user:password@tcp(host:port)/dbname?param=value (a go-sql-driver DSN, as it is)
+//	user:password@unix(/run/mysqld/mysqld.sock)/dbname
 //	sqlite:PATH, sqlite://PATH or sqlite:///absolute/PATH
 //
-// Special characters in the user name or password should be percent-encoded
-// (p%40ss for p@ss). Other query parameters of a mysql URL are passed to the
-// driver (e.g. tls=true). ParseURL returns an error naming what is wrong;
-// the error never contains the password.
+// Special characters in the user name or password of a URL should be
+// percent-encoded (p%40ss for p@ss); a DSN takes them raw. Other query
+// parameters of a mysql URL are passed to the driver (e.g. tls=true), as a
+// DSN's are. A DSN names its network itself, so its localhost is TCP, not
+// the local socket a URL's bare localhost means.
+//
+// ParseURL returns an error naming the part that is wrong, and suggests
+// percent-encoding when a URL's password seems to hold # / ? or %; the
+// error never contains the password.
 func ParseURL(s string) (Config, error) {
 	switch {
 	case strings.HasPrefix(s, "mysql://"):
@@ -154,21 +162,111 @@ func ParseURL(s string) (Config, error) {
 		return Config{Driver: DriverSQLite, DSN: path}, nil
 	case s == "":
 		return Config{}, errors.New("wpdb: database URL is empty")
+	case looksLikeDSN(s):
+		return parseMySQLDSN(s)
 	default:
-		scheme, _, ok := strings.Cut(s, ":")
+		scheme, rest, ok := strings.Cut(s, ":")
 		if !ok || strings.ContainsAny(scheme, "/@") {
 			return Config{}, errors.New("wpdb: database URL has no scheme (want mysql://... or sqlite:PATH)")
+		}
+		if !strings.HasPrefix(rest, "//") {
+			// user:password@host/db: what comes before the first colon is
+			// a user name, not a scheme, and is not worth quoting.
+			return Config{}, errors.New("wpdb: database URL has no scheme, and is no go-sql-driver DSN either " +
+				"(want mysql://user:password@host:3306/dbname or user:password@tcp(host:3306)/dbname)")
 		}
 		return Config{}, fmt.Errorf("wpdb: database URL scheme %q is not supported (want mysql or sqlite)", scheme)
 	}
 }
 
+// looksLikeDSN says whether s is meant as a go-sql-driver DSN rather than
+// a URL: it has no scheme, and either names the driver's tcp( or unix(
+// network, or the driver reads it as it is (tcp(db)/wordpress).
+func looksLikeDSN(s string) bool {
+	if strings.Contains(s, "://") {
+		return false
+	}
+	if strings.Contains(s, "@tcp(") || strings.Contains(s, "@unix(") || strings.Contains(s, "@/") {
+		return true
+	}
+	_, err := mysql.ParseDSN(s)
+	return err == nil
+}
+
+// parseMySQLDSN takes a go-sql-driver DSN as it is, with the checks a URL
+// gets: a database name, and parameters the driver understands.
+func parseMySQLDSN(s string) (Config, error) {
+	mc, err := mysql.ParseDSN(s)
+	if err != nil {
+		return Config{}, fmt.Errorf("wpdb: go-sql-driver DSN: %s (want user:password@tcp(host:3306)/dbname)", withoutPassword(err.Error(), dsnPassword(s)))
+	}
+	if mc.DBName == "" {
+		return Config{}, errors.New("wpdb: go-sql-driver DSN has no database name (want user:password@tcp(host:3306)/dbname)")
+	}
+	if mc.Net == "tcp" {
+		if _, port, err := net.SplitHostPort(mc.Addr); err != nil || !validPort(port) {
+			return Config{}, errors.New("wpdb: go-sql-driver DSN address is not host:port with a port from 1 to 65535 (want tcp(host:3306))")
+		}
+	}
+	return Config{Driver: DriverMySQL, DSN: mc.FormatDSN()}, nil
+}
+
+// dsnPassword is what the driver would read as the password of a DSN that
+// it could not parse: from the first colon to the last @ before the last
+// slash. It is only for keeping it out of messages.
+func dsnPassword(s string) string {
+	if i := strings.LastIndex(s, "/"); i >= 0 {
+		s = s[:i]
+	}
+	at := strings.LastIndex(s, "@")
+	if at < 0 {
+		return ""
+	}
+	_, pw, _ := strings.Cut(s[:at], ":")
+	return pw
+}
+
+// withoutPassword is msg with password hidden, for driver messages that
+// quote a piece of a DSN.
+func withoutPassword(msg, password string) string {
+	if password == "" {
+		return msg
+	}
+	return strings.ReplaceAll(msg, password, "xxxxx")
+}
+
+// validPort says whether port is a TCP port number, 1 to 65535.
+func validPort(port string) bool {
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 1 && n <= 65535 && port[0] != '+'
+}
+
 func parseMySQLURL(s string) (Config, error) {
+	cfg, err := parseMySQLURLParts(s)
+	if err != nil {
+		// A # / ? or % in the password is the usual cause of an address
+		// that reads wrong: say so, rather than what the URL parser made
+		// of the pieces.
+		if hint := userInfoMistake(s); hint != "" {
+			return Config{}, errors.New("wpdb: " + hint)
+		}
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+// parseMySQLURLParts parses a mysql:// URL. None of its errors quotes the
+// URL: a piece of it may be the password.
+func parseMySQLURLParts(s string) (Config, error) {
+	const want = "(want mysql://user:password@host:3306/dbname)"
+	if strings.Contains(s, "#") {
+		// A fragment means nothing to a database, and a # cuts the URL
+		// short wherever it is, password included.
+		return Config{}, errors.New(`wpdb: mysql URL holds a "#", which ends a URL's address part: percent-encode it as %23 ` + want)
+	}
 	u, err := url.Parse(s)
 	if err != nil {
-		// The url error quotes the part it could not read, which may be a
-		// piece of the password: say what to check instead.
-		return Config{}, errors.New("wpdb: mysql URL is malformed (check host:port, and percent-encode / ? # and % in the user name and password)")
+		return Config{}, urlParseMistake(err)
 	}
 	mc, local := mysql.NewConfig(), false
 	if u.User != nil {
@@ -176,8 +274,11 @@ func parseMySQLURL(s string) (Config, error) {
 		mc.Passwd, _ = u.User.Password()
 	}
 	mc.DBName = strings.TrimPrefix(u.Path, "/")
-	if mc.DBName == "" || strings.Contains(mc.DBName, "/") {
-		return Config{}, errors.New("wpdb: mysql URL has no database name (want mysql://user:password@host:3306/dbname)")
+	if mc.DBName == "" {
+		return Config{}, errors.New("wpdb: mysql URL has no database name " + want)
+	}
+	if strings.Contains(mc.DBName, "/") {
+		return Config{}, errors.New(`wpdb: mysql URL has no database name, but a path with a "/" in it ` + want)
 	}
 	q := u.Query()
 	if sock := q.Get("socket"); sock != "" {
@@ -189,10 +290,12 @@ func parseMySQLURL(s string) (Config, error) {
 	} else {
 		host, port := u.Hostname(), u.Port()
 		if host == "" {
-			return Config{}, errors.New("wpdb: mysql URL has no host (want mysql://user:password@host:3306/dbname)")
+			return Config{}, errors.New("wpdb: mysql URL has no host " + want)
 		}
 		if port == "" {
 			port = "3306"
+		} else if !validPort(port) {
+			return Config{}, errors.New("wpdb: mysql URL port is not a number from 1 to 65535 " + want)
 		}
 		mc.Net, mc.Addr = "tcp", net.JoinHostPort(host, port)
 		// A bare localhost is the socket, as in PHP. A URL that names a

@@ -57,14 +57,15 @@ func mysqlConfig(dsn string) (*mysql.Config, error) {
 	return mc, nil
 }
 
-// mysqlDBName is the database a MySQL DSN names, for messages; Open has
-// parsed the DSN already.
-func mysqlDBName(dsn string) string {
+// mysqlWhere names the database a MySQL DSN names and the server it is
+// on ("wordpress at TCP db:3306", "blog at Unix socket /run/mysqld/mysqld.sock"),
+// for messages; never the password. Open has parsed the DSN already.
+func mysqlWhere(dsn string) string {
 	mc, err := mysql.ParseDSN(dsn)
 	if err != nil {
 		return "?"
 	}
-	return mc.DBName
+	return mc.DBName + " at " + describe(mc.Net, mc.Addr)
 }
 
 // mysqlCharset returns the charset parameter of mc, which the driver keeps

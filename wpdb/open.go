@@ -103,7 +103,7 @@ func createMySQLDatabase(ctx context.Context, mc *mysql.Config) error {
 	defer cancel()
 	if _, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS "+quoteIdent(DriverMySQL, mc.DBName)+
 		" CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_520_ci"); err != nil {
-		return fmt.Errorf("create database %s: %w", mc.DBName, err)
+		return fmt.Errorf("create database %s at %s: %w", mc.DBName, describe(mc.Net, mc.Addr), err)
 	}
 	return nil
 }

@@ -141,3 +141,19 @@ func TestSeederRejectsBadConfig(t *testing.T) {
 		})
 	}
 }
+
+// TestSeederNamesTheServer: a seeder that cannot reach MySQL says where it
+// tried, as the store does.
+func TestSeederNamesTheServer(t *testing.T) {
+	t.Parallel()
+	cfg := wpdb.Config{Driver: wpdb.DriverMySQL, DSN: "root:hunter2@tcp(127.0.0.1:1)/wordpress", TablePrefix: "wp_"}
+	s, err := wpdb.OpenSeeder(context.Background(), cfg)
+	if err == nil {
+		s.Close()
+		t.Fatal("OpenSeeder succeeded, want an error")
+	}
+	want := "wpdb: seeder: create database wordpress at TCP 127.0.0.1:1: dial tcp 127.0.0.1:1: connect: connection refused"
+	if err.Error() != want || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("error %q, want %q", err, want)
+	}
+}

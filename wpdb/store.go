@@ -3,6 +3,7 @@ package wpdb
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -183,10 +184,16 @@ func checkTable(ctx context.Context, db *sql.DB, cfg Config) error {
 	where := "file " + cfg.DSN
 	query := "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?"
 	if cfg.Driver == DriverMySQL {
-		where = "database " + mysqlDBName(cfg.DSN)
+		// The server's address, so that a timeout names what did not
+		// answer; never the DSN, which holds the password.
+		where = "database " + mysqlWhere(cfg.DSN)
 		query = "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?"
 	}
 	if err := db.PingContext(ctx); err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			// The driver's own word is a bare "context deadline exceeded".
+			return fmt.Errorf("wpdb: connect to %s %s: no answer, timed out: %w", cfg.Driver, where, err)
+		}
 		return fmt.Errorf("wpdb: connect to %s %s: %w", cfg.Driver, where, err)
 	}
 	var n int

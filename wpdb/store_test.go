@@ -265,6 +265,14 @@ func TestOpenErrors(t *testing.T) {
 	config := func(driver, dsn, prefix string) wpdb.Config {
 		return wpdb.Config{Driver: driver, DSN: dsn, TablePrefix: prefix, PostTypes: []string{"post"}, QueryTimeout: 5 * time.Second}
 	}
+	// silent accepts connections and never answers, as a firewall that
+	// drops packets, or a server stuck before its greeting, looks.
+	silent := wpdbtest.StartProxy(t, "127.0.0.1:1")
+	silent.Hang()
+	timeout := func(cfg wpdb.Config, d time.Duration) wpdb.Config {
+		cfg.QueryTimeout = d
+		return cfg
+	}
 	memo := func(cfg wpdb.Config, entries, bytes int) wpdb.Config {
 		cfg.ExcerptMemoEntries, cfg.ExcerptMemoBytes = entries, bytes
 		return cfg
@@ -278,7 +286,9 @@ func TestOpenErrors(t *testing.T) {
 		{"unknown driver", config("oracle", "x", "wp_"), "unknown driver"},
 		{"missing sqlite file", config("sqlite", missing, "wp_"), "connect to sqlite file " + missing},
 		{"mysql without database", config("mysql", "root@tcp(127.0.0.1:3306)/", "wp_"), "names no database"},
-		{"mysql closed port", config("mysql", "root@tcp(127.0.0.1:1)/wordpress", "wp_"), "connect to mysql database wordpress"},
+		{"mysql closed port", config("mysql", "root@tcp(127.0.0.1:1)/wordpress", "wp_"), "connect to mysql database wordpress at TCP 127.0.0.1:1: dial tcp 127.0.0.1:1: connect: connection refused"},
+		{"mysql that never answers", timeout(config("mysql", "root@tcp("+silent.Addr+")/wordpress", "wp_"), 200*time.Millisecond), "connect to mysql database wordpress at TCP " + silent.Addr + ": no answer, timed out"},
+		{"mysql missing socket", config("mysql", "root@unix("+filepath.Join(t.TempDir(), "mysqld.sock")+")/wordpress", "wp_"), "connect to mysql database wordpress at Unix socket /"},
 		{"mysql unknown database", config("mysql", "root@tcp(127.0.0.1:3306)/wpdbtest_no_such_db", "wp_"), "Unknown database"},
 		{"zero config", wpdb.Config{}, "unknown driver"},
 		{"no prefix", config("sqlite", "x", ""), "table prefix is empty"},
