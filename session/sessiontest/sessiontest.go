@@ -160,6 +160,7 @@ type Server struct {
 	Port int
 	URL  string // redis://127.0.0.1:<Port>/0
 	t    testing.TB
+	conf string // a config file, for a sentinel (StartSentinels)
 	args []string
 	cmd  *exec.Cmd
 	done chan struct{}
@@ -170,16 +171,22 @@ type Server struct {
 // "--requirepass", "secret". It fails t when redis-server is not installed.
 func StartServer(t testing.TB, args ...string) *Server {
 	t.Helper()
+	s := newServer(t, args)
+	s.Start()
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// newServer is a Server on a free port, not started yet.
+func newServer(t testing.TB, args []string) *Server {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("sessiontest: find a free port: %v", err)
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	s := &Server{Port: port, URL: "redis://127.0.0.1:" + strconv.Itoa(port) + "/0", t: t, args: args}
-	s.Start()
-	t.Cleanup(s.Stop)
-	return s
+	return &Server{Port: port, URL: "redis://127.0.0.1:" + strconv.Itoa(port) + "/0", t: t, args: args}
 }
 
 // Start starts the server (again) and waits until it answers PING.
@@ -191,6 +198,10 @@ func (s *Server) Start() {
 	}
 	args := append([]string{"--port", strconv.Itoa(s.Port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning"}, s.args...)
+	if s.conf != "" {
+		// redis-server takes its config file first.
+		args = append([]string{s.conf, "--sentinel"}, args...)
+	}
 	s.cmd = exec.Command(bin, args...)
 	var out bytes.Buffer
 	s.cmd.Stdout, s.cmd.Stderr = &out, &out
