@@ -221,8 +221,14 @@ func (sc *sentinelMaster) dial(ctx context.Context, timeout time.Duration) (redi
 		return nil, fmt.Errorf("master %q at %s: %w", sc.url.master, addr, err)
 	}
 	if !sentinel.TestRole(c, "master") {
+		// TestRole keeps its reason to itself; a wrong password, say,
+		// must not read as a replica.
+		why := fmt.Errorf("%w (yet)", errNotMaster)
+		if _, err := c.Do("ROLE"); err != nil {
+			why = err
+		}
 		c.Close()
-		return nil, fmt.Errorf("%q at %s: %w (yet)", sc.url.master, addr, errNotMaster)
+		return nil, fmt.Errorf("master %q at %s: %w", sc.url.master, addr, why)
 	}
 	return &masterConn{Conn: c}, nil
 }

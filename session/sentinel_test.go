@@ -106,7 +106,7 @@ func TestSentinel(t *testing.T) {
 	setup := sessiontest.StartSentinels(t, sentinelDownAfter, sentinelFailoverTimeout)
 	t.Run("sessions read back unchanged", func(t *testing.T) { testSentinelSessions(t, setup) })
 	t.Run("PHP shares them through the master", func(t *testing.T) { testSentinelPHP(t, setup) })
-	t.Run("no master known", func(t *testing.T) { testSentinelNoMaster(t, setup) })
+	t.Run("no master reached", func(t *testing.T) { testSentinelNoMaster(t, setup) })
 	t.Run("demoted master dropped", func(t *testing.T) { testSentinelDemoted(t, setup) })
 	t.Run("failover", func(t *testing.T) { testSentinelFailover(t, setup) })
 }
@@ -189,7 +189,7 @@ func testSentinelPHP(t *testing.T, setup *sessiontest.Sentinels) {
 	sessiontest.NeedPHP(t)
 	h := sentinelHarness(t, setup, Config{})
 	php := sessiontest.PHP{Prefix: h.cfg.KeyPrefix, Handler: "php", Extra: []string{
-		"-d", fmt.Sprintf(`session.save_path="tcp://%s?prefix=%s"`, h.redis.Addr, h.cfg.KeyPrefix),
+		"-d", fmt.Sprintf(`session.save_path="tcp://%s?prefix=%s&auth=%s"`, h.redis.Addr, h.cfg.KeyPrefix, setup.Password),
 	}}
 	id, err := NewID()
 	if err != nil {
@@ -205,16 +205,23 @@ func testSentinelPHP(t *testing.T, setup *sessiontest.Sentinels) {
 	}
 }
 
-// testSentinelNoMaster: a store cannot open, and a Ping fails, while the
-// sentinels name no master, so /readyz says so.
+// testSentinelNoMaster: a store cannot open while the sentinels name no
+// master, or it cannot reach it; the error says why, never a password.
+// (Ping fails the same way: see testSentinelFailover.)
 func testSentinelNoMaster(t *testing.T, setup *sessiontest.Sentinels) {
 	unknown := strings.Replace(setup.URL, "/"+setup.MasterName+"/", "/nosuchmaster/", 1)
 	dead := sessiontest.StartServer(t)
 	dead.Stop()
 	noSentinel := fmt.Sprintf("redis+sentinel://127.0.0.1:%d/%s/0?sentinel_password=s3cret", dead.Port, setup.MasterName)
+	badSentinelPass := strings.Replace(setup.URL, "sentinel_password="+setup.SentinelPassword, "sentinel_password=s3cret", 1)
+	noMasterPass := strings.Replace(setup.URL, ":"+setup.Password+"@", "", 1)
+	badMasterPass := strings.Replace(setup.URL, ":"+setup.Password+"@", ":s3cret@", 1)
 	for _, tt := range []struct{ name, url, want string }{
 		{"unknown master name", unknown, `names a master "nosuchmaster"`},
 		{"no sentinel answers", noSentinel, "no sentinels available"},
+		{"wrong sentinel password", badSentinelPass, "WRONGPASS"},
+		{"no master password", noMasterPass, "NOAUTH"},
+		{"wrong master password", badMasterPass, "WRONGPASS"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := OpenRedis(context.Background(), tt.url, php(Config{OpTimeout: time.Second}), nil)
@@ -247,7 +254,7 @@ func testSentinelDemoted(t *testing.T, setup *sessiontest.Sentinels) {
 		if demoted.Load() {
 			addr = fmt.Sprintf("127.0.0.1:%d", setup.Replica.Port)
 		}
-		c, err := redis.DialContext(ctx, "tcp", addr, redis.DialReadTimeout(time.Second))
+		c, err := redis.DialContext(ctx, "tcp", addr, redis.DialPassword(setup.Password), redis.DialReadTimeout(time.Second))
 		if err != nil {
 			return nil, err
 		}

@@ -15,17 +15,21 @@ import (
 
 // Sentinels is a throwaway Redis Sentinel setup: a master, one replica of
 // it, and three sentinels monitoring the master as MasterName with a
-// quorum of two, all on loopback. Start it once and share it among the
-// tests of a package that need it (it takes a few seconds to settle).
+// quorum of two, all on loopback. The master and the replica require
+// Password, the sentinels SentinelPassword, as production setups do.
+// Start it once and share it among the tests of a package that need it
+// (it takes a few seconds to settle).
 type Sentinels struct {
-	MasterName      string
-	Master          *Server // the master at start; after a failover, see MasterAddr
-	Replica         *Server
-	Sentinels       []*Server
-	DownAfter       time.Duration // sentinel down-after-milliseconds
-	FailoverTimeout time.Duration // sentinel failover-timeout
+	MasterName       string
+	Password         string  // requirepass of the master and the replica
+	SentinelPassword string  // requirepass of the sentinels
+	Master           *Server // the master at start; after a failover, see MasterAddr
+	Replica          *Server
+	Sentinels        []*Server
+	DownAfter        time.Duration // sentinel down-after-milliseconds
+	FailoverTimeout  time.Duration // sentinel failover-timeout
 	// URL is the setup as session.OpenRedis takes it:
-	// redis+sentinel://127.0.0.1:<p1>,127.0.0.1:<p2>,127.0.0.1:<p3>/<MasterName>/0
+	// redis+sentinel://:<Password>@127.0.0.1:<p1>,…,127.0.0.1:<p3>/<MasterName>/0?sentinel_password=<SentinelPassword>
 	URL string
 	t   testing.TB
 }
@@ -36,24 +40,33 @@ type Sentinels struct {
 // the setup does not settle within 30 s.
 func StartSentinels(t testing.TB, downAfter, failoverTimeout time.Duration) *Sentinels {
 	t.Helper()
-	s := &Sentinels{MasterName: "mymaster", DownAfter: downAfter, FailoverTimeout: failoverTimeout, t: t}
+	s := &Sentinels{
+		MasterName: "mymaster", Password: "master-secret", SentinelPassword: "sentinel-secret",
+		DownAfter: downAfter, FailoverTimeout: failoverTimeout, t: t,
+	}
 	// A replica keeps the master's RDB on disk while it syncs: not in the
 	// package's folder.
 	dir := t.TempDir()
-	s.Master = StartServer(t, "--dir", dir)
-	s.Replica = StartServer(t, "--dir", dir, "--replicaof", "127.0.0.1", strconv.Itoa(s.Master.Port))
+	auth := []string{"--requirepass", s.Password, "--masterauth", s.Password}
+	s.Master = StartServer(t, append([]string{"--dir", dir}, auth...)...)
+	s.Replica = StartServer(t, append([]string{"--dir", dir, "--replicaof", "127.0.0.1", strconv.Itoa(s.Master.Port)}, auth...)...)
 	var addrs []string
 	for i := range 3 {
 		sn := newServer(t, nil)
 		// Sentinel rewrites its config file as it learns, so it must be
 		// its own and writable.
 		sn.conf = filepath.Join(dir, fmt.Sprintf("sentinel-%d.conf", i))
+		// The sentinels authenticate to each other with their own
+		// requirepass.
 		conf := fmt.Sprintf("dir %s\n"+
-			"sentinel monitor %[2]s 127.0.0.1 %[3]d 2\n"+
-			"sentinel down-after-milliseconds %[2]s %[4]d\n"+
-			"sentinel failover-timeout %[2]s %[5]d\n"+
-			"sentinel parallel-syncs %[2]s 1\n",
-			dir, s.MasterName, s.Master.Port, downAfter.Milliseconds(), failoverTimeout.Milliseconds())
+			"requirepass %s\n"+
+			"sentinel monitor %[3]s 127.0.0.1 %[4]d 2\n"+
+			"sentinel auth-pass %[3]s %[5]s\n"+
+			"sentinel down-after-milliseconds %[3]s %[6]d\n"+
+			"sentinel failover-timeout %[3]s %[7]d\n"+
+			"sentinel parallel-syncs %[3]s 1\n",
+			dir, s.SentinelPassword, s.MasterName, s.Master.Port, s.Password,
+			downAfter.Milliseconds(), failoverTimeout.Milliseconds())
 		if err := os.WriteFile(sn.conf, []byte(conf), 0o600); err != nil {
 			t.Fatalf("sessiontest: sentinel config: %v", err)
 		}
@@ -62,7 +75,7 @@ func StartSentinels(t testing.TB, downAfter, failoverTimeout time.Duration) *Sen
 		s.Sentinels = append(s.Sentinels, sn)
 		addrs = append(addrs, net.JoinHostPort("127.0.0.1", strconv.Itoa(sn.Port)))
 	}
-	s.URL = "redis+sentinel://" + strings.Join(addrs, ",") + "/" + s.MasterName + "/0"
+	s.URL = "redis+sentinel://:" + s.Password + "@" + strings.Join(addrs, ",") + "/" + s.MasterName + "/0?sentinel_password=" + s.SentinelPassword
 	s.waitSettled()
 	return s
 }
@@ -87,12 +100,12 @@ func (s *Sentinels) waitSettled() {
 
 // unsettled says what is still missing, or "".
 func (s *Sentinels) unsettled() string {
-	info, err := redis.String(do(s.Replica.Port, "INFO", "replication"))
+	info, err := redis.String(do(s.Replica.Port, s.Password, "INFO", "replication"))
 	if err != nil || !strings.Contains(info, "master_link_status:up") {
 		return fmt.Sprintf("replica not in sync (%v)", err)
 	}
 	for _, sn := range s.Sentinels {
-		replicas, err := redis.Values(do(sn.Port, "SENTINEL", "REPLICAS", s.MasterName))
+		replicas, err := redis.Values(do(sn.Port, s.SentinelPassword, "SENTINEL", "REPLICAS", s.MasterName))
 		if err != nil || len(replicas) != 1 {
 			return fmt.Sprintf("sentinel %d knows %d replicas (%v)", sn.Port, len(replicas), err)
 		}
@@ -100,7 +113,7 @@ func (s *Sentinels) unsettled() string {
 		if err != nil || m["flags"] != "slave" || m["master-link-status"] != "ok" {
 			return fmt.Sprintf("sentinel %d sees the replica as %q, link %q (%v)", sn.Port, m["flags"], m["master-link-status"], err)
 		}
-		others, err := redis.Values(do(sn.Port, "SENTINEL", "SENTINELS", s.MasterName))
+		others, err := redis.Values(do(sn.Port, s.SentinelPassword, "SENTINEL", "SENTINELS", s.MasterName))
 		if err != nil || len(others) != len(s.Sentinels)-1 {
 			return fmt.Sprintf("sentinel %d knows %d other sentinels (%v)", sn.Port, len(others), err)
 		}
@@ -114,7 +127,7 @@ func (s *Sentinels) MasterAddr() string {
 	s.t.Helper()
 	var last error
 	for _, sn := range s.Sentinels {
-		addr, err := redis.Strings(do(sn.Port, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", s.MasterName))
+		addr, err := redis.Strings(do(sn.Port, s.SentinelPassword, "SENTINEL", "GET-MASTER-ADDR-BY-NAME", s.MasterName))
 		if err == nil && len(addr) == 2 {
 			return net.JoinHostPort(addr[0], addr[1])
 		}
@@ -130,16 +143,18 @@ func (s *Sentinels) Redis(t testing.TB) *Redis {
 	t.Helper()
 	addr := s.MasterAddr()
 	return &Redis{
-		URL:    "redis://" + addr + "/0",
-		Addr:   addr,
-		Prefix: "wploadmore-test:" + sanitize(t.Name()) + ":" + randomHex(t, 4) + ":",
-		t:      t,
+		URL:      "redis://:" + s.Password + "@" + addr + "/0",
+		Addr:     addr,
+		Prefix:   "wploadmore-test:" + sanitize(t.Name()) + ":" + randomHex(t, 4) + ":",
+		password: s.Password,
+		t:        t,
 	}
 }
 
-// do runs one command on a new connection to the server at port.
-func do(port int, cmd string, args ...any) (any, error) {
-	c, err := redis.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
+// do runs one command on a new connection to the server at port, which
+// requires password.
+func do(port int, password, cmd string, args ...any) (any, error) {
+	c, err := redis.Dial("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), redis.DialPassword(password),
 		redis.DialConnectTimeout(time.Second), redis.DialReadTimeout(time.Second))
 	if err != nil {
 		return nil, err

@@ -26,10 +26,11 @@ const Addr = "127.0.0.1:6379"
 
 // Redis is the shared Redis as one test sees it.
 type Redis struct {
-	URL    string // redis://127.0.0.1:6379/0, for session.OpenRedis
-	Addr   string // host:port, for PHP's session.save_path
-	Prefix string // this test's own key prefix, for session.Config.KeyPrefix
-	t      testing.TB
+	URL      string // redis://127.0.0.1:6379/0, for session.OpenRedis
+	Addr     string // host:port, for PHP's session.save_path
+	Prefix   string // this test's own key prefix, for session.Config.KeyPrefix
+	password string // the server's requirepass, if any (Sentinels.Redis)
+	t        testing.TB
 }
 
 // New connects to the Redis at Addr and returns it with a key prefix
@@ -59,7 +60,8 @@ func New(t testing.TB) *Redis {
 // error; Redis's own error replies are returned.
 func (r *Redis) Do(cmd string, args ...any) (any, error) {
 	r.t.Helper()
-	c, err := redis.Dial("tcp", r.Addr, redis.DialConnectTimeout(2*time.Second), redis.DialReadTimeout(5*time.Second))
+	c, err := redis.Dial("tcp", r.Addr, redis.DialPassword(r.password),
+		redis.DialConnectTimeout(2*time.Second), redis.DialReadTimeout(5*time.Second))
 	if err != nil {
 		r.t.Fatalf("sessiontest: connect to Redis at %s (start Redis with `make services`): %v", r.Addr, err)
 	}
