@@ -66,19 +66,7 @@ func OpenRedis(ctx context.Context, rawURL string, cfg Config, logger *slog.Logg
 		// -1: the key count is the first argument, 1 or 2 with the lock.
 		updateLua: redis.NewScript(-1, updateScript),
 	}
-	b.pool = &redis.Pool{
-		DialContext: conns.dial,
-		MaxIdle:     redisMaxIdle,
-		MaxActive:   redisMaxActive,
-		IdleTimeout: redisIdleTimeout,
-		Wait:        true,
-		TestOnBorrow: func(c redis.Conn, idleSince time.Time) error {
-			if time.Since(idleSince) < redisTestIdle {
-				return nil
-			}
-			return conns.check(c)
-		},
-	}
+	b.pool = newRedisPool(conns)
 	b.pipe = newPipeline(conns.dial)
 	s := newStore(cfg, logger, b)
 	b.logger = s.logger
@@ -107,6 +95,24 @@ type redisConns struct {
 	// close releases what dial keeps besides the connections: the
 	// sentinels' own; nil when nothing.
 	close func() error
+}
+
+// newRedisPool is the store's pool of connections from conns.dial; one
+// idle for redisTestIdle or longer is checked (conns.check) before use.
+func newRedisPool(conns redisConns) *redis.Pool {
+	return &redis.Pool{
+		DialContext: conns.dial,
+		MaxIdle:     redisMaxIdle,
+		MaxActive:   redisMaxActive,
+		IdleTimeout: redisIdleTimeout,
+		Wait:        true,
+		TestOnBorrow: func(c redis.Conn, idleSince time.Time) error {
+			if time.Since(idleSince) < redisTestIdle {
+				return nil
+			}
+			return conns.check(c)
+		},
+	}
 }
 
 // directConns dials rawURL, a redis:// or rediss:// URL.

@@ -304,9 +304,19 @@ func testSentinelDemoted(t *testing.T, setup *sessiontest.Sentinels) {
 		}
 	}
 
-	t.Run("pool", func(t *testing.T) {
+	// The store's pool, with the store's checks, dialling what dial
+	// hands out.
+	u, err := url.Parse(setup.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns := sentinelConns(u, time.Second)
+	defer conns.close()
+	conns.dial = dial
+
+	t.Run("pool, after a write", func(t *testing.T) {
 		demoted.Store(true)
-		pool := &redis.Pool{DialContext: dial, MaxIdle: 4}
+		pool := newRedisPool(conns)
 		defer pool.Close()
 		c := pool.Get()
 		if _, err := c.Do("SET", key, "x"); !isReadOnly(err) {
@@ -323,6 +333,26 @@ func testSentinelDemoted(t *testing.T, setup *sessiontest.Sentinels) {
 		if _, err := c.Do("SET", key, "x"); err != nil {
 			t.Errorf("SET after the failover: %v", err)
 		}
+	})
+
+	t.Run("pool, idle after a read", func(t *testing.T) {
+		demoted.Store(true)
+		pool := newRedisPool(conns)
+		defer pool.Close()
+		c := pool.Get()
+		if _, err := c.Do("GET", key); err != nil {
+			t.Fatalf("GET on the demoted master: %v", err) // a replica serves reads
+		}
+		c.Close()
+		// Idle long enough to be checked (ROLE) at the next borrow.
+		time.Sleep(redisTestIdle + 50*time.Millisecond)
+		demoted.Store(false)
+		c = pool.Get()
+		defer c.Close()
+		if _, err := c.Do("SET", key, "x"); err != nil {
+			t.Errorf("SET after the failover: %v", err)
+		}
+		allClosed(t)
 	})
 
 	t.Run("pipeline", func(t *testing.T) {
