@@ -34,8 +34,8 @@ const sentinelScheme = "redis+sentinel"
 const defaultSentinelPort = "26379"
 
 // sentinelTimeout bounds each exchange with one sentinel (connect, read,
-// write), below OpTimeout: a request that finds no master asks each
-// sentinel in turn, and Sentinel's client guidelines ask for a short one.
+// write). It is short, as Sentinel's client guidelines ask: a dial asks
+// the sentinels in turn until one answers, so a hung one costs this much.
 const sentinelTimeout = 500 * time.Millisecond
 
 // errNotMaster says a connection reaches a Redis that is not, or no longer,
@@ -147,9 +147,10 @@ func redactSentinelURL(u *url.URL) string {
 }
 
 // sentinelMaster reaches whichever Redis the sentinels name master now, so
-// a store follows a failover without a restart. The failover itself, and
-// finding the sentinel that answers, is github.com/FZambia/sentinel's (on
-// redigo); what this adds is for connections opened before a failover:
+// a store follows a failover without a restart. The sentinels run the
+// failover; asking them where the master is, one after the other until one
+// answers, is github.com/FZambia/sentinel's (on redigo). What this adds is
+// for connections opened before a failover:
 //
 //   - each new connection asks the sentinels for the master's address and
 //     checks with ROLE that the server there is the master (a sentinel may
@@ -160,8 +161,8 @@ func redactSentinelURL(u *url.URL) string {
 //   - a connection busy all along, to a master since demoted, hears
 //     READONLY at its next write: that connection is dropped (masterConn),
 //     by the pool and by the pipeline alike, and the next one dials the
-//     new master. (Sentinel also closes the clients of an instance it
-//     turns into a replica, so this is the second line.)
+//     new master. (Sentinel also sends CLIENT KILL TYPE normal to an
+//     instance it turns into a replica, so this is the second line.)
 type sentinelMaster struct {
 	url sentinelURL
 	// mu serializes the questions to the sentinels: sentinel.Sentinel
