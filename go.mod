@@ -3,6 +3,7 @@ module github.com/wploadmore/wploadmore
 go 1.26.8
 
 require (
+	github.com/FZambia/sentinel v1.1.1
 	github.com/agnivade/levenshtein v1.2.2
 	github.com/cbroglie/mustache v1.4.2
 	github.com/chromedp/cdproto v0.159.0

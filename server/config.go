@@ -50,7 +50,7 @@ type Config struct {
 	CacheSize   int           // most pages the cache keeps
 	CacheBytes  int           // most bytes of posts the cache keeps
 
-	Redis           string // redis://… or rediss://…; "" keeps sessions in memory
+	Redis           string // redis://…, rediss://… or redis+sentinel://…; "" keeps sessions in memory
 	SessionName     string
 	SessionPrefix   string
 	SessionFormat   session.Format
@@ -113,7 +113,7 @@ func parseConfig(args []string, environ []string, output io.Writer) (Config, err
 	fs.IntVar(&cfg.CacheSize, "cache-entries", 1024, "most pages of posts the cache keeps")
 	fs.IntVar(&cfg.CacheBytes, "cache-bytes", 16<<20, "most `bytes` of posts (titles, excerpts, names, dates) the cache keeps")
 
-	fs.StringVar(&cfg.Redis, "redis", "", "Redis `URL` for sessions: redis://[:password@]host:port/db or rediss:// for TLS (empty: in memory)")
+	fs.StringVar(&cfg.Redis, "redis", "", "Redis `URL` for sessions: redis://[:password@]host:port/db, rediss:// for TLS, or redis+sentinel://[:password@]host:port,…/master/db (empty: in memory)")
 	fs.StringVar(&cfg.SessionName, "session-name", "PHPSESSID", "session cookie `name` (PHP's session.name)")
 	fs.StringVar(&cfg.SessionPrefix, "session-prefix", "PHPREDIS_SESSION:", "Redis key `prefix` of sessions (phpredis's prefix)")
 	format := fs.String("session-serializer", "php", "PHP session.serialize_handler: php or php_serialize")

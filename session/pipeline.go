@@ -21,7 +21,9 @@ import (
 // Redis, the others gather the next batches. Replies keep their meaning:
 // an error reply (NOSCRIPT, WRONGTYPE) goes to its caller alone; a
 // connection error (Redis hung past the read timeout, restarted, gone)
-// fails the whole batch and the worker dials anew for its next one. As
+// fails the whole batch and the worker dials anew for its next one, as it
+// does after a batch on a connection whose Err is set (with Sentinel: a
+// READONLY reply, see masterConn). As
 // with any command sent, one whose answer timed out may still run when
 // Redis resumes.
 //
@@ -117,7 +119,11 @@ func (p *pipeline) work() {
 				continue
 			}
 		}
-		if err := exchange(conn, batch); err != nil {
+		// Drop the connection after a connection error, and also when it
+		// says it went bad (Err) though every reply arrived: with
+		// Sentinel, one that heard READONLY reaches a master since
+		// demoted, and the next dial finds the new one.
+		if err := exchange(conn, batch); err != nil || conn.Err() != nil {
 			conn.Close()
 			conn = nil
 		}

@@ -39,35 +39,69 @@ const (
 const maxWatchAttempts = 100
 
 // OpenRedis connects to the Redis at rawURL, redis://[[user]:password@]host[:port][/db]
-// (rediss:// for TLS), and returns a Store keeping sessions there the way
+// (rediss:// for TLS), or to the master Redis Sentinel names,
+// redis+sentinel://[[user]:password@]host:port[,host:port…]/master[/db]
+// (see sentinelScheme), and returns a Store keeping sessions there the way
 // phpredis does, so PHP pages of the same site share them. It pings Redis
-// once: an unreachable Redis returns an error wrapping ErrUnavailable, a
-// malformed URL or an invalid cfg a plain error naming the problem (never
-// the password).
+// once: an unreachable Redis (with Sentinel: no master known) returns an
+// error wrapping ErrUnavailable, a malformed URL or an invalid cfg a plain
+// error naming the problem (never the password).
 func OpenRedis(ctx context.Context, rawURL string, cfg Config, logger *slog.Logger) (*Store, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	safeURL, err := checkRedisURL(rawURL)
+	u, safeURL, err := checkRedisURL(rawURL)
 	if err != nil {
 		return nil, err
 	}
+	conns := directConns(rawURL, cfg.OpTimeout)
+	if u.Scheme == sentinelScheme {
+		conns = sentinelConns(u, cfg.OpTimeout)
+	}
 	b := &redisBackend{
 		cfg:         cfg,
+		conns:       conns,
 		lockOwner:   lockOwner(),
 		releaseLock: redis.NewScript(1, releaseLockScript),
 		// -1: the key count is the first argument, 1 or 2 with the lock.
 		updateLua: redis.NewScript(-1, updateScript),
 	}
-	dial := func(ctx context.Context) (redis.Conn, error) {
-		return redis.DialURLContext(ctx, rawURL,
-			redis.DialConnectTimeout(cfg.OpTimeout),
-			redis.DialReadTimeout(cfg.OpTimeout),
-			redis.DialWriteTimeout(cfg.OpTimeout),
-		)
+	b.pool = newRedisPool(conns)
+	b.pipe = newPipeline(conns.dial)
+	s := newStore(cfg, logger, b)
+	b.logger = s.logger
+	if err := b.ping(ctx); err != nil {
+		b.close()
+		return nil, fmt.Errorf("session: open redis %s: %w", safeURL, err)
 	}
-	b.pool = &redis.Pool{
-		DialContext: dial,
+	if err := b.loadScript(ctx); err != nil {
+		b.close()
+		return nil, fmt.Errorf("session: open redis %s: %w", safeURL, err)
+	}
+	return s, nil
+}
+
+// redisConns is how a store reaches its Redis: the one at the URL, or the
+// master Sentinel names (sentinelConns).
+type redisConns struct {
+	// dial opens a connection, for the pool and the pipeline alike.
+	dial func(context.Context) (redis.Conn, error)
+	// check says whether a pooled connection, idle for a while, may be
+	// used again: PING, or with Sentinel, ROLE is still master.
+	check func(redis.Conn) error
+	// isMaster, set only with Sentinel, is the ROLE check, which ping
+	// adds so that /readyz fails while no master is known.
+	isMaster func(redis.Conn) error
+	// close releases what dial keeps besides the connections: the
+	// sentinels' own; nil when nothing.
+	close func() error
+}
+
+// newRedisPool is the store's pool of connections from conns.dial; one
+// idle for redisTestIdle or longer is checked (conns.check) before use.
+func newRedisPool(conns redisConns) *redis.Pool {
+	return &redis.Pool{
+		DialContext: conns.dial,
 		MaxIdle:     redisMaxIdle,
 		MaxActive:   redisMaxActive,
 		IdleTimeout: redisIdleTimeout,
@@ -76,55 +110,63 @@ func OpenRedis(ctx context.Context, rawURL string, cfg Config, logger *slog.Logg
 			if time.Since(idleSince) < redisTestIdle {
 				return nil
 			}
+			return conns.check(c)
+		},
+	}
+}
+
+// directConns dials rawURL, a redis:// or rediss:// URL.
+func directConns(rawURL string, timeout time.Duration) redisConns {
+	return redisConns{
+		dial: func(ctx context.Context) (redis.Conn, error) {
+			return redis.DialURLContext(ctx, rawURL,
+				redis.DialConnectTimeout(timeout),
+				redis.DialReadTimeout(timeout),
+				redis.DialWriteTimeout(timeout),
+			)
+		},
+		check: func(c redis.Conn) error {
 			_, err := c.Do("PING")
 			return err
 		},
 	}
-	s := newStore(cfg, logger, b)
-	b.logger = s.logger
-	if err := b.ping(ctx); err != nil {
-		b.pool.Close()
-		return nil, fmt.Errorf("session: open redis %s: %w", safeURL, err)
-	}
-	if err := b.loadScript(ctx); err != nil {
-		b.pool.Close()
-		return nil, fmt.Errorf("session: open redis %s: %w", safeURL, err)
-	}
-	b.pipe = newPipeline(dial)
-	return s, nil
 }
 
 // checkRedisURL rejects what redigo would only reject at the first dial,
-// or not at all, and returns the URL with its password hidden for messages.
-func checkRedisURL(rawURL string) (_ string, err error) {
+// or not at all, and returns the parsed URL and the URL with its password
+// hidden for messages.
+func checkRedisURL(rawURL string) (_ *url.URL, _ string, err error) {
 	// A # / ? or % in the password is the usual cause of a URL that reads
 	// wrong: say so, rather than what the parser made of the pieces.
 	defer func() { err = redisURLMistake(rawURL, err) }()
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		// url.Parse quotes the whole URL, password included.
-		return "", errors.New("session: redis URL does not parse; want redis://[:password@]host:port/db")
+		return nil, "", errors.New("session: redis URL does not parse; want redis://[:password@]host:port/db")
 	}
 	safe := u.Redacted()
 	switch u.Scheme {
 	case "redis", "rediss":
+	case sentinelScheme:
+		safe, err := checkSentinelURL(u)
+		return u, safe, err
 	default:
-		return "", fmt.Errorf("session: redis URL %s: scheme must be redis:// or rediss://", safe)
+		return nil, "", fmt.Errorf("session: redis URL %s: scheme must be redis://, rediss:// or %s://", safe, sentinelScheme)
 	}
 	if u.Opaque != "" || u.Hostname() == "" {
-		return "", fmt.Errorf("session: redis URL %s: no host; want redis://[:password@]host:port/db", safe)
+		return nil, "", fmt.Errorf("session: redis URL %s: no host; want redis://[:password@]host:port/db", safe)
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return "", fmt.Errorf("session: redis URL %s: bad port %q", safe, p)
+			return nil, "", fmt.Errorf("session: redis URL %s: bad port %q", safe, p)
 		}
 	}
 	if db := u.Path; db != "" && db != "/" {
 		if n, err := strconv.Atoi(db[1:]); err != nil || n < 0 {
-			return "", fmt.Errorf("session: redis URL %s: database %q is not a number", safe, db[1:])
+			return nil, "", fmt.Errorf("session: redis URL %s: database %q is not a number", safe, db[1:])
 		}
 	}
-	return safe, nil
+	return u, safe, nil
 }
 
 // redisBackend stores sessions as phpredis does: the value under
@@ -133,6 +175,7 @@ type redisBackend struct {
 	cfg         Config
 	pool        *redis.Pool // for what needs a connection to itself
 	pipe        *pipeline   // for the one-command updates; see pipeline
+	conns       redisConns  // how both reach Redis
 	logger      *slog.Logger
 	lockOwner   string // "<hostname>|<pid>", like phpredis's lock secret
 	releaseLock *redis.Script
@@ -183,13 +226,22 @@ func (b *redisBackend) ping(ctx context.Context) error {
 		return err
 	}
 	defer c.Close()
-	_, err = b.do(ctx, c, "PING")
-	return err
+	if _, err = b.do(ctx, c, "PING"); err != nil || b.conns.isMaster == nil {
+		return err
+	}
+	if err := b.conns.isMaster(c); err != nil {
+		return unavailable("ROLE", err)
+	}
+	return nil
 }
 
 func (b *redisBackend) close() error {
 	b.pipe.close()
-	return b.pool.Close()
+	err := b.pool.Close()
+	if b.conns.close != nil {
+		err = errors.Join(err, b.conns.close())
+	}
+	return err
 }
 
 // loadScript loads update.lua and the lock release script once at start

@@ -16,8 +16,8 @@ func TestOpenRedisBadURL(t *testing.T) {
 	tests := []struct {
 		name, url, want string
 	}{
-		{"empty", "", "scheme must be redis:// or rediss://"},
-		{"http scheme", "http://127.0.0.1:6379", "scheme must be redis:// or rediss://"},
+		{"empty", "", "scheme must be redis://, rediss:// or redis+sentinel://"},
+		{"http scheme", "http://127.0.0.1:6379", "scheme must be redis://, rediss:// or redis+sentinel://"},
 		{"no scheme", "127.0.0.1:6379", "does not parse"},
 		{"no host", "redis:///0", "no host"},
 		{"opaque", "redis:127.0.0.1", "no host"},

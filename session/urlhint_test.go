@@ -30,7 +30,7 @@ func TestRedisURLMistakes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := checkRedisURL(tt.url)
+			_, _, err := checkRedisURL(tt.url)
 			if err == nil {
 				t.Fatal("checkRedisURL accepted it")
 			}
@@ -46,7 +46,7 @@ func TestRedisURLMistakes(t *testing.T) {
 	}
 	// A good URL is not second-guessed, @ in the password included.
 	for _, url := range []string{"redis://:p@ss@127.0.0.1:6379/0", "redis://:p%23ss@127.0.0.1:6379/0", "redis://127.0.0.1:6379"} {
-		if _, err := checkRedisURL(url); err != nil {
+		if _, _, err := checkRedisURL(url); err != nil {
 			t.Errorf("checkRedisURL(%q): %v", url, err)
 		}
 	}

@@ -26,10 +26,11 @@ const Addr = "127.0.0.1:6379"
 
 // Redis is the shared Redis as one test sees it.
 type Redis struct {
-	URL    string // redis://127.0.0.1:6379/0, for session.OpenRedis
-	Addr   string // host:port, for PHP's session.save_path
-	Prefix string // this test's own key prefix, for session.Config.KeyPrefix
-	t      testing.TB
+	URL      string // redis://127.0.0.1:6379/0, for session.OpenRedis
+	Addr     string // host:port, for PHP's session.save_path
+	Prefix   string // this test's own key prefix, for session.Config.KeyPrefix
+	password string // the server's requirepass, if any (Sentinels.Redis)
+	t        testing.TB
 }
 
 // New connects to the Redis at Addr and returns it with a key prefix
@@ -59,7 +60,8 @@ func New(t testing.TB) *Redis {
 // error; Redis's own error replies are returned.
 func (r *Redis) Do(cmd string, args ...any) (any, error) {
 	r.t.Helper()
-	c, err := redis.Dial("tcp", r.Addr, redis.DialConnectTimeout(2*time.Second), redis.DialReadTimeout(5*time.Second))
+	c, err := redis.Dial("tcp", r.Addr, redis.DialPassword(r.password),
+		redis.DialConnectTimeout(2*time.Second), redis.DialReadTimeout(5*time.Second))
 	if err != nil {
 		r.t.Fatalf("sessiontest: connect to Redis at %s (start Redis with `make services`): %v", r.Addr, err)
 	}
@@ -160,6 +162,7 @@ type Server struct {
 	Port int
 	URL  string // redis://127.0.0.1:<Port>/0
 	t    testing.TB
+	conf string // a config file, for a sentinel (StartSentinels)
 	args []string
 	cmd  *exec.Cmd
 	done chan struct{}
@@ -170,16 +173,22 @@ type Server struct {
 // "--requirepass", "secret". It fails t when redis-server is not installed.
 func StartServer(t testing.TB, args ...string) *Server {
 	t.Helper()
+	s := newServer(t, args)
+	s.Start()
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// newServer is a Server on a free port, not started yet.
+func newServer(t testing.TB, args []string) *Server {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatalf("sessiontest: find a free port: %v", err)
 	}
 	port := l.Addr().(*net.TCPAddr).Port
 	l.Close()
-	s := &Server{Port: port, URL: "redis://127.0.0.1:" + strconv.Itoa(port) + "/0", t: t, args: args}
-	s.Start()
-	t.Cleanup(s.Stop)
-	return s
+	return &Server{Port: port, URL: "redis://127.0.0.1:" + strconv.Itoa(port) + "/0", t: t, args: args}
 }
 
 // Start starts the server (again) and waits until it answers PING.
@@ -191,6 +200,10 @@ func (s *Server) Start() {
 	}
 	args := append([]string{"--port", strconv.Itoa(s.Port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning"}, s.args...)
+	if s.conf != "" {
+		// redis-server takes its config file first.
+		args = append([]string{s.conf, "--sentinel"}, args...)
+	}
 	s.cmd = exec.Command(bin, args...)
 	var out bytes.Buffer
 	s.cmd.Stdout, s.cmd.Stderr = &out, &out
