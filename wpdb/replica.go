@@ -295,18 +295,28 @@ func (t *target) lag(ctx context.Context) (lag time.Duration, known bool, err er
 }
 
 // pick returns the next healthy replica in turn, or the primary when none
-// is healthy.
+// is healthy. The turn counts over the healthy replicas only, so a replica
+// set aside does not hand its share to the one after it.
 func (s *Store) pick() *target {
-	n := uint64(len(s.replicas))
-	if n == 0 {
-		return s.primary
-	}
-	start := s.next.Add(1)
-	for i := range n {
-		if t := s.replicas[(start+i)%n]; t.status.Load().Healthy {
-			return t
+	healthy := 0
+	for _, t := range s.replicas {
+		if t.status.Load().Healthy {
+			healthy++
 		}
 	}
+	if healthy == 0 {
+		return s.primary
+	}
+	turn := int((s.next.Add(1) - 1) % uint64(healthy))
+	for _, t := range s.replicas {
+		if t.status.Load().Healthy {
+			if turn == 0 {
+				return t
+			}
+			turn--
+		}
+	}
+	// Set aside between the two loops: the primary takes this one.
 	return s.primary
 }
 

@@ -317,6 +317,47 @@ func TestReplicaKilled(t *testing.T) {
 	}
 }
 
+// TestReplicaPrimaryDown: with the primary unreachable, a healthy replica
+// serves as before, and one set aside for its lag serves too, as the last
+// resort: a stale page beats an error.
+func TestReplicaPrimaryDown(t *testing.T) {
+	primary, replica := replication.Databases(t)
+	wpdbtest.Insert(t, primary, wpdbtest.Posts(3)...)
+	replication.Sync(t)
+	primary, proxy := wpdbtest.ThroughProxy(t, primary)
+	s := openReplicated(t, primary, replica, 5*time.Second)
+	repl := replication.Replica(t)
+	ctx := context.Background()
+	readAll := func(when string) {
+		t.Helper()
+		for range 5 {
+			posts, err := s.Posts(ctx, 0, 3)
+			if err != nil {
+				t.Fatalf("%s: %v", when, err)
+			}
+			if got := ids(posts); !cmp.Equal(got, []uint64{3, 2, 1}) {
+				t.Fatalf("%s: Posts = %v, want [3 2 1]", when, got)
+			}
+		}
+		if err := s.Ping(ctx); err != nil {
+			t.Errorf("%s: Ping: %v", when, err)
+		}
+	}
+
+	proxy.Refuse()
+	readAll("primary down, replica healthy")
+	if _, err := repl.Exec("STOP SLAVE SQL_THREAD"); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if _, err := repl.Exec("START SLAVE SQL_THREAD"); err != nil {
+			t.Error(err)
+		}
+	}()
+	waitReplica(t, s, false, 10*replicaCheck)
+	readAll("primary down, replica set aside for its lag")
+}
+
 func TestReplicaDownAtOpen(t *testing.T) {
 	primary := wpdbtest.MySQL(t)
 	wpdbtest.Insert(t, primary, wpdbtest.Posts(3)...)
