@@ -33,12 +33,13 @@ type replicaReporter interface {
 
 // replicaReport is one replica in /readyz's answer. lag_seconds is null
 // when the lag is unknown: the replica did not answer, or its replication
-// is stopped.
+// is stopped. set_aside is one of wpdb's Aside words, never the database's
+// error, which goes to the log.
 type replicaReport struct {
 	Name       string   `json:"name"`
 	InUse      bool     `json:"in_use"`
 	LagSeconds *float64 `json:"lag_seconds"`
-	Reason     string   `json:"reason,omitempty"`
+	SetAside   string   `json:"set_aside,omitempty"`
 }
 
 // handleReadyz says whether requests can be served now: the database (the
@@ -81,7 +82,7 @@ func handleReadyz(logger *slog.Logger, db, sessions pinger, reportSessions bool)
 func replicaReports(replicas []wpdb.ReplicaStatus) []replicaReport {
 	out := make([]replicaReport, len(replicas))
 	for i, st := range replicas {
-		out[i] = replicaReport{Name: st.Name, InUse: st.Healthy, Reason: st.Reason}
+		out[i] = replicaReport{Name: st.Name, InUse: st.Healthy, SetAside: st.Aside}
 		if st.LagKnown {
 			lag := st.Lag.Seconds()
 			out[i].LagSeconds = &lag

@@ -120,10 +120,10 @@ func (d replicatedDB) Replicas() []wpdb.ReplicaStatus { return d.replicas }
 func TestReadyzReplicas(t *testing.T) {
 	replicas := []wpdb.ReplicaStatus{
 		{Name: "r1:3306", Healthy: true, Lag: time.Second, LagKnown: true, Answering: true},
-		{Name: "r2:3306", Reason: "replication stopped: Seconds_Behind_Master is NULL", Answering: true},
+		{Name: "r2:3306", Aside: wpdb.AsideStopped, Reason: "Seconds_Behind_Master is NULL: the database's words", Answering: true},
 	}
 	wantReplicas := `"replicas":[{"name":"r1:3306","in_use":true,"lag_seconds":1},` +
-		`{"name":"r2:3306","in_use":false,"lag_seconds":null,"reason":"replication stopped: Seconds_Behind_Master is NULL"}]`
+		`{"name":"r2:3306","in_use":false,"lag_seconds":null,"set_aside":"replication stopped"}]`
 	tests := []struct {
 		name       string
 		db         pinger
@@ -193,7 +193,7 @@ func TestReadyzReplicaServer(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	want = `{"database":"ok","replicas":[{"name":"` + replicaAddr + `","in_use":false,"lag_seconds":null,"reason":"replication stopped: Seconds_Behind_Master is NULL"}]}` + "\n"
+	want = `{"database":"ok","replicas":[{"name":"` + replicaAddr + `","in_use":false,"lag_seconds":null,"set_aside":"replication stopped"}]}` + "\n"
 	if got.Status != http.StatusOK || got.Body != want {
 		t.Errorf("readyz %d %s, want 200 %s", got.Status, got.Body, want)
 	}

@@ -179,7 +179,7 @@ func openPosts(ctx context.Context, cfg Config, logger *slog.Logger) (*wpdb.Stor
 	}
 	for i, st := range store.Replicas() {
 		logger.Info("database: read replica", "replica", st.Name, "connection", replicasHow[i],
-			"in_use", st.Healthy, "lag", st.Lag, "reason", st.Reason, "max_lag", rep.MaxLag)
+			"in_use", st.Healthy, "lag", st.Lag, "set_aside", st.Aside, "reason", st.Reason, "max_lag", rep.MaxLag)
 	}
 	return store, nil
 }

@@ -69,9 +69,22 @@ type ReplicaStatus struct {
 	// Answering says the replica answered its last check, even if set
 	// aside for its lag: the last resort when the primary fails.
 	Answering bool
-	Reason    string    // why it is set aside; empty when healthy
-	Checked   time.Time // when the last check ended
+	// Aside says why it is set aside, in one of the Aside words; empty
+	// when healthy. Reason says it in full, the database's error
+	// included, for logs.
+	Aside   string
+	Reason  string
+	Checked time.Time // when the last check (or failed query) ended; zero before the first
 }
+
+// Why a replica is set aside: [ReplicaStatus.Aside].
+const (
+	AsideUnreachable = "unreachable"         // it did not answer
+	AsideLagUnknown  = "lag unknown"         // it answered, but not its lag: no REPLICA MONITOR privilege, or not a replica
+	AsideStopped     = "replication stopped" // Seconds_Behind_Master is NULL
+	AsideBehind      = "behind"              // Seconds_Behind_Master is over the bound
+	AsideFailed      = "query failed"        // a read failed on it since its last check
+)
 
 // OpenReplicated is [Open] with read replicas: each query goes to the next
 // healthy replica in turn, and to the primary only while none is healthy.
@@ -108,7 +121,7 @@ func (s *Store) openReplicas(ctx context.Context, primary Config, rep Replicatio
 			return fmt.Errorf("replica: %w", err)
 		}
 		s.replicas = append(s.replicas, t)
-		t.status.Store(&ReplicaStatus{Name: t.name, Reason: "not checked yet"})
+		t.status.Store(&ReplicaStatus{Name: t.name, Aside: AsideUnreachable, Reason: "not checked yet"})
 		if err := s.connect(ctx, t); err != nil {
 			if misconfigured(err) {
 				return fmt.Errorf("replica %s: %w", t.name, err)
@@ -191,23 +204,38 @@ func (s *Store) check(ctx context.Context, t *target) {
 	}()
 	if t.stmts.Load() == nil {
 		if err := s.connect(ctx, t); err != nil {
-			st.Reason = "unreachable: " + err.Error()
+			st.Aside, st.Reason = AsideUnreachable, err.Error()
 			return
 		}
 	}
 	lag, known, err := t.lag(ctx)
 	switch {
+	case err != nil && !answered(err):
+		st.Aside, st.Reason = AsideUnreachable, "lag check: "+err.Error()
 	case err != nil:
-		st.Reason = "lag check failed: " + err.Error()
+		st.Answering = true
+		st.Aside, st.Reason = AsideLagUnknown, "lag check: "+err.Error()
 	case !known:
 		st.Answering = true
-		st.Reason = "replication stopped: Seconds_Behind_Master is NULL"
+		st.Aside, st.Reason = AsideStopped, "Seconds_Behind_Master is NULL: its SQL thread is stopped or its I/O thread is not connected"
 	case lag > s.maxLag:
 		st.Answering, st.Lag, st.LagKnown = true, lag, true
-		st.Reason = fmt.Sprintf("%v behind the primary, over the %v allowed", lag, s.maxLag)
+		st.Aside, st.Reason = AsideBehind, fmt.Sprintf("%v behind the primary, over the %v allowed", lag, s.maxLag)
 	default:
 		st.Answering, st.Lag, st.LagKnown, st.Healthy = true, lag, true, true
 	}
+}
+
+// errLagUnreadable is wrapped by lag's errors when the replica answered,
+// but not with its lag.
+var errLagUnreadable = errors.New("lag unreadable")
+
+// answered says the replica answered the lag check with err: an error of
+// the server's own (such as ER_SPECIFIC_ACCESS_DENIED_ERROR without the
+// REPLICA MONITOR privilege), or an answer without a lag.
+func answered(err error) bool {
+	_, isServerError := errors.AsType[*mysql.MySQLError](err)
+	return isServerError || errors.Is(err, errLagUnreadable)
 }
 
 // record stores t's new status and logs a change of health.
@@ -216,8 +244,8 @@ func (s *Store) record(t *target, st ReplicaStatus) {
 	switch {
 	case st.Healthy && (was == nil || !was.Healthy):
 		s.logger.Info("wpdb: replica in use", "replica", t.name, "lag", st.Lag)
-	case !st.Healthy && (was == nil || was.Healthy || was.Reason == "not checked yet"):
-		s.logger.Warn("wpdb: replica set aside", "replica", t.name, "reason", st.Reason)
+	case !st.Healthy && (was == nil || was.Healthy || was.Checked.IsZero() || was.Aside != st.Aside):
+		s.logger.Warn("wpdb: replica set aside", "replica", t.name, "aside", st.Aside, "reason", st.Reason)
 	}
 }
 
@@ -225,7 +253,7 @@ func (s *Store) record(t *target, st ReplicaStatus) {
 // until its watcher finds it well again.
 func (s *Store) setAside(t *target, err error) {
 	was := t.status.Load()
-	st := ReplicaStatus{Name: t.name, Reason: "query failed: " + err.Error(), Checked: time.Now()}
+	st := ReplicaStatus{Name: t.name, Aside: AsideFailed, Reason: err.Error(), Checked: time.Now()}
 	if was != nil {
 		st.Lag, st.LagKnown = was.Lag, was.LagKnown
 	}
@@ -261,7 +289,7 @@ func (t *target) lag(ctx context.Context) (lag time.Duration, known bool, err er
 		}
 	}
 	if col < 0 {
-		return 0, false, fmt.Errorf("%s has no Seconds_Behind_Master column", query)
+		return 0, false, fmt.Errorf("%w: %s has no Seconds_Behind_Master column", errLagUnreadable, query)
 	}
 	values := make([]sql.NullString, len(cols))
 	dest := make([]any, len(cols))
@@ -281,7 +309,7 @@ func (t *target) lag(ctx context.Context) (lag time.Duration, known bool, err er
 		}
 		secs, err := strconv.ParseInt(values[col].String, 10, 64)
 		if err != nil {
-			return 0, false, fmt.Errorf("Seconds_Behind_Master %q: %w", values[col].String, err)
+			return 0, false, fmt.Errorf("%w: Seconds_Behind_Master %q: %w", errLagUnreadable, values[col].String, err)
 		}
 		lag = max(lag, time.Duration(secs)*time.Second)
 	}
@@ -289,7 +317,7 @@ func (t *target) lag(ctx context.Context) (lag time.Duration, known bool, err er
 		return 0, false, err
 	}
 	if channels == 0 {
-		return 0, false, errors.New("not a replica: " + query + " is empty")
+		return 0, false, fmt.Errorf("%w: not a replica: %s is empty", errLagUnreadable, query)
 	}
 	return lag, known, nil
 }

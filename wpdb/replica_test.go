@@ -173,7 +173,7 @@ func TestReplicaLag(t *testing.T) {
 		exec("STOP SLAVE SQL_THREAD")
 		took, st := waitReplica(t, s, false, 10*replicaCheck)
 		t.Logf("set aside %v after STOP SLAVE SQL_THREAD: %+v", took, st)
-		if st.LagKnown || !st.Answering || !strings.Contains(st.Reason, "NULL") {
+		if st.LagKnown || !st.Answering || st.Aside != wpdb.AsideStopped || !strings.Contains(st.Reason, "NULL") {
 			t.Errorf("status %+v, want lag unknown (NULL), answering", st)
 		}
 		time.Sleep(500 * time.Millisecond) // the replica falls behind the writes
@@ -195,7 +195,7 @@ func TestReplicaLag(t *testing.T) {
 		defer exec("STOP SLAVE", "CHANGE MASTER TO MASTER_DELAY=0", "START SLAVE")
 		took, st := waitReplica(t, s, false, 10*time.Second)
 		t.Logf("set aside %v after MASTER_DELAY=4: %+v", took, st)
-		if !st.LagKnown || st.Lag <= time.Second {
+		if !st.LagKnown || st.Lag <= time.Second || st.Aside != wpdb.AsideBehind {
 			t.Errorf("status %+v, want a known lag over 1s", st)
 		}
 		if p, r := reads(true); p == 0 || r != 0 {
@@ -288,6 +288,9 @@ func TestReplicaKilled(t *testing.T) {
 	replication.KillReplica(t)
 	took, st := waitReplica(t, s, false, 10*replicaCheck)
 	t.Logf("set aside %v after the kill: %+v", took, st)
+	if st.Aside != wpdb.AsideFailed && st.Aside != wpdb.AsideUnreachable {
+		t.Errorf("set aside as %q, want %q or %q", st.Aside, wpdb.AsideFailed, wpdb.AsideUnreachable)
+	}
 	time.Sleep(time.Second)
 	p := selects(t, c.primary) - c.p
 	close(stop)
@@ -358,6 +361,49 @@ func TestReplicaPrimaryDown(t *testing.T) {
 	readAll("primary down, replica set aside for its lag")
 }
 
+// TestReplicaLagUnreadable: a replica that answers but not with its lag
+// is set aside, as nothing bounds how stale it is: a user without the
+// REPLICA MONITOR privilege, or a server that is no replica.
+func TestReplicaLagUnreadable(t *testing.T) {
+	primary, replica := replication.Databases(t)
+	wpdbtest.Insert(t, primary, wpdbtest.Posts(2)...)
+	_, database := primary.Location()
+	user := "ro_" + strings.TrimPrefix(database, "wpdbtest_")[:8]
+	admin := replication.Primary(t)
+	for _, stmt := range []string{
+		"CREATE USER '" + user + "'@'%'",
+		"GRANT SELECT ON `" + database + "`.* TO '" + user + "'@'%'",
+	} {
+		if _, err := admin.Exec(stmt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { admin.Exec("DROP USER '" + user + "'@'%'") })
+	replication.Sync(t)
+	readOnly := replica
+	readOnly.DSN = strings.Replace(replica.DSN, "root@", user+"@", 1)
+
+	for _, tc := range []struct {
+		name    string
+		replica wpdb.Config
+		reason  string
+	}{
+		{"no REPLICA MONITOR privilege", readOnly, "Error 1227"},
+		{"not a replica", primary, "not a replica"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := openReplicated(t, primary, tc.replica, 5*time.Second)
+			st := s.Replicas()[0]
+			if st.Healthy || !st.Answering || st.Aside != wpdb.AsideLagUnknown || !strings.Contains(st.Reason, tc.reason) {
+				t.Errorf("Replicas()[0] = %+v, want set aside as %q, answering, for %q", st, wpdb.AsideLagUnknown, tc.reason)
+			}
+			if _, err := s.Posts(context.Background(), 0, 2); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
+
 func TestReplicaDownAtOpen(t *testing.T) {
 	primary := wpdbtest.MySQL(t)
 	wpdbtest.Insert(t, primary, wpdbtest.Posts(3)...)
@@ -374,7 +420,7 @@ func TestReplicaDownAtOpen(t *testing.T) {
 	}
 	s := openReplicated(t, primary, replica, 5*time.Second)
 	st := s.Replicas()[0]
-	if st.Healthy || st.Answering || st.Name != addr || !strings.Contains(st.Reason, "unreachable") {
+	if st.Healthy || st.Answering || st.Name != addr || st.Aside != wpdb.AsideUnreachable {
 		t.Errorf("Replicas()[0] = %+v, want %s set aside as unreachable", st, addr)
 	}
 	posts, err := s.Posts(context.Background(), 0, 3)
