@@ -120,24 +120,20 @@ func (s *Store) openReplicas(ctx context.Context, primary Config, rep Replicatio
 		if err != nil {
 			return fmt.Errorf("replica: %w", err)
 		}
-		s.replicas = append(s.replicas, t)
 		t.status.Store(&ReplicaStatus{Name: t.name, Aside: AsideUnreachable, Reason: "not checked yet"})
-		if err := s.connect(ctx, t); err != nil {
-			if misconfigured(err) {
-				return fmt.Errorf("replica %s: %w", t.name, err)
-			}
-			// Down for now: its watcher connects it when it comes.
-			s.logger.Warn("wpdb: replica unreachable at start; reading from the primary until it answers",
-				"replica", t.name, "err", err)
-		}
+		s.replicas = append(s.replicas, t)
 	}
 	every := rep.CheckInterval
 	if every == 0 {
 		every = DefaultCheckInterval
 	}
+	// The watchers outlive Open's ctx, until Close.
 	watchCtx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	s.stop = stop
-	first := make(chan struct{}, len(s.replicas))
+	// Each watcher connects its replica in its first check, all at once,
+	// and says how that went: a replica down at Open is set aside until
+	// it answers; a misconfigured one fails Open.
+	first := make(chan error, len(s.replicas))
 	for _, t := range s.replicas {
 		s.watching.Add(1)
 		go func() {
@@ -145,9 +141,12 @@ func (s *Store) openReplicas(ctx context.Context, primary Config, rep Replicatio
 			s.watch(watchCtx, t, every, first)
 		}()
 	}
-	for range s.replicas {
+	for _, t := range s.replicas {
 		select {
-		case <-first:
+		case err := <-first:
+			if err != nil && misconfigured(err) {
+				return fmt.Errorf("replica %s: %w", t.name, err)
+			}
 		case <-ctx.Done():
 			return fmt.Errorf("wpdb: first replica check: %w", ctx.Err())
 		}
@@ -172,11 +171,11 @@ func misconfigured(err error) bool {
 	return false
 }
 
-// watch checks t at once, says so on first, then checks it every interval
-// until ctx ends.
-func (s *Store) watch(ctx context.Context, t *target, every time.Duration, first chan<- struct{}) {
-	s.check(ctx, t)
-	first <- struct{}{}
+// watch checks t at once, sends on first the error connecting it failed
+// with (nil when it connected), then checks it every interval until ctx
+// ends.
+func (s *Store) watch(ctx context.Context, t *target, every time.Duration, first chan<- error) {
+	first <- s.check(ctx, t)
 	ticker := time.NewTicker(every)
 	defer ticker.Stop()
 	for {
@@ -189,9 +188,10 @@ func (s *Store) watch(ctx context.Context, t *target, every time.Duration, first
 	}
 }
 
-// check connects t when it was down at Open, reads its lag, and records
-// what it found.
-func (s *Store) check(ctx context.Context, t *target) {
+// check connects t when it is not yet (the first check, or down since
+// Open), reads its lag, and records what it found. It returns the error
+// connecting failed with.
+func (s *Store) check(ctx context.Context, t *target) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	st := ReplicaStatus{Name: t.name}
@@ -205,7 +205,7 @@ func (s *Store) check(ctx context.Context, t *target) {
 	if t.stmts.Load() == nil {
 		if err := s.connect(ctx, t); err != nil {
 			st.Aside, st.Reason = AsideUnreachable, err.Error()
-			return
+			return err
 		}
 	}
 	lag, known, err := t.lag(ctx)
@@ -224,6 +224,7 @@ func (s *Store) check(ctx context.Context, t *target) {
 	default:
 		st.Answering, st.Lag, st.LagKnown, st.Healthy = true, lag, true, true
 	}
+	return nil
 }
 
 // errLagUnreadable is wrapped by lag's errors when the replica answered,

@@ -79,14 +79,21 @@ func (c *counter) delta() (primary, replica int64) {
 // within, and returns how long that took and the status then.
 func waitReplica(t *testing.T, s *wpdb.Store, healthy bool, within time.Duration) (time.Duration, wpdb.ReplicaStatus) {
 	t.Helper()
+	return waitStatus(t, s, fmt.Sprintf("healthy=%v", healthy), within, func(st wpdb.ReplicaStatus) bool { return st.Healthy == healthy })
+}
+
+// waitStatus polls s until its replica's status is as ok wants, for at
+// most within, and returns how long that took and the status then.
+func waitStatus(t *testing.T, s *wpdb.Store, want string, within time.Duration, ok func(wpdb.ReplicaStatus) bool) (time.Duration, wpdb.ReplicaStatus) {
+	t.Helper()
 	begin := time.Now()
 	for {
 		st := s.Replicas()[0]
-		if st.Healthy == healthy {
+		if ok(st) {
 			return time.Since(begin), st
 		}
 		if time.Since(begin) > within {
-			t.Fatalf("replica not healthy=%v within %v: %+v", healthy, within, st)
+			t.Fatalf("replica not %s within %v: %+v", want, within, st)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -193,7 +200,8 @@ func TestReplicaLag(t *testing.T) {
 		// number that grows past the 1 s bound, not NULL.
 		exec("STOP SLAVE", "CHANGE MASTER TO MASTER_DELAY=4", "START SLAVE")
 		defer exec("STOP SLAVE", "CHANGE MASTER TO MASTER_DELAY=0", "START SLAVE")
-		took, st := waitReplica(t, s, false, 10*time.Second)
+		// Restarting replication reads NULL for a moment: wait for the lag.
+		took, st := waitStatus(t, s, "behind", 10*time.Second, func(st wpdb.ReplicaStatus) bool { return st.Aside == wpdb.AsideBehind })
 		t.Logf("set aside %v after MASTER_DELAY=4: %+v", took, st)
 		if !st.LagKnown || st.Lag <= time.Second || st.Aside != wpdb.AsideBehind {
 			t.Errorf("status %+v, want a known lag over 1s", st)
@@ -429,6 +437,35 @@ func TestReplicaDownAtOpen(t *testing.T) {
 	}
 	if got := ids(posts); !cmp.Equal(got, []uint64{3, 2, 1}) {
 		t.Errorf("Posts = %v, want [3 2 1] from the primary", got)
+	}
+}
+
+// TestReplicaMisconfigured: a replica that answers but is not the site's
+// database fails Open, naming it, rather than sitting aside unnoticed.
+func TestReplicaMisconfigured(t *testing.T) {
+	primary := wpdbtest.MySQL(t)
+	for _, tc := range []struct {
+		name, database, want string
+	}{
+		{"no such database", "wpdbtest_no_such_database", "Unknown database"},
+		{"no posts table", "mysql", "table wp_posts not found"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			replica, err := wpdb.ParseURL("mysql://root@" + wpdbtest.MySQLAddr + "/" + tc.database)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := wpdb.OpenReplicated(context.Background(), primary, wpdb.Replication{
+				Replicas: []wpdb.Config{replica}, MaxLag: time.Second, CheckInterval: replicaCheck,
+			}, nil)
+			if err == nil {
+				s.Close()
+				t.Fatal("OpenReplicated accepted it")
+			}
+			if !strings.Contains(err.Error(), "replica "+wpdbtest.MySQLAddr) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q, want it to name the replica and say %q", err, tc.want)
+			}
+		})
 	}
 }
 

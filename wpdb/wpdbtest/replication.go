@@ -211,8 +211,20 @@ func (d *mariadbd) prepare(install, bin, dir string, serverID int, asRoot []stri
 	d.log = filepath.Join(dir, "error.log")
 	args := append([]string{"--no-defaults", "--datadir=" + d.data, "--auth-root-authentication-method=normal",
 		"--skip-test-db", "--skip-name-resolve"}, asRoot...)
-	if out, err := exec.Command(install, args...).CombinedOutput(); err != nil {
-		return fmt.Errorf("%s: %v\n%s", install, err, out)
+	// The bootstrap failed once on a loaded machine (its cause not kept);
+	// a second try on a clean folder costs under a second, and a second
+	// failure is reported with its output.
+	for attempt := 1; ; attempt++ {
+		out, err := exec.Command(install, args...).CombinedOutput()
+		if err == nil {
+			break
+		}
+		if attempt == 2 {
+			return fmt.Errorf("%s (twice): %v\n%s", install, err, out)
+		}
+		if err := os.RemoveAll(d.data); err != nil {
+			return err
+		}
 	}
 	port, err := freePort()
 	if err != nil {
