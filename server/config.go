@@ -107,7 +107,7 @@ func parseConfig(args []string, environ []string, output io.Writer) (Config, err
 	fs.StringVar(&cfg.DataDir, "data-dir", "data", "`folder` holding the embedded demo database")
 	fs.StringVar(&cfg.WPConfig, "wp-config", "", "`path` to a wp-config.php to read the database credentials and table prefix from")
 	fs.StringVar(&cfg.MySQLSocket, "mysql-socket", "", "Unix socket `path` a MySQL host of localhost connects through (PHP's mysqli.default_socket), tried before "+strings.Join(wpdb.DefaultSocketPaths(), ", ")+"; with none of them, TCP 127.0.0.1")
-	fs.Var((*urlList)(&cfg.DBReplicas), "db-replica", "read replica `URL` of the database, in -db's mysql:// forms; repeat the flag for several (LOADMORE_DB_REPLICA: URLs separated by spaces). Reads go to the healthy replicas in turn, to the primary only while none is")
+	fs.Var((*urlList)(&cfg.DBReplicas), "db-replica", "read replica `URL` of the database, in -db's MySQL forms (mysql://… or a go-sql-driver DSN); repeat the flag for several (LOADMORE_DB_REPLICA: URLs separated by spaces). Reads go to the healthy replicas in turn, to the primary only while none is")
 	durationFlag(fs, &cfg.ReplicaLag, "max-replica-lag", 5*time.Second, "a replica further behind the primary than this (Seconds_Behind_Master, checked every second), or whose replication is stopped, is set aside until it catches up")
 	fs.StringVar(&cfg.TablePrefix, "table-prefix", "", "WordPress table `prefix` (default wp_, or $table_prefix from -wp-config)")
 	postTypes := fs.String("post-types", "post", "comma-separated post `types` to list")

@@ -41,6 +41,8 @@ func TestConfigReplicas(t *testing.T) {
 		{"none", []string{"-db", "mysql://wp@db/wp"}, nil, nil, 5 * time.Second},
 		{"flag repeated", []string{"-db", "mysql://wp@db/wp", "-db-replica", "mysql://wp@r1/wp", "-db-replica", "mysql://wp@r2:3307/wp?timeout=2s"}, nil,
 			[]string{"r1:3306", "r2:3307"}, 5 * time.Second},
+		{"go-sql-driver DSN", []string{"-db", "mysql://wp@db/wp", "-db-replica", "wp:pw@tcp(r4:3308)/wp"}, nil,
+			[]string{"r4:3308"}, 5 * time.Second},
 		{"environment, spaces", nil, map[string]string{"LOADMORE_DB": "mysql://wp@db/wp",
 			"LOADMORE_DB_REPLICA": " mysql://wp@r1/wp  mysql://wp@r2/wp ", "LOADMORE_MAX_REPLICA_LAG": "2s"},
 			[]string{"r1:3306", "r2:3306"}, 2 * time.Second},
