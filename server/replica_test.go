@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -198,5 +200,65 @@ func TestReadyzReplicaServer(t *testing.T) {
 	want = `{"database":"ok","replicas":[{"name":"` + replicaAddr + `","in_use":false,"lag_seconds":null,"set_aside":"replication stopped"}]}` + "\n"
 	if got.Status != http.StatusOK || got.Body != want {
 		t.Errorf("readyz %d %s, want 200 %s", got.Status, got.Body, want)
+	}
+}
+
+// TestReplicaKilledServer kills the replica under a loop of JSON requests
+// with the cache off: every request is answered 200, the primary taking
+// over, and /readyz stays ready and says the replica is set aside.
+func TestReplicaKilledServer(t *testing.T) {
+	primary, replica := replication.Databases(t)
+	wpdbtest.Insert(t, primary, wpdbtest.Posts(4)...)
+	replication.Sync(t)
+	url := func(cfg wpdb.Config) string {
+		server, database := cfg.Location()
+		return "mysql://root@" + server + "/" + database
+	}
+	srv := startServer(t, map[string]string{"LOADMORE_DB": url(primary), "LOADMORE_DB_REPLICA": url(replica),
+		"LOADMORE_CACHE_TTL": "0s"})
+
+	var ok, failed atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	client := &http.Client{Timeout: 10 * time.Second}
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				resp, err := client.Get(srv.URL + jsonPath(0, 2))
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					failed.Add(1)
+					continue
+				}
+				ok.Add(1)
+			}
+		}()
+	}
+	time.Sleep(300 * time.Millisecond)
+	before := ok.Load()
+	replication.KillReplica(t)
+	t.Cleanup(func() { replication.RestartReplica(t) })
+	time.Sleep(time.Second)
+	close(stop)
+	wg.Wait()
+	t.Logf("requests: %d before the kill, %d in the second after it, %d failed", before, ok.Load()-before, failed.Load())
+	if failed.Load() != 0 || ok.Load() == before {
+		t.Errorf("%d requests failed, %d answered after the kill; want none failed and some answered", failed.Load(), ok.Load()-before)
+	}
+	got := srv.get(t, "/readyz")
+	if got.Status != http.StatusOK || !strings.Contains(got.Body, `"in_use":false`) {
+		t.Errorf("readyz with the replica dead: %d %s", got.Status, got.Body)
 	}
 }
