@@ -3,6 +3,7 @@ package wpdbtest
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -174,10 +175,16 @@ func (r *Replication) start() error {
 			errs <- d.prepare(install, bin, filepath.Join(r.dir, d.name), i+1, asRoot)
 		}()
 	}
+	// Both are waited for, even when one fails: Stop must not remove a
+	// folder the other is still writing, nor miss a server it started.
+	var failed []error
 	for range 2 {
 		if err := <-errs; err != nil {
-			return err
+			failed = append(failed, err)
 		}
+	}
+	if len(failed) > 0 {
+		return errors.Join(failed...)
 	}
 	// CHANGE MASTER is kept in the replica's master.info, so a restart
 	// after KillReplica replicates again by itself. A one-second retry
