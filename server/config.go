@@ -50,6 +50,11 @@ type Config struct {
 	CacheSize   int           // most pages the cache keeps
 	CacheBytes  int           // most bytes of posts the cache keeps
 
+	// Read replicas of the database (-db-replica, repeatable) and the lag
+	// past which one is set aside (-max-replica-lag).
+	DBReplicas []string
+	ReplicaLag time.Duration
+
 	Redis           string // redis://…, rediss://… or redis+sentinel://…; "" keeps sessions in memory
 	SessionName     string
 	SessionPrefix   string
@@ -102,6 +107,8 @@ func parseConfig(args []string, environ []string, output io.Writer) (Config, err
 	fs.StringVar(&cfg.DataDir, "data-dir", "data", "`folder` holding the embedded demo database")
 	fs.StringVar(&cfg.WPConfig, "wp-config", "", "`path` to a wp-config.php to read the database credentials and table prefix from")
 	fs.StringVar(&cfg.MySQLSocket, "mysql-socket", "", "Unix socket `path` a MySQL host of localhost connects through (PHP's mysqli.default_socket), tried before "+strings.Join(wpdb.DefaultSocketPaths(), ", ")+"; with none of them, TCP 127.0.0.1")
+	fs.Var((*urlList)(&cfg.DBReplicas), "db-replica", "read replica `URL` of the database, in -db's MySQL forms (mysql://… or a go-sql-driver DSN); repeat the flag for several (LOADMORE_DB_REPLICA: URLs separated by spaces). Reads go to the healthy replicas in turn, to the primary only while none is")
+	durationFlag(fs, &cfg.ReplicaLag, "max-replica-lag", 5*time.Second, "a replica further behind the primary than this (Seconds_Behind_Master, checked every second), or whose replication is stopped, is set aside until it catches up")
 	fs.StringVar(&cfg.TablePrefix, "table-prefix", "", "WordPress table `prefix` (default wp_, or $table_prefix from -wp-config)")
 	postTypes := fs.String("post-types", "post", "comma-separated post `types` to list")
 	shortcodes := fs.String("strip-shortcodes", coreShortcodes, "comma-separated shortcode `tags` removed from excerpts, as WordPress removes its registered ones (empty or \",\": none); add your plugins' tags")
@@ -279,7 +286,7 @@ func applyEnv(fs *flag.FlagSet, getenv func(string) string) error {
 
 // secretFlags are the flags whose value can hold a password, and which a
 // LOADMORE_<NAME>_FILE variable may give instead.
-func secretFlags() []string { return []string{"db", "redis"} }
+func secretFlags() []string { return []string{"db", "db-replica", "redis"} }
 
 // applySecretFiles sets -db and -redis, the flags whose value can hold a
 // password, from a file named by their variable and _FILE when not given on
@@ -374,6 +381,10 @@ func (c *Config) validate() error {
 		return errors.New("-addr: empty")
 	case c.DB != "" && c.WPConfig != "":
 		return errors.New("-db and -wp-config: give one or the other")
+	case len(c.DBReplicas) > 0 && c.DB == "" && c.WPConfig == "":
+		return errors.New("-db-replica: replicas need their primary named by -db or -wp-config")
+	case c.ReplicaLag <= 0:
+		return fmt.Errorf("-max-replica-lag: %v is not positive", c.ReplicaLag)
 	case len(c.MySQLSocket) > maxSocketPath:
 		return fmt.Errorf("-mysql-socket: %q is longer than the %d bytes a Unix socket address holds", c.MySQLSocket, maxSocketPath)
 	case c.MaxBatch < 1 || c.MaxBatch > 1000:
@@ -550,6 +561,46 @@ func (c *Config) databaseConfig(ctx context.Context) (cfg wpdb.Config, how strin
 	cfg.Shortcodes = c.Shortcodes
 	cfg.ExcerptMemoEntries, cfg.ExcerptMemoBytes = excerptMemoEntries, excerptMemoBytes
 	return wpdb.ResolveLocalSocket(cfg, c.MySQLSockets)
+}
+
+// replication resolves -db-replica and -max-replica-lag for wpdb:
+// each URL parsed as -db's, a localhost one through the sockets as -db's.
+// It also says how each replica connects, for the start log.
+func (c *Config) replication() (rep wpdb.Replication, how []string, err error) {
+	rep.MaxLag = c.ReplicaLag
+	for i, u := range c.DBReplicas {
+		cfg, err := wpdb.ParseURL(u)
+		if err != nil {
+			return wpdb.Replication{}, nil, fmt.Errorf("-db-replica %d: %w", i+1, err)
+		}
+		if cfg.Driver != wpdb.DriverMySQL {
+			return wpdb.Replication{}, nil, fmt.Errorf("-db-replica %d: a replica is a MySQL or MariaDB server (mysql://...), not %s", i+1, cfg.Driver)
+		}
+		cfg, connects, err := wpdb.ResolveLocalSocket(cfg, c.MySQLSockets)
+		if err != nil {
+			return wpdb.Replication{}, nil, fmt.Errorf("-db-replica %d: %w", i+1, err)
+		}
+		rep.Replicas = append(rep.Replicas, cfg)
+		how = append(how, connects)
+	}
+	return rep, how, nil
+}
+
+// urlList is a repeatable flag: each -db-replica adds its URLs. A value
+// may hold several separated by spaces, which is how one environment
+// variable (or secret file, one a line) lists them; a URL itself holds no
+// space, as a space in a password is written %20.
+type urlList []string
+
+func (l *urlList) String() string { return strings.Join(*l, " ") }
+
+func (l *urlList) Set(s string) error {
+	urls := strings.Fields(s)
+	if len(urls) == 0 {
+		return errors.New("no URL given")
+	}
+	*l = append(*l, urls...)
+	return nil
 }
 
 // The excerpt memo's bounds: an excerpt takes a few hundred bytes, so the

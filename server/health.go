@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // handleHealthz says the process is up; it touches nothing else, so a slow
@@ -23,8 +25,28 @@ type pinger interface {
 	Ping(ctx context.Context) error
 }
 
-// handleReadyz says whether requests can be served now: the database, and
-// Redis when sessions live there, answer within a second.
+// replicaReporter is a database with read replicas: it says how it last
+// found each, from its background checks, without a query.
+type replicaReporter interface {
+	Replicas() []wpdb.ReplicaStatus
+}
+
+// replicaReport is one replica in /readyz's answer. lag_seconds is null
+// when the lag is unknown: the replica did not answer, or its replication
+// is stopped. set_aside is one of wpdb's Aside words, never the database's
+// error, which goes to the log.
+type replicaReport struct {
+	Name       string   `json:"name"`
+	InUse      bool     `json:"in_use"`
+	LagSeconds *float64 `json:"lag_seconds"`
+	SetAside   string   `json:"set_aside,omitempty"`
+}
+
+// handleReadyz says whether requests can be served now: the database (the
+// primary or one of its read replicas), and Redis when sessions live
+// there, answer within a second. With replicas it also lists how each was
+// last found; a replica set aside does not make the server unready, as
+// the primary takes its reads.
 func handleReadyz(logger *slog.Logger, db, sessions pinger, reportSessions bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), time.Second)
@@ -34,7 +56,7 @@ func handleReadyz(logger *slog.Logger, db, sessions pinger, reportSessions bool)
 			checks["redis"] = sessions
 		}
 		status := http.StatusOK
-		report := map[string]string{}
+		report := map[string]any{}
 		for name, dep := range checks {
 			if err := dep.Ping(ctx); err != nil {
 				logger.Warn("not ready", "dependency", name, "err", err)
@@ -44,10 +66,27 @@ func handleReadyz(logger *slog.Logger, db, sessions pinger, reportSessions bool)
 			}
 			report[name] = "ok"
 		}
+		if r, ok := db.(replicaReporter); ok {
+			if replicas := r.Replicas(); len(replicas) > 0 {
+				report["replicas"] = replicaReports(replicas)
+			}
+		}
 		body, _ := json.Marshal(report)
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.Header().Set("Cache-Control", "no-store")
 		w.WriteHeader(status)
 		w.Write(append(body, '\n'))
 	})
+}
+
+func replicaReports(replicas []wpdb.ReplicaStatus) []replicaReport {
+	out := make([]replicaReport, len(replicas))
+	for i, st := range replicas {
+		out[i] = replicaReport{Name: st.Name, InUse: st.Healthy, SetAside: st.Aside}
+		if st.LagKnown {
+			lag := st.Lag.Seconds()
+			out[i].LagSeconds = &lag
+		}
+	}
+	return out
 }

@@ -149,7 +149,11 @@ func openPosts(ctx context.Context, cfg Config, logger *slog.Logger) (*wpdb.Stor
 	if err != nil {
 		return nil, err
 	}
-	store, err := wpdb.Open(ctx, dbCfg, logger.With("component", "wpdb"))
+	rep, replicasHow, err := cfg.replication()
+	if err != nil {
+		return nil, err
+	}
+	store, err := wpdb.OpenReplicated(ctx, dbCfg, rep, logger.With("component", "wpdb"))
 	if err != nil {
 		// wpdb's error names the address; how adds to it only when the
 		// localhost rule chose a socket or fell back to TCP, and says why
@@ -172,6 +176,10 @@ func openPosts(ctx context.Context, cfg Config, logger *slog.Logger) (*wpdb.Stor
 			attrs = append(attrs, "connection", how)
 		}
 		logger.Info("database: opened", attrs...)
+	}
+	for i, st := range store.Replicas() {
+		logger.Info("database: read replica", "replica", st.Name, "connection", replicasHow[i],
+			"in_use", st.Healthy, "lag", st.Lag, "set_aside", st.Aside, "reason", st.Reason, "max_lag", rep.MaxLag)
 	}
 	return store, nil
 }

@@ -7,5 +7,6 @@
 // embedded demo database that [OpenDefault] creates).
 //
 // A [Config] comes from a URL ([ParseURL]) or from the site's own
-// wp-config.php ([LoadWPConfig]).
+// wp-config.php ([LoadWPConfig]). [OpenReplicated] adds read replicas of a
+// MySQL database: reads go to those that keep up, in turn.
 package wpdb

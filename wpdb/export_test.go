@@ -18,7 +18,7 @@ func KeysetQuery(s *Store, id uint64, limit int) (string, []any) {
 // OpenReadingStart is Open reading only the first startChars characters
 // of each post's content, so that short test posts cross the cut.
 func OpenReadingStart(ctx context.Context, cfg Config, startChars int) (*Store, error) {
-	return open(ctx, cfg, nil, startChars)
+	return open(ctx, cfg, Replication{}, nil, startChars)
 }
 
 // Shaped returns how many posts s has shaped rather than found in its

@@ -80,24 +80,32 @@ func (s *Store) PostsAfter(ctx context.Context, lastID uint64, offset, limit int
 	if limit == 0 {
 		return []Post{}, nil
 	}
+	return read(ctx, s, func(ctx context.Context, t *target) ([]Post, error) {
+		return s.postsAfter(ctx, t, lastID, offset, limit)
+	})
+}
+
+// postsAfter is PostsAfter on t, each query under the query timeout.
+func (s *Store) postsAfter(ctx context.Context, t *target, lastID uint64, offset, limit int) ([]Post, error) {
 	qctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
+	st := t.stmts.Load()
 	var rows []pageRow
-	if err := s.keyset.SelectContext(qctx, &rows, s.keysetArgs(lastID, limit)...); err != nil {
+	if err := st.keyset.SelectContext(qctx, &rows, s.keysetArgs(lastID, limit)...); err != nil {
 		return nil, fmt.Errorf("wpdb: posts after post %d: %w", lastID, unavailable(err))
 	}
 	if len(rows) == 0 {
 		// The end of the listing, or no row has that ID any more: only
 		// then does the offset decide.
 		var date string
-		switch err := s.anchor.QueryRowContext(qctx, lastID).Scan(&date); {
+		switch err := st.anchor.QueryRowContext(qctx, lastID).Scan(&date); {
 		case errors.Is(err, sql.ErrNoRows):
-			return s.Posts(ctx, offset, limit)
+			return s.posts(ctx, t, offset, limit)
 		case err != nil:
 			return nil, fmt.Errorf("wpdb: position of post %d: %w", lastID, unavailable(err))
 		}
 	}
-	posts, err := s.shape(qctx, rows)
+	posts, err := s.shape(qctx, t, rows)
 	if err != nil {
 		return nil, fmt.Errorf("wpdb: posts after post %d: %w", lastID, err)
 	}

@@ -36,6 +36,11 @@ var optionNames = []string{"blogname", "date_format", "timezone_string", "gmt_of
 // It returns an error wrapping [ErrUnavailable] when the database fails
 // the queries or they run past the query timeout.
 func (s *Store) Options(ctx context.Context) (Options, error) {
+	return read(ctx, s, s.readOptions)
+}
+
+// readOptions is Options on t.
+func (s *Store) readOptions(ctx context.Context, t *target) (Options, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	exists := "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?"
@@ -43,7 +48,7 @@ func (s *Store) Options(ctx context.Context) (Options, error) {
 		exists = "SELECT COUNT(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name = ?"
 	}
 	var n int
-	if err := s.db.QueryRowContext(ctx, exists, s.options).Scan(&n); err != nil {
+	if err := t.db.QueryRowContext(ctx, exists, s.options).Scan(&n); err != nil {
 		return Options{}, fmt.Errorf("wpdb: look for table %s: %w", s.options, unavailable(err))
 	}
 	if n == 0 {
@@ -56,7 +61,7 @@ func (s *Store) Options(ctx context.Context) (Options, error) {
 	for i, name := range optionNames {
 		args[i] = name
 	}
-	rows, err := s.db.QueryContext(ctx, query, args...)
+	rows, err := t.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return Options{}, fmt.Errorf("wpdb: read %s: %w", s.options, unavailable(err))
 	}

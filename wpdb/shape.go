@@ -93,8 +93,9 @@ func wholeQuery(driver, table string, n int) string {
 // shape returns the posts of rows, each with its excerpt: from the memo,
 // else shaped from the start of its content, else, for the posts whose
 // start did not decide, from their whole content, read in one more query.
-// ctx bounds that query. It returns an error when that query fails.
-func (s *Store) shape(ctx context.Context, rows []pageRow) ([]Post, error) {
+// That query goes to t, the database that returned rows, and ctx bounds
+// it. It returns an error when that query fails.
+func (s *Store) shape(ctx context.Context, t *target, rows []pageRow) ([]Post, error) {
 	posts := make([]Post, len(rows))
 	var undecided []int // indexes into rows
 	for i := range rows {
@@ -124,7 +125,7 @@ func (s *Store) shape(ctx context.Context, rows []pageRow) ([]Post, error) {
 		ids[j] = rows[i].ID
 	}
 	var whole []wholeRow
-	if err := s.db.SelectContext(ctx, &whole, wholeQuery(s.driver, s.table, len(ids)), ids...); err != nil {
+	if err := t.db.SelectContext(ctx, &whole, wholeQuery(s.driver, s.table, len(ids)), ids...); err != nil {
 		return nil, fmt.Errorf("wpdb: content of %d posts: %w", len(ids), unavailable(err))
 	}
 	excerpts := make(map[uint64]string, len(whole))

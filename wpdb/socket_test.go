@@ -25,7 +25,20 @@ import (
 // started by the first test that asks for it and stopped by TestMain.
 var socketOnly wpdbtest.SocketOnlyMariaDB
 
-func TestMain(m *testing.M) { socketOnly.Main(m, "wpdb") }
+// TestMain stops the package's throwaway servers after the tests, by PID,
+// saying under -v how long each took to start.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if d := replication.Startup(); d > 0 && testing.Verbose() {
+		fmt.Printf("wpdb: the primary and replica MariaDB started in %v\n", d.Round(time.Millisecond))
+	}
+	if d := socketOnly.Startup(); d > 0 && testing.Verbose() {
+		fmt.Printf("wpdb: the socket-only MariaDB started in %v\n", d.Round(time.Millisecond))
+	}
+	replication.Stop()
+	socketOnly.Stop()
+	os.Exit(code)
+}
 
 // complete gives cfg what the server's flags would: post types and a
 // query timeout (and the prefix a URL does not name).

@@ -1,6 +1,7 @@
 package wpdb
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -9,6 +10,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -28,29 +30,65 @@ type Post struct {
 	Excerpt string `db:"-"`
 }
 
-// Store reads published posts from a WordPress database. It is safe for
-// concurrent use; its connection pool reconnects by itself after the
+// Store reads published posts from a WordPress database, and from its read
+// replicas when it has any (see [OpenReplicated]). It is safe for
+// concurrent use; its connection pools reconnect by themselves after a
 // database comes back from an outage.
 type Store struct {
-	db      *sqlx.DB
 	driver  string
 	table   string // <prefix>posts, validated
 	options string // <prefix>options, read by [Store.Options]
 	timeout time.Duration
 	types   []string // the configured post types, bound as parameters
-	// page is the deferred-join page query, prepared at Open: the server
-	// parses it once per connection instead of once per request, and a
-	// request costs one round trip instead of three (prepare, execute,
-	// close).
-	page      *sqlx.Stmt
-	keyset    *sqlx.Stmt // see PostsAfter
-	anchor    *sqlx.Stmt
+	// primary is the database the Config names; replicas are its read
+	// replicas, each watched in the background (see replica.go), and next
+	// turns the round robin over them.
+	primary  *target
+	replicas []*target
+	next     atomic.Uint64
+	maxLag   time.Duration
+	stop     context.CancelFunc // ends the replicas' watchers
+	watching sync.WaitGroup
+	logger   *slog.Logger
+
 	excerpter *Excerpter
 	// startChars is how much of post_content the page queries read:
 	// contentStartChars, which tests make tiny.
 	startChars int
 	memo       *excerptMemo
 	shaped     atomic.Int64 // posts shaped rather than found in the memo, for tests
+}
+
+// target is one database the Store reads from, the primary or a replica:
+// its connection pool and the statements prepared on it.
+type target struct {
+	name string // the server, host:port or socket path, for logs and /readyz
+	cfg  Config
+	db   *sqlx.DB
+	// stmts is nil until the statements are prepared: a replica that was
+	// down at Open gets them when its watcher first reaches it.
+	stmts atomic.Pointer[statements]
+	// status is a replica's last check (see replica.go); nil for the primary.
+	status atomic.Pointer[ReplicaStatus]
+	// legacy is set once a replica has refused SHOW REPLICA STATUS
+	// (MariaDB before 10.5, MySQL before 8.0.22): it is asked SHOW SLAVE
+	// STATUS from then on.
+	legacy atomic.Bool
+}
+
+// statements are the page queries, prepared at Open: the server parses
+// them once per connection instead of once per request, and a request
+// costs one round trip instead of three (prepare, execute, close).
+type statements struct {
+	page   *sqlx.Stmt
+	keyset *sqlx.Stmt // see PostsAfter
+	anchor *sqlx.Stmt
+}
+
+func (st *statements) close() {
+	st.page.Close()
+	st.keyset.Close()
+	st.anchor.Close()
 }
 
 // Open connects to the database cfg names, checks that the posts table
@@ -63,59 +101,103 @@ type Store struct {
 // within the query timeout, or the table <prefix>posts does not exist
 // (wrapping [ErrNoPostsTable]).
 func Open(ctx context.Context, cfg Config, logger *slog.Logger) (*Store, error) {
-	return open(ctx, cfg, logger, contentStartChars)
+	return open(ctx, cfg, Replication{}, logger, contentStartChars)
 }
 
-// open is Open reading startChars characters of each post's content.
-func open(ctx context.Context, cfg Config, logger *slog.Logger, startChars int) (*Store, error) {
+// open is OpenReplicated reading startChars characters of each post's
+// content.
+func open(ctx context.Context, cfg Config, rep Replication, logger *slog.Logger, startChars int) (*Store, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("wpdb: %w", err)
 	}
-	db, err := openDB(ctx, cfg, readOnly, logger)
-	if err != nil {
+	if err := rep.validate(cfg); err != nil {
 		return nil, fmt.Errorf("wpdb: %w", err)
 	}
 	s := &Store{
-		// sqlx maps the selected columns onto pageRow by their db tags.
-		db:         sqlx.NewDb(db, cfg.Driver),
 		driver:     cfg.Driver,
 		table:      cfg.TablePrefix + "posts",
 		options:    cfg.TablePrefix + "options",
 		timeout:    cfg.QueryTimeout,
 		types:      slices.Clone(cfg.PostTypes),
+		maxLag:     rep.MaxLag,
+		logger:     cmp.Or(logger, slog.New(slog.DiscardHandler)),
 		excerpter:  NewExcerpter(cfg.Shortcodes),
 		startChars: startChars,
 		memo:       newExcerptMemo(cfg.ExcerptMemoEntries, cfg.ExcerptMemoBytes),
 	}
-	if err := checkTable(ctx, db, cfg); err != nil {
-		db.Close()
+	primary, err := s.newTarget(ctx, cfg, logger)
+	if err != nil {
 		return nil, err
 	}
-	for _, q := range []struct {
-		stmt  **sqlx.Stmt
-		query string
-	}{
-		{&s.page, postsQuery(s.driver, s.table, len(s.types), s.startChars)},
-		{&s.keyset, keysetQuery(s.driver, s.table, len(s.types), s.startChars)},
-		{&s.anchor, anchorQuery(s.driver, s.table)},
-	} {
-		if err := s.prepare(ctx, q.stmt, q.query); err != nil {
-			db.Close()
-			return nil, err
-		}
+	if err := s.connect(ctx, primary); err != nil {
+		primary.close()
+		return nil, err
+	}
+	s.primary = primary
+	if err := s.openReplicas(ctx, cfg, rep, logger); err != nil {
+		s.Close()
+		return nil, err
 	}
 	return s, nil
 }
 
-func (s *Store) prepare(ctx context.Context, stmt **sqlx.Stmt, query string) error {
+// newTarget opens the connection pool cfg names, without connecting.
+func (s *Store) newTarget(ctx context.Context, cfg Config, logger *slog.Logger) (*target, error) {
+	db, err := openDB(ctx, cfg, readOnly, logger)
+	if err != nil {
+		return nil, fmt.Errorf("wpdb: %w", err)
+	}
+	name, _ := cfg.Location()
+	// sqlx maps the selected columns onto pageRow by their db tags.
+	return &target{name: name, cfg: cfg, db: sqlx.NewDb(db, cfg.Driver)}, nil
+}
+
+// connect checks that t's database answers and has the posts table, and
+// prepares the page queries on it.
+func (s *Store) connect(ctx context.Context, t *target) error {
+	if err := checkTable(ctx, t.db.DB, t.cfg); err != nil {
+		return err
+	}
+	var st statements
+	for _, q := range []struct {
+		stmt  **sqlx.Stmt
+		query string
+	}{
+		{&st.page, postsQuery(s.driver, s.table, len(s.types), s.startChars)},
+		{&st.keyset, keysetQuery(s.driver, s.table, len(s.types), s.startChars)},
+		{&st.anchor, anchorQuery(s.driver, s.table)},
+	} {
+		if err := s.prepare(ctx, t, q.stmt, q.query); err != nil {
+			for _, prepared := range []*sqlx.Stmt{st.page, st.keyset, st.anchor} {
+				if prepared != nil {
+					prepared.Close()
+				}
+			}
+			return err
+		}
+	}
+	t.stmts.Store(&st)
+	return nil
+}
+
+func (s *Store) prepare(ctx context.Context, t *target, stmt **sqlx.Stmt, query string) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	prepared, err := s.db.PreparexContext(ctx, query)
+	prepared, err := t.db.PreparexContext(ctx, query)
 	if err != nil {
-		return fmt.Errorf("wpdb: prepare posts query: %w", err)
+		return fmt.Errorf("wpdb: prepare posts query: %w", unavailable(err))
 	}
 	*stmt = prepared
 	return nil
+}
+
+// close releases t's statements and connection pool.
+func (t *target) close() error {
+	if st := t.stmts.Load(); st != nil {
+		// Closing the pool below releases them anyway.
+		st.close()
+	}
+	return t.db.Close()
 }
 
 // postsQuery builds the page query for table (already validated) and n
@@ -224,39 +306,60 @@ func (s *Store) Posts(ctx context.Context, offset, limit int) ([]Post, error) {
 	if limit == 0 {
 		return []Post{}, nil
 	}
+	return read(ctx, s, func(ctx context.Context, t *target) ([]Post, error) {
+		return s.posts(ctx, t, offset, limit)
+	})
+}
+
+// posts is Posts on t, under the query timeout.
+func (s *Store) posts(ctx context.Context, t *target, offset, limit int) ([]Post, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	var rows []pageRow
-	if err := s.page.SelectContext(ctx, &rows, s.args(offset, limit)...); err != nil {
+	if err := t.stmts.Load().page.SelectContext(ctx, &rows, s.args(offset, limit)...); err != nil {
 		return nil, fmt.Errorf("wpdb: posts after offset %d: %w", offset, unavailable(err))
 	}
-	posts, err := s.shape(ctx, rows)
+	posts, err := s.shape(ctx, t, rows)
 	if err != nil {
 		return nil, fmt.Errorf("wpdb: posts after offset %d: %w", offset, err)
 	}
 	return posts, nil
 }
 
-// Ping checks that the database answers within the query timeout.
+// Ping checks that the database, or one of its replicas, answers within
+// the query timeout: while one does, reads are served (see [read]).
 //
-// It returns an error wrapping [ErrUnavailable] when it does not.
+// It returns an error wrapping [ErrUnavailable] when none does.
 func (s *Store) Ping(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	if err := s.db.PingContext(ctx); err != nil {
-		return fmt.Errorf("wpdb: ping: %w: %w", ErrUnavailable, err)
+	err := s.primary.db.PingContext(ctx)
+	if err == nil {
+		return nil
 	}
-	return nil
+	for _, t := range s.replicas {
+		if t.stmts.Load() != nil && t.db.PingContext(ctx) == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("wpdb: ping: %w: %w", ErrUnavailable, err)
 }
 
-// Close closes the connection pool. It returns the driver's error, if any.
+// Close stops watching the replicas and closes the connection pools. It
+// returns the drivers' errors, if any.
 func (s *Store) Close() error {
-	// Closing the pool below releases them anyway.
-	s.page.Close()
-	s.keyset.Close()
-	s.anchor.Close()
-	if err := s.db.Close(); err != nil {
-		return fmt.Errorf("wpdb: close: %w", err)
+	if s.stop != nil {
+		s.stop()
+		s.watching.Wait()
 	}
-	return nil
+	var errs []error
+	for _, t := range append([]*target{s.primary}, s.replicas...) {
+		if t == nil {
+			continue
+		}
+		if err := t.close(); err != nil {
+			errs = append(errs, fmt.Errorf("wpdb: close %s: %w", t.name, err))
+		}
+	}
+	return errors.Join(errs...)
 }
