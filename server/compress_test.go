@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/klauspost/compress/zstd"
@@ -437,5 +438,44 @@ func TestPrecompress(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkCompression is the JSON endpoint and the page through the whole
+// handler, with the cache, asked plain, for gzip, and as Chromium asks
+// (zstd): what compression costs the hot path (desiredPosts=2, under
+// dynamicMinSize: the wrapper alone) and a larger answer.
+func BenchmarkCompression(b *testing.B) {
+	targets := []struct {
+		name, target string
+		postsStart   int
+	}{
+		{"JSON desiredPosts=2", "/load-more.php?start=10&desiredPosts=2", 2},
+		{"JSON desiredPosts=20", "/load-more.php?start=10&desiredPosts=20", 2},
+		{"page posts_start=2", "/load-more.php", 2},
+		{"page posts_start=200", "/load-more.php", 200},
+	}
+	for _, tg := range targets {
+		h, id := benchHandler(b, time.Minute, tg.postsStart)
+		for _, ae := range []string{"", "gzip", "gzip, deflate, br, zstd"} {
+			b.Run(fmt.Sprintf("%s/ae=%s", tg.name, ae), func(b *testing.B) {
+				req := httptest.NewRequest(http.MethodGet, tg.target, nil)
+				req.AddCookie(&http.Cookie{Name: "PHPSESSID", Value: id})
+				if ae != "" {
+					req.Header.Set("Accept-Encoding", ae)
+				}
+				b.ReportAllocs()
+				var sent int
+				for b.Loop() {
+					w := httptest.NewRecorder()
+					h.ServeHTTP(w, req)
+					if w.Code != http.StatusOK {
+						b.Fatalf("status %d: %s", w.Code, w.Body)
+					}
+					sent = w.Body.Len()
+				}
+				b.ReportMetric(float64(sent), "bytes/answer")
+			})
+		}
 	}
 }
