@@ -479,3 +479,77 @@ func BenchmarkCompression(b *testing.B) {
 		}
 	}
 }
+
+// TestPageMemoCompressed checks a kept page is compressed once for each
+// coding asked for, decodes to its HTML, counts in the memo's bound, and is
+// still answered compressed, but not kept so, when the memo has no room.
+func TestPageMemoCompressed(t *testing.T) {
+	t.Parallel()
+	p, _ := testPageRenderer(t)
+	var stored []wpdb.Post
+	for id := uint64(6); id >= 1; id-- {
+		stored = append(stored, wpdb.Post{ID: id, Title: fmt.Sprintf("Post %d", id), Excerpt: "Some text...", Date: "2024-01-01 00:00:00"})
+	}
+	views := mustViews(t, stored, defaultPostFormat(t))
+	ctx := t.Context()
+	page, err := p.renderPage(ctx, pageView{PostsStart: 6, Posts: views, MaxPosts: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.html) < dynamicMinSize {
+		t.Fatalf("page of %d bytes: under the threshold", len(page.html))
+	}
+	tests := []struct {
+		acceptEncoding, wantCoding string
+	}{
+		{"", ""},
+		{"gzip", "gzip"},
+		{"gzip, deflate, br, zstd", "zstd"},
+		{"br", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.acceptEncoding, func(t *testing.T) {
+			before := p.memoBytes
+			body, coding := p.encode(page, tt.acceptEncoding)
+			if coding != tt.wantCoding {
+				t.Fatalf("coding %q; want %q", coding, tt.wantCoding)
+			}
+			got := decode(t, sent{header: http.Header{"Content-Encoding": {coding}}, body: body})
+			if !bytes.Equal(got, page.html) {
+				t.Fatal("the body does not decode to the page")
+			}
+			if coding == "" {
+				return
+			}
+			if grew := p.memoBytes - before; grew != len(body) {
+				t.Errorf("memo grew by %d bytes; the body is %d", grew, len(body))
+			}
+			again, _ := p.encode(page, tt.acceptEncoding)
+			if &again[0] != &body[0] || p.memoBytes != before+len(body) {
+				t.Error("compressed again: not kept")
+			}
+		})
+	}
+
+	// A memo with no room left answers compressed and keeps nothing more.
+	other, err := p.renderPage(ctx, pageView{PostsStart: 5, Posts: views, MaxPosts: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.memoMax = p.memoBytes
+	body, coding := p.encode(other, "gzip")
+	if coding != "gzip" || other.gzip != nil || p.memoBytes > p.memoMax {
+		t.Errorf("coding %q, kept %v, memo %d of %d bytes; want gzip, not kept, within the bound", coding, other.gzip != nil, p.memoBytes, p.memoMax)
+	}
+	if got := decode(t, sent{header: http.Header{"Content-Encoding": {"gzip"}}, body: body}); !bytes.Equal(got, other.html) {
+		t.Error("the body does not decode to the page")
+	}
+	// A page that is too small is sent as it is.
+	small, err := p.renderPage(ctx, pageView{PostsStart: 0, MaxPosts: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, coding := p.encode(small, "gzip"); len(small.html) < dynamicMinSize && coding != "" {
+		t.Errorf("a page of %d bytes coded %q", len(small.html), coding)
+	}
+}
