@@ -17,15 +17,17 @@ import (
 //
 // Static files (the widget's script, styles, vendored mustache.mjs and the
 // template) never change while the server runs, so each is compressed once
-// at start, with the best settings, into a gzip and a zstd body, each with
-// an ETag of its own (RFC 9110 8.8.3: a coded representation is another
-// representation). A request then costs no CPU for compression, and
+// at start into a gzip body (best level) and a zstd one (default level),
+// each with an ETag of its own (RFC 9110 8.8.3: a coded representation is
+// another representation). A request then costs no CPU for compression, and
 // http.ServeContent serves the chosen body as it serves the plain one:
 // If-None-Match, If-Modified-Since, Range and HEAD all apply to the
 // representation sent.
 //
-// The page and the JSON endpoint are answered per request, so gzhttp
-// compresses them as they are written, with its fastest levels.
+// The JSON endpoint is answered per request, so gzhttp compresses it as it
+// is written, at its fastest levels. A page is compressed once and kept in
+// the page memo (pagecompress.go); gzhttp passes its coded body through,
+// and compresses the page's error answers like the JSON.
 //
 // The request log's bytes are the body's bytes as sent, after compression:
 // logRequests wraps the writer that gzhttp writes to.
@@ -76,8 +78,11 @@ func precompress(body []byte, etag string) ([]encodedBody, error) {
 		return nil, err
 	}
 	// A window no larger than the file: browsers decode zstd with a bounded
-	// window (Chromium's is 8 MiB), and a file of ours is far smaller.
-	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedBestCompression),
+	// window (Chromium's is 8 MiB), and a file of ours is far smaller. Not
+	// the best level: its encoder takes 37 MB, which more than doubled the
+	// server's peak RSS (TestPageViewsAtCapRSS), for a few bytes; the
+	// default takes 1.3 MB.
+	enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithLowerEncoderMem(true),
 		zstd.WithEncoderConcurrency(1), zstd.WithWindowSize(zstdWindow(len(body))))
 	if err != nil {
 		return nil, err
