@@ -51,6 +51,7 @@ const (
 	limitBName     = "limit B: direct Redis update"
 	referenceName  = "JSON start=0, -cache-ttl 0"
 	gzipName       = "JSON start=0, Accept-Encoding gzip"
+	plainName      = "JSON start=0, no Accept-Encoding"
 )
 
 // The deep pages are measured without the cache: what they compare is
@@ -105,9 +106,11 @@ func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 	return []scenario{
 		{name: fmt.Sprintf("JSON start=0, %d conns", c), path: json(0), cookies: visitors[:c], conns: c,
 			limit: nameA + "0", direct: limitA(0)},
-		// Right after the row above, on the same server: what compression
-		// costs the hot path is the ratio of the two.
+		// What compression costs the hot path: the ratio of these two, run
+		// one after the other on the same server, each in one round (the
+		// first row takes turns with its limit, so it is no match for them).
 		{name: gzipName, path: json(0), cookies: visitors[:c], conns: c, headers: []string{"Accept-Encoding: gzip"}},
+		{name: plainName, path: json(0), cookies: visitors[:c], conns: c},
 		{name: "JSON start=1000", path: json(1000), cookies: visitors[:c], conns: c},
 		{name: "page, posts_start=2", path: "/load-more.php", cookies: pagers, conns: c},
 		{name: oneSessionName, path: json(0), cookies: one, conns: c},
@@ -296,7 +299,7 @@ func targets(rep *report, table []scenario) []target {
 		return v
 	}
 	first, fresh, one, page := row(table[0].name), row(newSessionName), row(oneSessionName), row(page200Name)
-	gzipped := row(gzipName)
+	gzipped, plain := row(gzipName), row(plainName)
 	limitA, limitB := row(table[0].limit), row(limitBName)
 	mid := rep.QueryOffset
 	offset, keyset, ref := row(offsetName(mid)), row(keysetName(mid)), row(referenceName)
@@ -333,6 +336,6 @@ func targets(rep *report, table []scenario) []target {
 		newTarget("p99 / p50 at start=0", float64(first.P99)/float64(first.P50), 5, true, "×", fmt.Sprintf("p99 %s, p50 %s", first.P99, first.P50)),
 		// The hot answer is under the server's compression threshold: the
 		// ratio is what the compression wrapper costs, which should be noise.
-		newTarget(gzipName+" vs plain", gzipped.RPS/first.RPS, 0.90, false, "%", rps(gzipped, first)),
+		newTarget(gzipName+" vs none", gzipped.RPS/plain.RPS, 0.90, false, "%", rps(gzipped, plain)),
 	}
 }
