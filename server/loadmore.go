@@ -124,9 +124,15 @@ func servePage(posts viewSource, sessions sessionStore, cookie session.Cookie, p
 			state = raised
 		}
 		view.PostsStart = state.PostsStart
-		body, err := page.render(ctx, view)
+		rendered, err := page.renderPage(ctx, view)
 		if err != nil {
 			return err
+		}
+		// Compressed once per page and kept with it (pagecompress.go); HEAD
+		// gets the plain headers, as gzhttp gives the JSON.
+		body, coding := rendered.html, ""
+		if !head {
+			body, coding = page.encode(rendered, r.Header.Get("Accept-Encoding"))
 		}
 		if !head {
 			setSessionCookie(w, r, cookie, cookieID, state)
@@ -138,6 +144,10 @@ func servePage(posts viewSource, sessions sessionStore, cookie session.Cookie, p
 		h.Set("Cache-Control", "no-store, no-cache, must-revalidate")
 		h.Set("Pragma", "no-cache")
 		h.Set("Content-Security-Policy", pageCSP)
+		if coding != "" {
+			// gzhttp, around this handler, passes a coded body through.
+			h.Set("Content-Encoding", coding)
+		}
 		w.Write(body)
 		return nil
 	}

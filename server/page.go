@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/cbroglie/mustache"
+	"github.com/klauspost/compress/zstd"
 	"golang.org/x/sync/semaphore"
 )
 
@@ -80,17 +81,23 @@ type pageRenderer struct {
 
 	seed      maphash.Seed
 	mu        sync.Mutex
-	memo      map[uint64]renderedPage
+	memo      map[uint64]*renderedPage
 	memoBytes int
 	memoMax   int
 
 	renders    *semaphore.Weighted // weighted by the posts rendered
 	renderWait time.Duration       // how long a render waits for its weight
+
+	zstd *zstd.Encoder // for pageRenderer.encode: its EncodeAll takes concurrent calls
 }
 
-// renderedPage is one page as written, under the key it was rendered for.
+// renderedPage is one page as written, under the key it was rendered for,
+// and compressed as clients asked for it (pagecompress.go), guarded by the
+// renderer's mu.
 type renderedPage struct {
-	key, html []byte
+	key, html  []byte
+	hash       uint64
+	gzip, zstd []byte
 }
 
 // pageMemoBytes bounds the rendered pages kept: a page of 200 posts and its
@@ -123,11 +130,15 @@ func newPageRenderer(cfg Config, title string, templates fs.FS, postsTemplate st
 		return nil, err
 	}
 	slots := max(renderBudget/renderBytesPerPost, cfg.MaxPagePosts)
+	enc, err := newPageZstd()
+	if err != nil {
+		return nil, err
+	}
 	return &pageRenderer{page: page, posts: posts, title: title, batch: cfg.Batch,
-		seed: maphash.MakeSeed(), memo: map[uint64]renderedPage{}, memoMax: pageMemoBytes,
+		seed: maphash.MakeSeed(), memo: map[uint64]*renderedPage{}, memoMax: pageMemoBytes,
 		// A render that waited as long as a query may take is answered 503:
 		// the server is saturated, and a proxy or the reader can retry.
-		renders: semaphore.NewWeighted(int64(slots)), renderWait: cfg.QueryTime}, nil
+		renders: semaphore.NewWeighted(int64(slots)), renderWait: cfg.QueryTime, zstd: enc}, nil
 }
 
 // render returns the page for v, from the memo when it rendered the same
@@ -135,12 +146,21 @@ func newPageRenderer(cfg Config, title string, templates fs.FS, postsTemplate st
 // A render waits for its place among the renders in flight until ctx ends
 // or renderWait passes; then the error wraps errBusy.
 func (p *pageRenderer) render(ctx context.Context, v pageView) ([]byte, error) {
+	page, err := p.renderPage(ctx, v)
+	if err != nil {
+		return nil, err
+	}
+	return page.html, nil
+}
+
+// renderPage is render, returning the page as kept, for encode.
+func (p *pageRenderer) renderPage(ctx context.Context, v pageView) (*renderedPage, error) {
 	var h maphash.Hash
 	h.SetSeed(p.seed)
 	writePageKey(&h, v)
 	hash := h.Sum64()
-	if html, ok := p.recall(hash, v); ok {
-		return html, nil
+	if page, ok := p.recall(hash, v); ok {
+		return page, nil
 	}
 	weight := int64(max(len(v.Posts), 1))
 	wait, cancel := context.WithTimeout(ctx, p.renderWait)
@@ -151,8 +171,8 @@ func (p *pageRenderer) render(ctx context.Context, v pageView) ([]byte, error) {
 	}
 	defer p.renders.Release(weight)
 	// A render of the same view may have finished while this one waited.
-	if html, ok := p.recall(hash, v); ok {
-		return html, nil
+	if page, ok := p.recall(hash, v); ok {
+		return page, nil
 	}
 	var html bytes.Buffer
 	if err := p.renderView(&html, v); err != nil {
@@ -160,12 +180,13 @@ func (p *pageRenderer) render(ctx context.Context, v pageView) ([]byte, error) {
 	}
 	var key bytes.Buffer
 	writePageKey(&key, v)
-	p.keep(hash, renderedPage{key: key.Bytes(), html: html.Bytes()})
-	return html.Bytes(), nil
+	page := &renderedPage{key: key.Bytes(), html: html.Bytes(), hash: hash}
+	p.keep(hash, page)
+	return page, nil
 }
 
 // recall returns the page kept for v, if any.
-func (p *pageRenderer) recall(hash uint64, v pageView) ([]byte, bool) {
+func (p *pageRenderer) recall(hash uint64, v pageView) (*renderedPage, bool) {
 	p.mu.Lock()
 	kept, ok := p.memo[hash]
 	p.mu.Unlock()
@@ -175,17 +196,17 @@ func (p *pageRenderer) recall(hash uint64, v pageView) ([]byte, bool) {
 	same := keyComparer{key: kept.key, same: true}
 	writePageKey(&same, v)
 	if same.same && len(same.key) == 0 {
-		return kept.html, true
+		return kept, true
 	}
 	return nil, false
 }
 
-func (p *pageRenderer) keep(hash uint64, page renderedPage) {
-	size := len(page.key) + len(page.html)
+func (p *pageRenderer) keep(hash uint64, page *renderedPage) {
+	size := page.size()
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if old, ok := p.memo[hash]; ok {
-		p.memoBytes -= len(old.key) + len(old.html)
+		p.memoBytes -= old.size()
 		delete(p.memo, hash)
 	}
 	if p.memoBytes+size > p.memoMax {

@@ -16,10 +16,12 @@ func routes(cfg Config, logger *slog.Logger, posts postSource, views viewSource,
 	loadMore := base + "/load-more.php"
 
 	mux := http.NewServeMux()
-	mux.Handle("GET "+loadMore, handleLoadMore(
+	// The page and the JSON are compressed as written; static files were
+	// compressed at start (compress.go).
+	mux.Handle("GET "+loadMore, compressAnswers(handleLoadMore(
 		jsonErrors(logger, servePosts(views, sessions, cookie, cfg.Batch, cfg.MaxBatch)),
 		htmlErrors(logger, servePage(views, sessions, cookie, page, cfg.MaxPagePosts)),
-	))
+	)))
 	mux.Handle(loadMore, handleMethodNotAllowed(logger, "GET, HEAD"))
 	mux.Handle("GET "+base+"/load-more.mustache", template)
 	mux.Handle("GET "+base+"/assets/{path...}", handleAssets(assets))

@@ -29,6 +29,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"syscall"
 	"time"
@@ -49,7 +50,7 @@ func main() {
 }
 
 type options struct {
-	db, redis, out           string
+	db, redis, out, run      string
 	posts, conns, wrkThreads int
 	duration                 time.Duration
 }
@@ -65,6 +66,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.duration, "duration", 8*time.Second, "run time of each scenario (wrk takes whole seconds)")
 	fs.IntVar(&o.wrkThreads, "wrk-threads", 2, "wrk's threads (-t); on 2 cores 1 and 2 give the server the same throughput within noise")
 	fs.StringVar(&o.out, "out", "bench-results.json", "`file` to write the figures to")
+	fs.StringVar(&o.run, "run", "", "run only the scenarios whose name matches this `regexp` (targets of the others read as missed)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return o, err
 	}
@@ -75,6 +77,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-n: %d is under 2000, too few for the deep-offset scenarios", o.posts)
 	case o.conns < 1 || o.wrkThreads < 1 || o.duration <= 0:
 		return o, errors.New("-connections, -wrk-threads and -duration must be positive")
+	}
+	if _, err := regexp.Compile(o.run); err != nil {
+		return o, fmt.Errorf("-run: %w", err)
 	}
 	return o, nil
 }
@@ -164,6 +169,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	table, err := scenarios(ctx, b.store, b.sessions, o)
 	if err != nil {
 		return err
+	}
+	if table = selectScenarios(table, o.run); len(table) == 0 {
+		return fmt.Errorf("-run %q matches no scenario", o.run)
 	}
 	if rep.Scenarios, err = b.runAll(ctx, table); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,6 +25,7 @@ type scenario struct {
 	cookies []string // session ids sent round robin; none: a new session per request
 	conns   int
 	flags   []string // the server's flags beside the bench's own (none: its defaults)
+	headers []string // request headers wrk sends, "Name: value"
 	fresh   bool     // on a server process of its own, so the RSS peak is this scenario's
 	// limit, when set, names the row of direct, in-process calls at the same
 	// concurrency, run in rounds interleaved with the scenario: direct is one
@@ -48,6 +50,8 @@ const (
 	pageCapName    = "page at -max-page-posts, posts_start=1000, 16 conns"
 	limitBName     = "limit B: direct Redis update"
 	referenceName  = "JSON start=0, -cache-ttl 0"
+	gzipName       = "JSON start=0, Accept-Encoding gzip"
+	plainName      = "JSON start=0, no Accept-Encoding"
 )
 
 // The deep pages are measured without the cache: what they compare is
@@ -102,6 +106,11 @@ func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 	return []scenario{
 		{name: fmt.Sprintf("JSON start=0, %d conns", c), path: json(0), cookies: visitors[:c], conns: c,
 			limit: nameA + "0", direct: limitA(0)},
+		// What compression costs the hot path: the ratio of these two, run
+		// one after the other on the same server, each in one round (the
+		// first row takes turns with its limit, so it is no match for them).
+		{name: gzipName, path: json(0), cookies: visitors[:c], conns: c, headers: []string{"Accept-Encoding: gzip"}},
+		{name: plainName, path: json(0), cookies: visitors[:c], conns: c},
 		{name: "JSON start=1000", path: json(1000), cookies: visitors[:c], conns: c},
 		{name: "page, posts_start=2", path: "/load-more.php", cookies: pagers, conns: c},
 		{name: oneSessionName, path: json(0), cookies: one, conns: c},
@@ -117,6 +126,13 @@ func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 		{name: keysetName(mid), path: fmt.Sprintf("%s&lastPost=%d", json(mid), before[0].ID), cookies: visitors[:c], conns: c, flags: uncached},
 		{name: offsetName(deep), path: json(deep), cookies: visitors[:c], conns: c, flags: uncached},
 	}, nil
+}
+
+// selectScenarios keeps the scenarios whose name matches pattern, all of
+// them for "", so a quick run can measure a few rows side by side.
+func selectScenarios(table []scenario, pattern string) []scenario {
+	re := regexp.MustCompile(pattern) // parseOptions checked it
+	return slices.DeleteFunc(table, func(sc scenario) bool { return !re.MatchString(sc.name) })
 }
 
 // newSessions creates n sessions whose posts_start is postsStart, as PHP
@@ -283,6 +299,7 @@ func targets(rep *report, table []scenario) []target {
 		return v
 	}
 	first, fresh, one, page := row(table[0].name), row(newSessionName), row(oneSessionName), row(page200Name)
+	gzipped, plain := row(gzipName), row(plainName)
 	limitA, limitB := row(table[0].limit), row(limitBName)
 	mid := rep.QueryOffset
 	offset, keyset, ref := row(offsetName(mid)), row(keysetName(mid)), row(referenceName)
@@ -317,5 +334,9 @@ func targets(rep *report, table []scenario) []target {
 		newTarget("errors, all scenarios", float64(errs), 0, true, "", cmp.Or(worst, fmt.Sprintf("%d scenarios", len(rep.Scenarios)))),
 		newTarget(fmt.Sprintf("lastPost vs offset at start=%d", mid), keyset.RPS/offset.RPS, 50, false, "×", rps(keyset, offset)),
 		newTarget("p99 / p50 at start=0", float64(first.P99)/float64(first.P50), 5, true, "×", fmt.Sprintf("p99 %s, p50 %s", first.P99, first.P50)),
+		// The seeded posts make the hot answer 1 049 bytes, just over the
+		// server's 1 KiB threshold: it is compressed (to 535 bytes), and the
+		// ratio is what that costs the hot path.
+		newTarget(gzipName+" vs none", gzipped.RPS/plain.RPS, 0.90, false, "%", rps(gzipped, plain)),
 	}
 }

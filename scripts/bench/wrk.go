@@ -65,6 +65,9 @@ func (w *wrk) command(url string, sc scenario, d time.Duration) (args, env []str
 	case len(sc.cookies) > 1:
 		env = append(env, "BENCH_COOKIES="+sessionCookie+"="+strings.Join(sc.cookies, " "+sessionCookie+"="))
 	}
+	for _, h := range sc.headers {
+		args = append(args, "-H", h)
+	}
 	if sc.json() {
 		env = append(env, "BENCH_JSON=1")
 	}

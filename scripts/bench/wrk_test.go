@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -84,6 +85,10 @@ func TestWrkCommand(t *testing.T) {
 		{"one session as a header, a page", scenario{path: "/load-more.php", cookies: []string{"a"}, conns: 32}, 8 * time.Second,
 			append([]string{"-t", "2", "-c", "32", "-d", "8s"}, append(head, "-H", "Cookie: PHPSESSID=a", "http://h/load-more.php")...),
 			[]string{path}},
+		{"a header of the scenario's", scenario{path: "/load-more.php?start=0", cookies: []string{"a", "b"}, conns: 32,
+			headers: []string{"Accept-Encoding: gzip"}}, 3 * time.Second,
+			append([]string{"-t", "2", "-c", "32", "-d", "3s"}, append(head, "-H", "Accept-Encoding: gzip", "http://h/load-more.php?start=0")...),
+			[]string{path, "BENCH_COOKIES=PHPSESSID=a PHPSESSID=b", "BENCH_JSON=1"}},
 		{"new session per request, fewer conns than threads", scenario{path: "/load-more.php?start=9", conns: 1}, time.Millisecond,
 			append([]string{"-t", "1", "-c", "1", "-d", "1s"}, append(head, "http://h/load-more.php?start=9")...),
 			[]string{path, "BENCH_JSON=1"}},
@@ -97,6 +102,31 @@ func TestWrkCommand(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.env, env); diff != "" {
 				t.Errorf("env (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestSelectScenarios(t *testing.T) {
+	t.Parallel()
+	table := []scenario{{name: "JSON start=0, 32 conns"}, {name: gzipName}, {name: page200Name}}
+	tests := []struct {
+		pattern string
+		want    []string
+	}{
+		{"", []string{"JSON start=0, 32 conns", gzipName, page200Name}},
+		{"^JSON start=0,", []string{"JSON start=0, 32 conns", gzipName}},
+		{"gzip", []string{gzipName}},
+		{"nothing", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.pattern, func(t *testing.T) {
+			var got []string
+			for _, sc := range selectScenarios(slices.Clone(table), tt.pattern) {
+				got = append(got, sc.name)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})
 	}
