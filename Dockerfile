@@ -12,7 +12,7 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 COPY --from=assets /src/node_modules/mustache/mustache.mjs public/vendor/mustache.mjs
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/wploadmore ./server
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X main.version=$(cat version)" -o /out/wploadmore ./server
 
 # Run: a distroless image with no shell, as a non-root user.
 FROM gcr.io/distroless/static-debian12:nonroot

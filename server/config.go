@@ -70,7 +70,10 @@ type Config struct {
 	LogFormat       string
 	LogLevel        slog.Level
 
-	Pprof string // address of a separate listener for net/http/pprof; off when empty
+	Pprof       string // address of a separate listener for net/http/pprof; off when empty
+	MetricsAddr string // address of a separate listener for /metrics; off when empty (see metrics.go)
+	AccessLog   bool   // one line per request, whatever LogLevel says
+	Version     bool   // print the version and revision, and do nothing else
 
 	// Healthcheck, when set, makes the binary probe that URL and exit, for
 	// container health checks in images that have no curl.
@@ -135,6 +138,9 @@ func parseConfig(args []string, environ []string, output io.Writer) (Config, err
 	durationFlag(fs, &cfg.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "how long in-flight requests may finish on SIGTERM")
 	fs.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	accessLog := fs.String("access-log", "on", "one log line per request: on or off, whatever -log-level says")
+	fs.StringVar(&cfg.MetricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics on this separate `address` (e.g. 127.0.0.1:9464, or :9464 for a scraper on another host); off when empty")
+	fs.BoolVar(&cfg.Version, "version", false, "print the version and VCS revision, and do nothing else")
 	fs.StringVar(&cfg.Pprof, "pprof", "", "serve net/http/pprof on this separate `address` (e.g. 127.0.0.1:6060); off when empty")
 	fs.StringVar(&cfg.Healthcheck, "healthcheck", "", "probe this `URL` (e.g. http://127.0.0.1:8080/readyz), exit 0 when it answers 200, and do nothing else")
 
@@ -186,6 +192,13 @@ func parseConfig(args []string, environ []string, output io.Writer) (Config, err
 	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		return Config{}, fmt.Errorf("-log-level: %q is not debug, info, warn or error", *logLevel)
+	}
+	switch *accessLog {
+	case "on":
+		cfg.AccessLog = true
+	case "off":
+	default:
+		return Config{}, fmt.Errorf("-access-log: %q is not on or off", *accessLog)
 	}
 	if err := cfg.validate(); err != nil {
 		return Config{}, err

@@ -168,6 +168,8 @@ func TestStartRefusals(t *testing.T) {
 		// The port is taken before any connection is tried: the answer is
 		// about the port, not the database that is not there either.
 		{"busy port and no database", map[string]string{"LOADMORE_ADDR": busy.Addr().String(), "LOADMORE_DB": "mysql://root@127.0.0.1:1/wordpress"}, "-addr"},
+		// The metrics port too: before the database, which is not there.
+		{"busy metrics port", map[string]string{"LOADMORE_METRICS_ADDR": busy.Addr().String(), "LOADMORE_DB": "mysql://root@127.0.0.1:1/wordpress"}, "-metrics-addr"},
 		{"bad database URL", map[string]string{"LOADMORE_DB": "postgres://x/y"}, "-db"},
 		{"unreachable database", map[string]string{"LOADMORE_DB": "mysql://root@127.0.0.1:1/wordpress"}, "database"},
 		{"missing wp-config", map[string]string{"LOADMORE_WP_CONFIG": "/nonexistent/wp-config.php"}, "-wp-config"},
