@@ -124,7 +124,7 @@ func parseConfig(args []string, environ []string, output io.Writer) (Config, err
 	fs.BoolVar(&cfg.SessionLocking, "session-locking", false, "honour phpredis's session lock (redis.session.locking_enabled)")
 	fs.IntVar(&cfg.MemorySessions, "memory-sessions", defaultMemorySessions, "most `sessions` kept in memory when -redis is empty, the least recently used dropped first (the default takes about 64 MiB of heap)")
 	fs.StringVar(&cfg.CookiePath, "cookie-path", "/", "session cookie `path` (PHP's session.cookie_path)")
-	proxies := fs.String("trusted-proxies", "", "comma-separated `CIDRs` of proxies whose X-Forwarded-Proto is believed")
+	proxies := fs.String("trusted-proxies", "", "comma-separated `CIDRs` of proxies whose X-Forwarded-Proto and X-Forwarded-For are believed")
 
 	fs.StringVar(&cfg.Templates, "templates", "", "`folder` of templates (load-more.mustache, page.html) replacing the embedded ones")
 	fs.StringVar(&cfg.Title, "title", "", "page `title` (default: the site's blogname from the options table, else \""+defaultTitle+"\")")
