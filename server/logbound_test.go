@@ -98,7 +98,7 @@ func TestRequestLineSize(t *testing.T) {
 			trusted := []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}
 			h := logRequests(logger, trusted, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				// As a route of the operator's longest -base-path would.
-				r.Context().Value(routeKey{}).(*matchedRoute).pattern = strings.Repeat("r", 4096)
+				r.Context().Value(requestInfoKey{}).(*requestInfo).pattern = strings.Repeat("r", 4096)
 				w.WriteHeader(http.StatusInternalServerError) // a 5xx line is never dropped, so it is the widest
 				io.WriteString(w, "internal error\n")
 			}))

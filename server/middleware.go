@@ -10,13 +10,13 @@ import (
 	"time"
 )
 
-type requestIDKey struct{}
-
 // requestID is the id logRequests gave the request, for log lines written
 // deeper down.
 func requestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
+	if info, ok := ctx.Value(requestInfoKey{}).(*requestInfo); ok {
+		return info.id
+	}
+	return ""
 }
 
 // statusRecorder remembers what a handler answered, for the request log.
@@ -64,7 +64,8 @@ func logRequestsLimited(logger *slog.Logger, limits logLimits, trusted []netip.P
 		}
 		w.Header().Set("X-Request-Id", id)
 		rec := &statusRecorder{ResponseWriter: w}
-		r, route := withRoute(r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
+		route := &requestInfo{id: id}
+		r = withRequestInfo(r, route)
 		next.ServeHTTP(rec, r)
 		if rec.status == 0 {
 			rec.status = http.StatusOK
