@@ -182,7 +182,7 @@ func TestClientErrorLines(t *testing.T) {
 	}
 }
 
-// TestRequestLogHidden checks that 4xx lines -log-level hides spend no
+// TestRequestLogHidden checks that 4xx lines the access logger hides spend no
 // token, so they cannot starve the lines shown once the level is lowered.
 func TestRequestLogHidden(t *testing.T) {
 	t.Parallel()

@@ -64,13 +64,14 @@ func logRequestsLimited(logger *slog.Logger, limits logLimits, trusted []netip.P
 		}
 		w.Header().Set("X-Request-Id", id)
 		rec := &statusRecorder{ResponseWriter: w}
-		route := &requestInfo{id: id}
-		r = withRequestInfo(r, route)
+		info := &requestInfo{id: id} // the mux's route fills in its pattern
+		r = withRequestInfo(r, info)
 		next.ServeHTTP(rec, r)
 		if rec.status == 0 {
 			rec.status = http.StatusOK
 		}
-		// Enabled first: a line -log-level hides must not spend a token.
+		// Enabled first: a line the access log drops (-access-log off) must
+		// not spend a token.
 		if !logger.Enabled(r.Context(), slog.LevelInfo) {
 			return
 		}
@@ -82,13 +83,13 @@ func logRequestsLimited(logger *slog.Logger, limits logLimits, trusted []netip.P
 		path, query := loggedURL(r.URL.Path, r.URL.RawQuery)
 		userAgent := r.UserAgent()
 		loggedAgent, _ := cutForLog(userAgent, maxLoggedUserAgent)
-		routeLabel, _ := cutForLog(route.label(), maxLoggedRoute)
+		route, _ := cutForLog(info.label(), maxLoggedRoute)
 		attrs := make([]slog.Attr, 0, 13)
 		attrs = append(attrs,
 			slog.String("method", method),
 			slog.String("path", path),
 			slog.String("query", query),
-			slog.String("route", routeLabel),
+			slog.String("route", route),
 			slog.Int("status", rec.status),
 			slog.Int("bytes", rec.bytes),
 			// Milliseconds as a number, to the microsecond: what a log
