@@ -222,6 +222,11 @@ func TestRouteLabelsBounded(t *testing.T) {
 		resp.Body.Close()
 	}
 
+	// The main listener serves no metrics: they have their own.
+	if resp := srv.get(t, "/metrics"); resp.Status != http.StatusNotFound {
+		t.Errorf("GET /metrics on the main listener: %d, want 404", resp.Status)
+	}
+
 	families := scrape(t, metricsURL(t, srv))
 	routes := map[string]bool{}
 	var total float64
