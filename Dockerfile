@@ -16,7 +16,7 @@ COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 COPY --from=assets /src/node_modules/mustache/mustache.mjs public/vendor/mustache.mjs
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/wploadmore ./server
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X main.version=$(cat version)" -o /out/wploadmore ./server
 # The runtime image has no shell to make /data with, so it is made here,
 # empty, and copied below with its owner.
 RUN mkdir /out/data

@@ -4,6 +4,10 @@ SHELL := /usr/bin/env bash
 
 GO ?= go
 VENDORED := public/vendor/mustache.mjs
+# The release the binary names in -version, its start log and
+# wploadmore_build_info: the version file, set through -X as go:embed
+# cannot reach it from server/.
+LDFLAGS := -X main.version=$(shell cat version)
 
 .PHONY: help
 help: ## List the targets with what they do
@@ -18,11 +22,11 @@ assets: $(VENDORED) ## Install the front-end packages (npm ci) the binary embeds
 
 .PHONY: run
 run: assets ## Run the server (embedded SQLite and in-memory sessions unless configured)
-	$(GO) run ./server
+	$(GO) run -ldflags "$(LDFLAGS)" ./server
 
 .PHONY: build
 build: assets ## Build the server binary into bin/
-	$(GO) build -o bin/wploadmore ./server
+	$(GO) build -ldflags "$(LDFLAGS)" -o bin/wploadmore ./server
 
 .PHONY: services
 services: ## Start the local MariaDB and Redis when they are down

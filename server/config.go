@@ -75,7 +75,10 @@ type Config struct {
 	LogFormat       string
 	LogLevel        slog.Level
 
-	Pprof string // address of a separate listener for net/http/pprof; off when empty
+	Pprof       string // address of a separate listener for net/http/pprof; off when empty
+	MetricsAddr string // address of a separate listener for /metrics; off when empty (see metrics.go)
+	AccessLog   bool   // one line per request, whatever LogLevel says
+	Version     bool   // print the version and revision, and do nothing else
 
 	// Healthcheck, when set, makes the binary probe that URL and exit, for
 	// container health checks in images that have no curl.
@@ -128,7 +131,7 @@ func parseConfig(args []string, environ []string, output io.Writer) (Config, err
 	fs.BoolVar(&cfg.SessionLocking, "session-locking", false, "honour phpredis's session lock (redis.session.locking_enabled)")
 	fs.IntVar(&cfg.MemorySessions, "memory-sessions", defaultMemorySessions, "most `sessions` kept in memory when -redis is empty, the least recently used dropped first (the default takes about 64 MiB of heap)")
 	fs.StringVar(&cfg.CookiePath, "cookie-path", "/", "session cookie `path` (PHP's session.cookie_path)")
-	proxies := fs.String("trusted-proxies", "", "comma-separated `CIDRs` of proxies whose X-Forwarded-Proto is believed")
+	proxies := fs.String("trusted-proxies", "", "comma-separated `CIDRs` of proxies whose X-Forwarded-Proto and X-Forwarded-For are believed")
 
 	fs.StringVar(&cfg.Templates, "templates", "", "`folder` of templates (load-more.mustache, page.html) replacing the embedded ones")
 	fs.StringVar(&cfg.Title, "title", "", "page `title` (default: the site's blogname from the options table, else \""+defaultTitle+"\")")
@@ -142,6 +145,9 @@ func parseConfig(args []string, environ []string, output io.Writer) (Config, err
 	durationFlag(fs, &cfg.ShutdownTimeout, "shutdown-timeout", 15*time.Second, "how long in-flight requests may finish on SIGTERM")
 	fs.StringVar(&cfg.LogFormat, "log-format", "text", "log format: text or json")
 	logLevel := fs.String("log-level", "info", "log level: debug, info, warn or error")
+	accessLog := fs.String("access-log", "on", "one log line per request: on or off, whatever -log-level says")
+	fs.StringVar(&cfg.MetricsAddr, "metrics-addr", "", "serve Prometheus metrics at /metrics on this separate `address` (e.g. 127.0.0.1:9464, or :9464 for a scraper on another host); off when empty")
+	fs.BoolVar(&cfg.Version, "version", false, "print the version and VCS revision, and do nothing else")
 	fs.StringVar(&cfg.Pprof, "pprof", "", "serve net/http/pprof on this separate `address` (e.g. 127.0.0.1:6060); off when empty")
 	fs.StringVar(&cfg.Healthcheck, "healthcheck", "", "probe this `URL` (e.g. http://127.0.0.1:8080/readyz), exit 0 when it answers 200, and do nothing else")
 
@@ -193,6 +199,13 @@ func parseConfig(args []string, environ []string, output io.Writer) (Config, err
 	}
 	if err := cfg.LogLevel.UnmarshalText([]byte(*logLevel)); err != nil {
 		return Config{}, fmt.Errorf("-log-level: %q is not debug, info, warn or error", *logLevel)
+	}
+	switch *accessLog {
+	case "on":
+		cfg.AccessLog = true
+	case "off":
+	default:
+		return Config{}, fmt.Errorf("-access-log: %q is not on or off", *accessLog)
 	}
 	if err := cfg.validate(); err != nil {
 		return Config{}, err

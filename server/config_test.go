@@ -47,6 +47,8 @@ func TestParseConfigDefaults(t *testing.T) {
 		{"session serializer", cfg.SessionFormat.String(), "php"},
 		{"cookie path", cfg.CookiePath, "/"},
 		{"initial posts_start", cfg.sessionConfig().InitialPostsStart, 2},
+		{"access log on", cfg.AccessLog, true},
+		{"metrics off", cfg.MetricsAddr, ""},
 	}
 	for _, c := range checks {
 		if diff := cmp.Diff(c.want, c.got); diff != "" {
@@ -194,6 +196,8 @@ func TestParseConfigRefusals(t *testing.T) {
 		{"shortcode with <", []string{"-strip-shortcodes", "<gallery>"}, nil, `-strip-shortcodes: shortcode "<gallery>"`},
 		{"bad serializer", []string{"-session-serializer", "json"}, nil, "-session-serializer"},
 		{"bad proxy", []string{"-trusted-proxies", "10.0.0.0/33"}, nil, "-trusted-proxies"},
+		{"bad access log switch", []string{"-access-log", "yes"}, nil, `-access-log: "yes" is not on or off`},
+		{"bad access log switch in env", nil, map[string]string{"LOADMORE_ACCESS_LOG": "true"}, `-access-log: "true" is not on or off`},
 		{"bad base path", []string{"-base-path", "/blog/../admin"}, nil, "-base-path"},
 		{"base path needing escapes", []string{"-base-path", "/my blog"}, nil, "-base-path"},
 		{"bad cookie name", []string{"-session-name", "PHP SESSID"}, nil, "-session-name"},

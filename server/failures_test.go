@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -153,6 +154,11 @@ func TestGracefulShutdown(t *testing.T) {
 // TestConfigurationMistakes.
 func TestStartRefusals(t *testing.T) {
 	t.Parallel()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { busy.Close() }) // not defer: the parallel subtests run after this function returns
 	empty := wpdbtest.SQLite(t)
 
 	tests := []struct {
@@ -160,6 +166,9 @@ func TestStartRefusals(t *testing.T) {
 		env      map[string]string
 		wantText string
 	}{
+		// The metrics port is taken before the database, which is not there
+		// either, is tried (the main port's rows: TestConfigurationMistakes).
+		{"busy metrics port", map[string]string{"LOADMORE_METRICS_ADDR": busy.Addr().String(), "LOADMORE_DB": "mysql://root@127.0.0.1:1/wordpress"}, "-metrics-addr"},
 		{"bad database URL", map[string]string{"LOADMORE_DB": "postgres://x/y"}, "-db"},
 		{"missing wp-config", map[string]string{"LOADMORE_WP_CONFIG": "/nonexistent/wp-config.php"}, "-wp-config"},
 		{"wrong table prefix", map[string]string{"LOADMORE_DB": dbURL(t, empty), "LOADMORE_TABLE_PREFIX": "blog_"}, "blog_posts"},

@@ -175,6 +175,12 @@ func TestErrorMapping(t *testing.T) {
 				t.Errorf("logged %v, want %v; log:\n%s", logged, tt.wantLogged, logs)
 			}
 			if tt.wantLogged {
+				// The failure's line and the request line carry the id the
+				// answer gave, so the two can be matched.
+				id := rec.Header().Get("X-Request-Id")
+				if n := strings.Count(logs.String(), "request_id="+id); id == "" || n != 2 {
+					t.Errorf("request id %q in %d lines, want the failure's and the request's:\n%s", id, n, logs)
+				}
 				for _, err := range []error{tt.postsErr, tt.sessionErr} {
 					if err != nil && !strings.Contains(logs.String(), err.Error()) {
 						t.Errorf("the log lacks the cause %q:\n%s", err, logs)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -87,23 +88,33 @@ func TestRequestLineSize(t *testing.T) {
 	// A decoded path can hold any byte; \xff and \x01 are the widest escapes.
 	path := "/" + strings.Repeat("\xff\x01", 32<<10)
 	query := strings.Repeat(`"\`, 32<<10)
+	userAgent := strings.Repeat("\xff\x01", 32<<10)
 	for _, format := range []string{"text", "json"} {
 		t.Run(format, func(t *testing.T) {
 			var buf bytes.Buffer
 			logger := newLogger(Config{LogFormat: format, LogLevel: slog.LevelInfo}, &buf)
-			h := logRequests(logger, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// A trusted peer, so the client's address is the widest one
+			// X-Forwarded-For can name.
+			trusted := []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}
+			h := logRequests(logger, trusted, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				// As a route of the operator's longest -base-path would.
+				r.Context().Value(requestInfoKey{}).(*requestInfo).pattern = strings.Repeat("r", 4096)
 				w.WriteHeader(http.StatusInternalServerError) // a 5xx line is never dropped, so it is the widest
 				io.WriteString(w, "internal error\n")
 			}))
 			r := httptest.NewRequest(strings.Repeat("M", 4096), "/", nil)
 			r.URL.Path, r.URL.RawQuery = path, query
 			r.Header.Set("X-Request-Id", strings.Repeat("i", 64))
+			r.Header.Set("User-Agent", userAgent)
+			r.Header.Set("X-Forwarded-For", "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff%"+strings.Repeat("z", 4096))
+			r.RemoteAddr = "192.0.2.1:65535"
 			h.ServeHTTP(httptest.NewRecorder(), r)
 			line := buf.String()
 			if len(line) > maxRequestLine {
 				t.Errorf("line of %d bytes, over maxRequestLine (%d): %.300s…", len(line), maxRequestLine, line)
 			}
-			for _, want := range []string{"path_len", strconv.Itoa(len(path)), "query_len", strconv.Itoa(len(query))} {
+			for _, want := range []string{"path_len", strconv.Itoa(len(path)), "query_len", strconv.Itoa(len(query)),
+				"user_agent_len", strconv.Itoa(len(userAgent)), "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff"} {
 				if !strings.Contains(line, want) {
 					t.Errorf("line has no %s:\n%s", want, line)
 				}
@@ -121,7 +132,7 @@ func TestClientErrorLines(t *testing.T) {
 	logs := &sessiontest.SyncBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
 	// Rate 0: the burst of 3 is all there is, so the count is exact.
-	h := logRequestsLimited(logger, logLimits{Rate: 0, Burst: 3, Interval: 100 * time.Millisecond},
+	h := logRequestsLimited(logger, logLimits{Rate: 0, Burst: 3, Interval: 100 * time.Millisecond}, nil,
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			status, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/"))
 			w.WriteHeader(status)
@@ -171,7 +182,7 @@ func TestClientErrorLines(t *testing.T) {
 	}
 }
 
-// TestRequestLogHidden checks that 4xx lines -log-level hides spend no
+// TestRequestLogHidden checks that 4xx lines the access logger hides spend no
 // token, so they cannot starve the lines shown once the level is lowered.
 func TestRequestLogHidden(t *testing.T) {
 	t.Parallel()
@@ -179,7 +190,7 @@ func TestRequestLogHidden(t *testing.T) {
 	level := &slog.LevelVar{}
 	level.Set(slog.LevelWarn)
 	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: level}))
-	h := logRequestsLimited(logger, logLimits{Rate: 0, Burst: 1, Interval: time.Hour}, http.NotFoundHandler())
+	h := logRequestsLimited(logger, logLimits{Rate: 0, Burst: 1, Interval: time.Hour}, nil, http.NotFoundHandler())
 	for range 5 {
 		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/hidden", nil))
 	}

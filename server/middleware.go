@@ -6,16 +6,17 @@ import (
 	"encoding/hex"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 )
-
-type requestIDKey struct{}
 
 // requestID is the id logRequests gave the request, for log lines written
 // deeper down.
 func requestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey{}).(string)
-	return id
+	if info, ok := ctx.Value(requestInfoKey{}).(*requestInfo); ok {
+		return info.id
+	}
+	return ""
 }
 
 // statusRecorder remembers what a handler answered, for the request log.
@@ -45,13 +46,15 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
 
 // logRequests gives each request an id (the caller's X-Request-Id when it
-// sent a sane one, so a proxy's id carries through) and logs one line when
-// it ends, bounded as requestlog.go explains.
-func logRequests(logger *slog.Logger, next http.Handler) http.Handler {
-	return logRequestsLimited(logger, defaultLogLimits(), next)
+// sent a sane one, so a proxy's id carries through) and logs one line to
+// logger, the access log, when it ends, bounded as requestlog.go explains.
+// trusted are the proxies whose X-Forwarded-For names the client (see
+// clientIP).
+func logRequests(logger *slog.Logger, trusted []netip.Prefix, next http.Handler) http.Handler {
+	return logRequestsLimited(logger, defaultLogLimits(), trusted, next)
 }
 
-func logRequestsLimited(logger *slog.Logger, limits logLimits, next http.Handler) http.Handler {
+func logRequestsLimited(logger *slog.Logger, limits logLimits, trusted []netip.Prefix, next http.Handler) http.Handler {
 	clientErrors := newClientErrorLog(logger, limits)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -61,27 +64,39 @@ func logRequestsLimited(logger *slog.Logger, limits logLimits, next http.Handler
 		}
 		w.Header().Set("X-Request-Id", id)
 		rec := &statusRecorder{ResponseWriter: w}
-		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), requestIDKey{}, id)))
+		info := &requestInfo{id: id} // the mux's route fills in its pattern
+		r = withRequestInfo(r, info)
+		next.ServeHTTP(rec, r)
 		if rec.status == 0 {
 			rec.status = http.StatusOK
 		}
-		// Enabled first: a line -log-level hides must not spend a token.
+		// Enabled first: a line the access log drops (-access-log off) must
+		// not spend a token.
 		if !logger.Enabled(r.Context(), slog.LevelInfo) {
 			return
 		}
 		if rec.status >= 400 && rec.status < 500 && !clientErrors.allow() {
 			return
 		}
+		took := time.Since(start)
 		method, _ := cutForLog(r.Method, maxLoggedMethod)
 		path, query := loggedURL(r.URL.Path, r.URL.RawQuery)
-		attrs := make([]slog.Attr, 0, 9)
+		userAgent := r.UserAgent()
+		loggedAgent, _ := cutForLog(userAgent, maxLoggedUserAgent)
+		route, _ := cutForLog(info.label(), maxLoggedRoute)
+		attrs := make([]slog.Attr, 0, 13)
 		attrs = append(attrs,
 			slog.String("method", method),
 			slog.String("path", path),
 			slog.String("query", query),
+			slog.String("route", route),
 			slog.Int("status", rec.status),
 			slog.Int("bytes", rec.bytes),
-			slog.Duration("duration", time.Since(start)),
+			// Milliseconds as a number, to the microsecond: what a log
+			// query sums and compares, unlike "1.234567ms" or nanoseconds.
+			slog.Float64("duration_ms", float64(took.Microseconds())/1000),
+			slog.String("client_ip", clientIP(r, trusted)),
+			slog.String("user_agent", loggedAgent),
 			slog.String("request_id", id),
 		)
 		if len(path) < len(r.URL.Path) {
@@ -89,6 +104,9 @@ func logRequestsLimited(logger *slog.Logger, limits logLimits, next http.Handler
 		}
 		if len(query) < len(r.URL.RawQuery) {
 			attrs = append(attrs, slog.Int("query_len", len(r.URL.RawQuery)))
+		}
+		if len(loggedAgent) < len(userAgent) {
+			attrs = append(attrs, slog.Int("user_agent_len", len(userAgent)))
 		}
 		logger.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 	})

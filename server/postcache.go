@@ -45,6 +45,7 @@ type postCache struct {
 	next       postSource
 	format     *postFormat
 	logger     *slog.Logger
+	observer   cacheObserver
 	ttl        time.Duration
 	depth      int
 	maxEntries int
@@ -77,6 +78,16 @@ type cachedPage struct {
 	refreshing bool // a background refresh was started for this page
 }
 
+// cacheObserver hears how each read of the cache went, for metrics. A hit
+// is a page answered from memory without waiting; a miss waited for a
+// query, its own or one shared with concurrent readers; a refresh is a
+// background query started after half of ttl.
+type cacheObserver interface {
+	cacheHit()
+	cacheMiss()
+	cacheRefresh()
+}
+
 // cacheLimits sizes the cache; see Config.
 type cacheLimits struct {
 	TTL        time.Duration
@@ -88,12 +99,13 @@ type cacheLimits struct {
 // newPostCache wraps next in a cache. limits must be positive; the caller
 // (run) does not wrap at all when -cache-ttl is 0. Background refreshes
 // that fail are logged to logger; the readers that then have to wait get
-// the error themselves.
-func newPostCache(next postSource, format *postFormat, limits cacheLimits, logger *slog.Logger) *postCache {
+// the error themselves. observer hears each read.
+func newPostCache(next postSource, format *postFormat, limits cacheLimits, logger *slog.Logger, observer cacheObserver) *postCache {
 	return &postCache{
 		next:       next,
 		format:     format,
 		logger:     logger,
+		observer:   observer,
 		ttl:        limits.TTL,
 		depth:      max(limits.Depth, 1),
 		maxEntries: max(limits.MaxEntries, 1),
@@ -120,6 +132,7 @@ func (c *postCache) ViewsAfter(ctx context.Context, lastID uint64, offset, limit
 func (c *postCache) page(ctx context.Context, key pageRange) ([]postView, error) {
 	if key.offset < 0 || key.limit <= 0 {
 		// Nothing worth keeping; next says what is wrong.
+		c.observer.cacheMiss()
 		posts, err := c.fetch(ctx, key)
 		if err != nil {
 			return nil, err
@@ -127,21 +140,35 @@ func (c *postCache) page(ctx context.Context, key pageRange) ([]postView, error)
 		return newPostViews(posts, c.format)
 	}
 	headKey := pageRange{limit: c.depth}
+	waited := false // for the head, before finding the page is not in it
 	if key.lastPost > 0 || key.offset+key.limit <= c.depth || c.holdsWholeListing(headKey) {
-		head, err := c.get(ctx, headKey)
+		head, hit, err := c.get(ctx, headKey)
 		if err != nil {
+			c.observer.cacheMiss()
 			return nil, err
 		}
 		if posts, ok := head.cut(key, c.depth); ok {
+			c.count(hit)
 			return posts, nil
 		}
 		// A keyset page whose last post is deeper than the head, or gone.
+		waited = !hit
 	}
-	p, err := c.get(ctx, key)
+	p, hit, err := c.get(ctx, key)
+	c.count(hit && !waited && err == nil)
 	if err != nil {
 		return nil, err
 	}
 	return slices.Clone(p.posts), nil
+}
+
+// count tells the observer of one read: a hit when nothing waited.
+func (c *postCache) count(hit bool) {
+	if hit {
+		c.observer.cacheHit()
+	} else {
+		c.observer.cacheMiss()
+	}
 }
 
 // holdsWholeListing tells whether the head, fresh or not, was the whole
@@ -173,10 +200,10 @@ func (head *cachedPage) cut(key pageRange, depth int) ([]postView, bool) {
 	return slices.Clone(head.posts[from:min(from+key.limit, len(head.posts))]), true
 }
 
-// get returns key's page when it is fresh, starting its background refresh
-// once half of ttl has passed, or else loads it, sharing the query with
-// concurrent callers.
-func (c *postCache) get(ctx context.Context, key pageRange) (*cachedPage, error) {
+// get returns key's page when it is fresh (hit), starting its background
+// refresh once half of ttl has passed, or else loads it, sharing the query
+// with concurrent callers.
+func (c *postCache) get(ctx context.Context, key pageRange) (p *cachedPage, hit bool, err error) {
 	c.mu.Lock()
 	if el, ok := c.entries[key]; ok {
 		p := el.Value.(*cachedPage)
@@ -187,9 +214,10 @@ func (c *postCache) get(ctx context.Context, key pageRange) (*cachedPage, error)
 			p.refreshing = p.refreshing || refresh
 			c.mu.Unlock()
 			if refresh {
+				c.observer.cacheRefresh()
 				go c.refresh(context.WithoutCancel(ctx), key)
 			}
-			return p, nil
+			return p, true, nil
 		}
 	}
 	c.mu.Unlock()
@@ -202,11 +230,11 @@ func (c *postCache) get(ctx context.Context, key pageRange) (*cachedPage, error)
 	select {
 	case res := <-ch:
 		if res.Err != nil {
-			return nil, res.Err
+			return nil, false, res.Err
 		}
-		return res.Val.(*cachedPage), nil
+		return res.Val.(*cachedPage), false, nil
 	case <-ctx.Done():
-		return nil, context.Cause(ctx)
+		return nil, false, context.Cause(ctx)
 	}
 }
 

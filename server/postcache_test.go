@@ -64,9 +64,49 @@ func (p *countingPosts) Ping(ctx context.Context) error {
 func newTestCache(t *testing.T, next postSource, limits cacheLimits) (*postCache, *sessiontest.Clock) {
 	t.Helper()
 	clock := sessiontest.NewClock(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
-	c := newPostCache(next, defaultPostFormat(t), limits, slog.New(slog.DiscardHandler))
+	c := newPostCache(next, defaultPostFormat(t), limits, slog.New(slog.DiscardHandler), &cacheCounts{})
 	c.now = clock.Now
 	return c, clock
+}
+
+// cacheCounts is a cacheObserver that counts.
+type cacheCounts struct{ hits, misses, refreshes atomic.Int64 }
+
+func (c *cacheCounts) cacheHit()     { c.hits.Add(1) }
+func (c *cacheCounts) cacheMiss()    { c.misses.Add(1) }
+func (c *cacheCounts) cacheRefresh() { c.refreshes.Add(1) }
+
+// TestPostCacheCounts checks what the cache tells its observer: a hit for
+// a page answered without waiting, a miss for one that waited, and each
+// background refresh.
+func TestPostCacheCounts(t *testing.T) {
+	t.Parallel()
+	c, clock := newTestCache(t, &countingPosts{}, testLimits)
+	counts := c.observer.(*cacheCounts)
+	type want struct{ hits, misses, refreshes int64 }
+	steps := []struct {
+		name          string
+		advance       time.Duration
+		offset, limit int
+		want          want
+	}{
+		{"the head loaded", 0, 0, 2, want{0, 1, 0}},
+		{"cut from the head", 0, 2, 2, want{1, 1, 0}},
+		{"past half of ttl: served, and refreshed", 600 * time.Millisecond, 0, 2, want{2, 1, 1}},
+		{"past the head: loaded", 0, 8, 2, want{2, 2, 1}},
+		{"past the head: kept", 0, 8, 2, want{3, 2, 1}},
+		{"nothing worth keeping", 0, 0, 0, want{3, 3, 1}},
+	}
+	for _, s := range steps {
+		clock.Advance(s.advance)
+		if _, err := c.Views(context.Background(), s.offset, s.limit); err != nil {
+			t.Fatalf("%s: %v", s.name, err)
+		}
+		got := want{counts.hits.Load(), counts.misses.Load(), counts.refreshes.Load()}
+		if got != s.want {
+			t.Errorf("%s: hits, misses, refreshes = %v; want %v", s.name, got, s.want)
+		}
+	}
 }
 
 // testLimits: a head of 4 posts, a second of freshness.

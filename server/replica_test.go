@@ -165,8 +165,10 @@ func TestReadyzReplicaServer(t *testing.T) {
 		return "mysql://root@" + server + "/" + database
 	}
 	srv := startServer(t, map[string]string{"LOADMORE_DB": url(primary), "LOADMORE_DB_REPLICA": url(replica),
-		"LOADMORE_CACHE_TTL": "0s", "LOADMORE_MAX_REPLICA_LAG": "2s"})
+		"LOADMORE_CACHE_TTL": "0s", "LOADMORE_MAX_REPLICA_LAG": "2s", "LOADMORE_METRICS_ADDR": "127.0.0.1:0"})
 	replicaAddr, _ := replica.Location()
+	metrics := metricsURL(t, srv)
+	checkReplicaMetrics(t, metrics, replicaAddr, 1, true)
 
 	got := srv.get(t, "/readyz")
 	want := `{"database":"ok","replicas":[{"name":"` + replicaAddr + `","in_use":true,"lag_seconds":0}]}` + "\n"
@@ -200,6 +202,36 @@ func TestReadyzReplicaServer(t *testing.T) {
 	want = `{"database":"ok","replicas":[{"name":"` + replicaAddr + `","in_use":false,"lag_seconds":null,"set_aside":"replication stopped"}]}` + "\n"
 	if got.Status != http.StatusOK || got.Body != want {
 		t.Errorf("readyz %d %s, want 200 %s", got.Status, got.Body, want)
+	}
+	checkReplicaMetrics(t, metrics, replicaAddr, 0, false)
+}
+
+// checkReplicaMetrics scrapes url and checks the replica's in-use gauge,
+// that its lag is shown only while known, and that its pool is observed
+// beside the primary's.
+func checkReplicaMetrics(t *testing.T, url, replica string, inUse float64, lagKnown bool) {
+	t.Helper()
+	families := scrape(t, url)
+	gauge := func(name string) (float64, bool) {
+		for _, m := range families[name].GetMetric() {
+			if labelValue(m, "replica") == replica {
+				return m.GetGauge().GetValue(), true
+			}
+		}
+		return 0, false
+	}
+	if v, ok := gauge("wploadmore_db_replica_in_use"); !ok || v != inUse {
+		t.Errorf("wploadmore_db_replica_in_use{replica=%q} = %v (present %v), want %v", replica, v, ok, inUse)
+	}
+	if _, ok := gauge("wploadmore_db_replica_lag_seconds"); ok != lagKnown {
+		t.Errorf("wploadmore_db_replica_lag_seconds{replica=%q} present %v, want %v", replica, ok, lagKnown)
+	}
+	pools := map[string]bool{}
+	for _, m := range families["go_sql_open_connections"].GetMetric() {
+		pools[labelValue(m, "db_name")] = true
+	}
+	if !pools[wpdb.PrimaryPool] || !pools[replica] {
+		t.Errorf("go_sql_open_connections for pools %v, want %s and %s", pools, wpdb.PrimaryPool, replica)
 	}
 }
 

@@ -26,6 +26,13 @@ const (
 	maxLoggedURL = 512
 	// maxLoggedMethod cuts a method: net/http takes any token, however long.
 	maxLoggedMethod = 16
+	// maxLoggedUserAgent cuts the User-Agent, which the client chooses as
+	// freely as the path; browsers' are about 110 to 150 bytes, so 160
+	// keeps them whole. user_agent_len gives the whole length when cut.
+	maxLoggedUserAgent = 160
+	// maxLoggedRoute cuts a route pattern. Patterns are ours, but hold the
+	// operator's -base-path, which nothing else bounds.
+	maxLoggedRoute = 64
 
 	clientErrorLines   = 5   // lines of 4xx answers per second, after the burst
 	clientErrorBurst   = 100 // lines of 4xx answers written at once before the rate binds

@@ -11,11 +11,12 @@ import (
 // them. The PHP script's URLs live under the base path; the probes stay at
 // the root where orchestrators look for them.
 func routes(cfg Config, logger *slog.Logger, posts postSource, views viewSource, sessions sessionStore,
-	cookie session.Cookie, page *pageRenderer, template staticFile, assets map[string]staticFile) http.Handler {
+	cookie session.Cookie, page *pageRenderer, template staticFile, assets map[string]staticFile,
+	access *slog.Logger, m *metrics) http.Handler {
 	base := cfg.BasePath
 	loadMore := base + "/load-more.php"
 
-	mux := http.NewServeMux()
+	mux := patternMux{http.NewServeMux()} // the route label of logs and metrics
 	// The page and the JSON are compressed as written; static files were
 	// compressed at start (compress.go).
 	mux.Handle("GET "+loadMore, compressAnswers(handleLoadMore(
@@ -29,7 +30,7 @@ func routes(cfg Config, logger *slog.Logger, posts postSource, views viewSource,
 	mux.Handle("GET /healthz", handleHealthz())
 	mux.Handle("GET /readyz", handleReadyz(logger, posts, sessions, cfg.Redis != ""))
 
-	// Outermost first: every request is logged, even one that panicked,
-	// and every answer carries the security headers.
-	return logRequests(logger, recoverPanics(logger, securityHeaders(mux)))
+	// Outermost first: every request is logged and counted, even one that
+	// panicked, and every answer carries the security headers.
+	return logRequests(access, cfg.TrustedProxies, countRequests(m, recoverPanics(logger, securityHeaders(mux))))
 }

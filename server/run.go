@@ -30,7 +30,15 @@ func run(ctx context.Context, args []string, environ []string, stdout io.Writer)
 	if cfg.Healthcheck != "" {
 		return probe(ctx, cfg.Healthcheck)
 	}
+	build := buildVersion()
+	if cfg.Version {
+		_, err := fmt.Fprintf(stdout, "wploadmore %s revision %s %s\n", build.Version, build.Revision, build.GoVersion)
+		return err
+	}
+	stdout = &syncWriter{w: stdout} // the server's log and the access log share it
 	logger := newLogger(cfg, stdout)
+	accessLog := newAccessLogger(cfg, stdout)
+	metrics := newMetrics(build)
 
 	// Listening first makes a busy port fail here, at once, before any
 	// connection to the database or Redis is made, rather than after
@@ -50,6 +58,11 @@ func run(ctx context.Context, args []string, environ []string, stdout io.Writer)
 	// places for that long at most, and the descriptors the database and
 	// Redis need are never taken.
 	listener = limitConns(listener, cfg.MaxConns, logger)
+	stopMetrics, err := serveMetrics(cfg.MetricsAddr, metrics, logger)
+	if err != nil {
+		return err
+	}
+	defer stopMetrics()
 
 	openCtx, cancelOpen := context.WithTimeout(ctx, 30*time.Second)
 	defer cancelOpen()
@@ -59,6 +72,12 @@ func run(ctx context.Context, args []string, environ []string, stdout io.Writer)
 		return err
 	}
 	defer closeLogged(logger, "database", posts)
+	if err := metrics.observeDB(posts.StatsDBs()); err != nil {
+		return err
+	}
+	if err := metrics.observeReplicas(posts); err != nil {
+		return err
+	}
 	// Read once: a changed blogname or date_format shows after a restart.
 	options, err := posts.Options(openCtx)
 	if err != nil {
@@ -67,11 +86,14 @@ func run(ctx context.Context, args []string, environ []string, stdout io.Writer)
 	logger.Info("database: site options", "blogname", options.BlogName, "date_format", options.DateFormat,
 		"timezone_string", options.TimezoneString, "gmt_offset", options.GMTOffset)
 
-	sessions, err := openSessions(openCtx, cfg, logger)
+	sessions, err := openSessions(openCtx, cfg, logger, metrics)
 	if err != nil {
 		return err
 	}
 	defer closeLogged(logger, "sessions", sessions)
+	if err := metrics.observeSessionPool(sessions); err != nil {
+		return err
+	}
 
 	if cfg.CacheTTL > 0 {
 		logger.Info("database: posts cached", "freshness", cfg.CacheTTL, "depth", cfg.CacheDepth, "entries", cfg.CacheSize, "bytes", cfg.CacheBytes)
@@ -91,6 +113,8 @@ func run(ctx context.Context, args []string, environ []string, stdout io.Writer)
 		Templates: tmplFS,
 		Public:    public.FS,
 		Options:   options,
+		AccessLog: accessLog,
+		Metrics:   metrics,
 	})
 	if err != nil {
 		return err
@@ -116,7 +140,7 @@ func run(ctx context.Context, args []string, environ []string, stdout io.Writer)
 	serving = true // Serve closes the listener from now on
 	go func() { serveErr <- srv.Serve(listener) }()
 	logger.Info("listening", "addr", listener.Addr().String(), "url", "http://"+listener.Addr().String()+cfg.BasePath+"/load-more.php",
-		"max_conns", cfg.MaxConns, "idle_timeout", cfg.IdleTimeout)
+		"max_conns", cfg.MaxConns, "idle_timeout", cfg.IdleTimeout, "version", build.Version, "revision", build.Revision)
 
 	select {
 	case err := <-serveErr:
@@ -184,16 +208,20 @@ func openPosts(ctx context.Context, cfg Config, logger *slog.Logger) (*wpdb.Stor
 	return store, nil
 }
 
-func openSessions(ctx context.Context, cfg Config, logger *slog.Logger) (*session.Store, error) {
+// openSessions opens the session store, which tells updates of each
+// session to updates.
+func openSessions(ctx context.Context, cfg Config, logger *slog.Logger, updates session.UpdateObserver) (*session.Store, error) {
+	sessionCfg := cfg.sessionConfig()
+	sessionCfg.Updates = updates
 	if cfg.Redis == "" {
-		store, err := session.NewMemory(cfg.sessionConfig(), logger)
+		store, err := session.NewMemory(sessionCfg, logger)
 		if err != nil {
 			return nil, err
 		}
 		logger.Info("sessions: in memory (set -redis to share them with PHP)")
 		return store, nil
 	}
-	store, err := session.OpenRedis(ctx, cfg.Redis, cfg.sessionConfig(), logger)
+	store, err := session.OpenRedis(ctx, cfg.Redis, sessionCfg, logger)
 	if err != nil {
 		return nil, fmt.Errorf("-redis: %w", err)
 	}

@@ -59,6 +59,11 @@ type serverDeps struct {
 	// Options are the site's settings from its options table, read once at
 	// start; zero when it has none, and the defaults apply.
 	Options wpdb.Options
+	// AccessLog gets one line per request; nil means Logger.
+	AccessLog *slog.Logger
+	// Metrics counts requests and cache reads; nil means a registry of
+	// the server's own that nobody reads.
+	Metrics *metrics
 }
 
 // newServer builds the whole HTTP handler. Everything a request needs that
@@ -66,6 +71,12 @@ type serverDeps struct {
 // prepared here, so a broken template fails the start, not a request.
 func newServer(deps serverDeps) (http.Handler, error) {
 	builtAt := time.Now()
+	if deps.AccessLog == nil {
+		deps.AccessLog = deps.Logger
+	}
+	if deps.Metrics == nil {
+		deps.Metrics = newMetrics(buildVersion())
+	}
 	mustacheFile, err := loadStatic(deps.Templates, loadMoreTemplate, builtAt)
 	if err != nil {
 		return nil, fmt.Errorf("-templates: %w", err)
@@ -82,7 +93,7 @@ func newServer(deps serverDeps) (http.Handler, error) {
 	format := newPostFormat(site, text)
 	var views viewSource = formattedPosts{posts: deps.Posts, format: format}
 	if cfg := deps.Config; cfg.CacheTTL > 0 {
-		views = newPostCache(deps.Posts, format, cfg.cacheLimits(), deps.Logger)
+		views = newPostCache(deps.Posts, format, cfg.cacheLimits(), deps.Logger, deps.Metrics)
 	}
 	page, err := newPageRenderer(deps.Config, site.Title, deps.Templates, string(mustacheFile.body))
 	if err != nil {
@@ -93,5 +104,6 @@ func newServer(deps serverDeps) (http.Handler, error) {
 		Path:           deps.Config.CookiePath,
 		TrustedProxies: deps.Config.TrustedProxies,
 	}
-	return routes(deps.Config, deps.Logger, deps.Posts, views, deps.Sessions, cookie, page, mustacheFile, assets), nil
+	return routes(deps.Config, deps.Logger, deps.Posts, views, deps.Sessions, cookie, page, mustacheFile, assets,
+		deps.AccessLog, deps.Metrics), nil
 }

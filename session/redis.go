@@ -375,6 +375,7 @@ func (b *redisBackend) update(ctx context.Context, id string, fn func([]byte, bo
 		if reply != nil {
 			return nil
 		}
+		b.cfg.observe(UpdateConflict)
 		if b.onConflict != nil {
 			b.onConflict(attempt)
 		}

@@ -21,8 +21,8 @@ import (
 const postsStartKey = "posts_start"
 
 // Config says how sessions are kept. Every field is required (LockRetries
-// and the lock fields only with Locking): the server's configuration owns
-// the defaults, which are PHP's, and a Store refuses a zero value rather
+// and the lock fields only with Locking; Updates never): the server's
+// configuration owns the defaults, which are PHP's, and a Store refuses a zero value rather
 // than guess one. KeyPrefix, Format and MaxLifetime must match the PHP
 // site's session.save_path prefix, session.serialize_handler and
 // session.gc_maxlifetime for the two to share sessions.
@@ -37,6 +37,9 @@ type Config struct {
 	LockWait          time.Duration // redis.session.lock_wait_time, 20ms in phpredis
 	OpTimeout         time.Duration // deadline of each Redis command
 	MaxSessions       int           // memory store only (NewMemory): most sessions kept; least recently written dropped first
+
+	// Updates, optional, hears how each update goes, for metrics.
+	Updates UpdateObserver
 }
 
 // validate returns an error naming the first field that is wrong.
@@ -205,15 +208,26 @@ func (s *Store) add(ctx context.Context, id string, n int) (State, error) {
 		got, err := s.addExisting(ctx, id, n)
 		switch {
 		case err == nil:
+			s.cfg.observe(UpdateApplied)
 			return State{ID: id, PostsStart: clampInt(got)}, nil
 		case errors.Is(err, errUnreadable):
 			s.logger.WarnContext(ctx, "session value unreadable (malformed or compressed); issuing a new id and leaving it untouched",
 				slog.String("session_id", truncateID(id)), slog.Any("error", err))
 		case !errors.Is(err, errNoSession):
+			if errors.Is(err, ErrUnavailable) {
+				s.cfg.observe(UpdateUnavailable)
+			}
 			return State{}, err
 		}
 	}
-	return s.create(ctx, int64(s.cfg.InitialPostsStart)+int64(n))
+	st, err := s.create(ctx, int64(s.cfg.InitialPostsStart)+int64(n))
+	switch {
+	case err == nil:
+		s.cfg.observe(UpdateCreated)
+	case errors.Is(err, ErrUnavailable):
+		s.cfg.observe(UpdateUnavailable)
+	}
+	return st, err
 }
 
 // addExisting adds n to posts_start of the stored session id and returns
@@ -226,6 +240,7 @@ func (s *Store) addExisting(ctx context.Context, id string, n int) (int64, error
 		if !errors.Is(err, errFallback) {
 			return got, err
 		}
+		s.cfg.observe(UpdateFallback)
 	}
 	return s.addCodec(ctx, id, n)
 }

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"net/http"
+	"net/netip"
+	"strings"
+)
+
+// maxLoggedRemoteAddr cuts a peer address that is no IP (a Unix socket's
+// peer is "@" or empty), which the log then shows as it is.
+const maxLoggedRemoteAddr = 64
+
+// clientIP is the visitor's address for the request log. It is the
+// connection's peer, unless the peer is one of trusted (-trusted-proxies):
+// then it is the rightmost address of X-Forwarded-For that is not a
+// trusted proxy, walking from the peer towards the visitor. Entries left
+// of that one are whatever the client wrote, so they are never believed;
+// and without a trusted peer nobody's X-Forwarded-For is. An entry that is
+// no address stops the walk at the last trusted proxy, which is then what
+// is logged. Zones are dropped and IPv4-mapped addresses unmapped, so the
+// result is at most an IPv6 address's 39 bytes.
+func clientIP(r *http.Request, trusted []netip.Prefix) string {
+	peer, ok := parseHostAddr(r.RemoteAddr)
+	if !ok {
+		s, _ := cutForLog(r.RemoteAddr, maxLoggedRemoteAddr)
+		return s
+	}
+	if !isTrusted(peer, trusted) {
+		return peer.String()
+	}
+	client := peer
+	forwarded := r.Header.Values("X-Forwarded-For")
+	// Proxies append, so the last header line and its last entry are the
+	// nearest hop; a proxy may also add a line of its own.
+	for i := len(forwarded) - 1; i >= 0; i-- {
+		rest := forwarded[i]
+		for rest != "" {
+			var entry string
+			if at := strings.LastIndexByte(rest, ','); at >= 0 {
+				rest, entry = rest[:at], rest[at+1:]
+			} else {
+				rest, entry = "", rest
+			}
+			entry = strings.TrimSpace(entry)
+			if entry == "" {
+				continue
+			}
+			addr, ok := parseHostAddr(entry)
+			if !ok {
+				return client.String()
+			}
+			client = addr
+			if !isTrusted(addr, trusted) {
+				return client.String()
+			}
+		}
+	}
+	return client.String()
+}
+
+// parseHostAddr reads "ip", "ip:port" or "[ipv6]:port" (RemoteAddr's form,
+// and what some proxies write in X-Forwarded-For).
+func parseHostAddr(s string) (netip.Addr, bool) {
+	var addr netip.Addr
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		addr = ap.Addr()
+	} else if a, err := netip.ParseAddr(strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")); err == nil {
+		addr = a
+	} else {
+		return netip.Addr{}, false
+	}
+	return addr.Unmap().WithZone(""), true
+}
+
+func isTrusted(addr netip.Addr, trusted []netip.Prefix) bool {
+	for _, p := range trusted {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	return false
+}

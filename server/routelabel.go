@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"net/http"
+)
+
+// The route a request matched, for its log line and its metrics. The
+// middleware sits outside the ServeMux, which sets Request.Pattern only on
+// the request it hands a route's handler; so each route's handler writes the
+// pattern into a holder that the outermost middleware put in the context,
+// beside the request id: one context value for both, as every request
+// pays for each.
+// The pattern, unlike the path, is one of the few this file's mux was
+// given, so the labels it makes stay bounded whatever paths clients send.
+
+type requestInfoKey struct{}
+
+// requestInfo is what the middleware learns of a request beyond the
+// request itself: the id logRequests gave it, and the pattern of the route
+// that answered, "" when none did. The handler's goroutine writes pattern
+// before the middleware reads it.
+type requestInfo struct {
+	id      string
+	pattern string
+}
+
+// withRequestInfo returns r with info in its context.
+func withRequestInfo(r *http.Request, info *requestInfo) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
+}
+
+// withRoute returns r with a holder for its route in the context, the one
+// already there if an outer middleware put one.
+func withRoute(r *http.Request) (*http.Request, *requestInfo) {
+	if m, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
+		return r, m
+	}
+	m := &requestInfo{}
+	return withRequestInfo(r, m), m
+}
+
+// label is the route for logs and metrics: the pattern, or unmatchedRoute.
+func (m *requestInfo) label() string {
+	if m.pattern == "" {
+		return unmatchedRoute
+	}
+	return m.pattern
+}
+
+// patternMux is a ServeMux whose Handle wraps each route's handler to
+// record its pattern. Register routes with Handle only: HandleFunc is
+// the ServeMux's own and records nothing.
+type patternMux struct{ *http.ServeMux }
+
+func (m patternMux) Handle(pattern string, h http.Handler) {
+	m.ServeMux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if held, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
+			held.pattern = r.Pattern
+		}
+		h.ServeHTTP(w, r)
+	}))
+}
