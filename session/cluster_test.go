@@ -1,0 +1,269 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wploadmore/wploadmore/session/sessiontest"
+)
+
+// testCluster is the package's throwaway Redis Cluster (six nodes, three
+// masters with a replica each), started by the first test that needs it
+// and stopped by TestMain: starting one takes seconds.
+var testCluster struct {
+	once sync.Once
+	c    *sessiontest.Cluster
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if testCluster.c != nil {
+		testCluster.c.Stop()
+	}
+	os.Exit(code)
+}
+
+// needCluster returns the package's cluster. When it cannot start
+// (redis-server or redis-cli missing), t fails under CI=true, else skips.
+func needCluster(t testing.TB) *sessiontest.Cluster {
+	t.Helper()
+	testCluster.once.Do(func() {
+		testCluster.c, testCluster.err = sessiontest.StartCluster(6, 1)
+	})
+	if err := testCluster.err; err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	return testCluster.c
+}
+
+// newClusterHarness is newHarness for a store on the package's cluster,
+// under a key prefix of t's own.
+func newClusterHarness(t testing.TB, cfg Config) *harness {
+	t.Helper()
+	cl := needCluster(t)
+	cfg = php(cfg)
+	id, err := NewID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.KeyPrefix = "wploadmore-test:" + id[:8] + ":"
+	logs := &sessiontest.SyncBuffer{}
+	s, err := OpenRedis(context.Background(), cl.URL(), cfg, slog.New(slog.NewTextHandler(logs, nil)))
+	if err != nil {
+		t.Fatalf("OpenRedis %s: %v", cl.URL(), err)
+	}
+	t.Cleanup(func() { s.Close() })
+	h := &harness{kind: "cluster", cfg: cfg, store: s, logs: logs}
+	h.get = func(t *testing.T, id string) ([]byte, bool) {
+		t.Helper()
+		v, err := redis.Bytes(cl.Do("GET", cfg.KeyPrefix+id))
+		if errors.Is(err, redis.ErrNil) {
+			return nil, false
+		}
+		if err != nil {
+			t.Fatalf("cluster GET: %v", err)
+		}
+		return v, true
+	}
+	h.set = func(t *testing.T, id string, v []byte) {
+		t.Helper()
+		if _, err := cl.Do("SET", cfg.KeyPrefix+id, v, "PX", cfg.MaxLifetime.Milliseconds()); err != nil {
+			t.Fatalf("cluster SET: %v", err)
+		}
+	}
+	h.ttl = func(t *testing.T, id string) time.Duration {
+		t.Helper()
+		ms, err := redis.Int64(cl.Do("PTTL", cfg.KeyPrefix+id))
+		if err != nil {
+			t.Fatalf("cluster PTTL: %v", err)
+		}
+		return time.Duration(ms) * time.Millisecond
+	}
+	return h
+}
+
+func TestClusterURL(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		url    string
+		want   clusterURL
+		prefix string // DefaultKeyPrefix
+	}{
+		{
+			url:    "redis+cluster://127.0.0.1:7000,127.0.0.1:7001/",
+			want:   clusterURL{seeds: []string{"127.0.0.1:7000", "127.0.0.1:7001"}, safe: "redis+cluster://127.0.0.1:7000,127.0.0.1:7001/"},
+			prefix: ClusterKeyPrefix,
+		},
+		{
+			url: "rediss+cluster://app:s%40cret@h1:7000,[::1]:7001?prefix=SITE:&timeout=1.5&read_timeout=2&failover=distribute&persistent=1",
+			want: clusterURL{
+				seeds: []string{"h1:7000", "[::1]:7001"}, user: "app", password: "s@cret", tls: true, prefix: "SITE:",
+				connectTimeout: 1500 * time.Millisecond, readTimeout: 2 * time.Second, readReplicas: true,
+				safe: "rediss+cluster://app:xxxxx@h1:7000,[::1]:7001?prefix=SITE:&timeout=1.5&read_timeout=2&failover=distribute&persistent=1",
+			},
+			prefix: "SITE:",
+		},
+		{
+			url:    "REDIS+CLUSTER://:pw@h1:7000?failover=none",
+			want:   clusterURL{seeds: []string{"h1:7000"}, password: "pw", safe: "redis+cluster://:xxxxx@h1:7000?failover=none"},
+			prefix: ClusterKeyPrefix,
+		},
+	} {
+		t.Run(c.url, func(t *testing.T) {
+			if !IsClusterURL(c.url) {
+				t.Errorf("IsClusterURL = false")
+			}
+			got, err := parseClusterURL(c.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(c.want, got, cmp.AllowUnexported(clusterURL{})); diff != "" {
+				t.Errorf("parseClusterURL (-want +got):\n%s", diff)
+			}
+			if got := DefaultKeyPrefix(c.url); got != c.prefix {
+				t.Errorf("DefaultKeyPrefix = %q, want %q", got, c.prefix)
+			}
+		})
+	}
+	for _, bad := range []string{
+		"redis+cluster:///",
+		"redis+cluster://h1/",
+		"redis+cluster://h1:7000,h2/",
+		"redis+cluster://h1:0/",
+		"redis+cluster://h1:7000/0",
+		"redis+cluster://h1:7000/?timeout=soon",
+		"redis+cluster://h1:7000/?failover=sometimes",
+		"redis+cluster://h1:7000/?auth=secret",
+		"redis+cluster://u:secret@h1:7000/?database=1",
+	} {
+		t.Run("bad "+bad, func(t *testing.T) {
+			_, err := parseClusterURL(bad)
+			if err == nil {
+				t.Fatal("parsed")
+			}
+			if strings.Contains(err.Error(), "secret") {
+				t.Errorf("error shows the password: %v", err)
+			}
+		})
+	}
+	if IsClusterURL("redis://h1:6379/0") || DefaultKeyPrefix("redis://h1:6379/0") != "PHPREDIS_SESSION:" {
+		t.Error("redis:// taken for a cluster")
+	}
+}
+
+// TestClusterOpen checks what OpenRedis refuses in cluster mode, and that
+// Ping reports cluster_state.
+func TestClusterOpen(t *testing.T) {
+	cl := needCluster(t)
+	ctx := context.Background()
+	for name, c := range map[string]struct {
+		url  string
+		cfg  Config
+		want string
+	}{
+		"locking":         {cl.URL(), Config{Locking: true}, "takes no lock"},
+		"prefix conflict": {cl.URL() + "?prefix=OTHER:", Config{}, "contradicts"},
+		"unreachable":     {"redis+cluster://127.0.0.1:1/", Config{}, ErrUnavailable.Error()},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := OpenRedis(ctx, c.url, php(c.cfg), nil)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("OpenRedis = %v, want an error saying %q", err, c.want)
+			}
+		})
+	}
+	h := newClusterHarness(t, Config{})
+	if err := h.store.Ping(ctx); err != nil {
+		t.Errorf("Ping: %v", err)
+	}
+}
+
+// TestClusterPHPInterop shares sessions between PHP's rediscluster session
+// handler and the store on the same cluster, both ways and with both
+// serializers, the other entries kept byte for byte (see testPHPInterop).
+func TestClusterPHPInterop(t *testing.T) {
+	sessiontest.NeedPHP(t)
+	cl := needCluster(t)
+	for _, handler := range []string{"php", "php_serialize"} {
+		t.Run(handler, func(t *testing.T) {
+			format, err := ParseFormat(handler)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := newClusterHarness(t, Config{Format: format})
+			testPHPInterop(t, h, sessiontest.PHP{Prefix: h.cfg.KeyPrefix, Handler: handler, Cluster: cl.SavePath(h.cfg.KeyPrefix)})
+		})
+	}
+}
+
+// TestClusterConcurrentAddPostsStart: 200 concurrent increments of one
+// session, on update.lua's path and on the WATCH path bound to the key's
+// node, are exact.
+func TestClusterConcurrentAddPostsStart(t *testing.T) {
+	const workers, n = 200, 3
+	for _, noScript := range []bool{false, true} {
+		name := "script"
+		if noScript {
+			name = "watch"
+		}
+		t.Run(name, func(t *testing.T) {
+			h := newClusterHarness(t, Config{})
+			rb := h.store.b.(*redisBackend)
+			rb.noScript = noScript
+			var scripted, conflicts atomic.Int64
+			rb.onScript = func(outcome, _ string) {
+				if outcome == scriptOK {
+					scripted.Add(1)
+				}
+			}
+			rb.onConflict = func(int) { conflicts.Add(1) }
+			id := mustPostsStart(t, h, "").ID
+			seen := make(chan int, workers)
+			var wg sync.WaitGroup
+			for range workers {
+				wg.Go(func() {
+					st, err := h.store.AddPostsStart(context.Background(), id, n)
+					if err != nil || st.ID != id {
+						t.Errorf("AddPostsStart = %+v, %v", st, err)
+						return
+					}
+					seen <- st.PostsStart
+				})
+			}
+			wg.Wait()
+			close(seen)
+			got := map[int]bool{}
+			for v := range seen {
+				got[v] = true
+			}
+			for i := 1; i <= workers; i++ {
+				if !got[2+i*n] {
+					t.Errorf("no request saw posts_start %d: increments collided", 2+i*n)
+				}
+			}
+			want := "posts_start|i:" + strconv.Itoa(2+workers*n) + ";"
+			if v, _ := h.get(t, id); string(v) != want {
+				t.Errorf("stored %q, want %q", v, want)
+			}
+			if noScript && scripted.Load() != 0 || !noScript && scripted.Load() != workers {
+				t.Errorf("update.lua wrote %d times", scripted.Load())
+			}
+			t.Logf("%s: %d WATCH conflicts retried", name, conflicts.Load())
+		})
+	}
+}
