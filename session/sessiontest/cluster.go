@@ -70,6 +70,10 @@ func StartCluster(nodes, replicas int) (*Cluster, error) {
 		c.Stop()
 		return nil, err
 	}
+	if err := c.WaitSynced(30 * time.Second); err != nil {
+		c.Stop()
+		return nil, err
+	}
 	c.client = &redisc.Cluster{
 		StartupNodes: c.Addrs,
 		DialOptions:  []redis.DialOption{redis.DialConnectTimeout(time.Second), redis.DialReadTimeout(5 * time.Second)},
@@ -121,6 +125,10 @@ func (c *Cluster) Start(addr string) error {
 		"--cluster-node-timeout", "1000",
 		"--port", port, "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--dir", c.dir,
+		// A replica that never synced may not stand in for its master;
+		// by default a master waits 5s for more replicas before it sends
+		// the first one its data.
+		"--repl-diskless-sync-delay", "0",
 		"--daemonize", "no", "--loglevel", "warning")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -222,15 +230,49 @@ func (c *Cluster) WaitOK(timeout time.Duration) error {
 	}
 }
 
+// WaitSynced waits until every running replica has its master's data
+// and a live link to it (master_link_status:up), so that it may be
+// promoted when its master dies.
+func (c *Cluster) WaitSynced(timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		bad := ""
+		for _, addr := range c.Running() {
+			role := nodeField(addr, "INFO", "role")
+			if role == "" || role == "slave" && nodeField(addr, "INFO", "master_link_status") != "up" {
+				bad = addr + " role:" + role
+				break
+			}
+		}
+		if bad == "" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("sessiontest: replica not synced after %v: %s", timeout, bad)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // NodeInfo returns one field of CLUSTER INFO of the node at addr, "" when
 // the node does not answer.
 func NodeInfo(addr, field string) string {
+	return nodeField(addr, "CLUSTER", field)
+}
+
+// nodeField returns one field of INFO or CLUSTER INFO (cmd) of the node
+// at addr.
+func nodeField(addr, cmd, field string) string {
+	args := []any{}
+	if cmd == "CLUSTER" {
+		args = append(args, "INFO")
+	}
 	conn, err := redis.Dial("tcp", addr, redis.DialConnectTimeout(time.Second), redis.DialReadTimeout(time.Second))
 	if err != nil {
 		return ""
 	}
 	defer conn.Close()
-	info, err := redis.String(conn.Do("CLUSTER", "INFO"))
+	info, err := redis.String(conn.Do(cmd, args...))
 	if err != nil {
 		return ""
 	}
@@ -278,8 +320,19 @@ func (c *Cluster) MasterOf(key string) (string, error) {
 }
 
 // Do runs one command on the node of its first argument, a key, following
-// MOVED and ASK.
+// MOVED and ASK, and after a killed node, the slot map as it is now.
 func (c *Cluster) Do(cmd string, args ...any) (any, error) {
+	reply, err := c.do(cmd, args...)
+	if _, isReply := err.(redis.Error); err != nil && !isReply {
+		if err := c.client.Refresh(); err != nil {
+			return nil, err
+		}
+		reply, err = c.do(cmd, args...)
+	}
+	return reply, err
+}
+
+func (c *Cluster) do(cmd string, args ...any) (any, error) {
 	conn, err := redisc.RetryConn(c.client.Get(), 5, 50*time.Millisecond)
 	if err != nil {
 		return nil, err
