@@ -361,19 +361,28 @@ func (n *clusterNodes) ping(ctx context.Context) error {
 		return unavailable("CLUSTER INFO", err)
 	}
 	info, err := redis.String(reply, nil)
+	if err == nil {
+		err = clusterStateOK(info)
+	}
 	if err != nil {
+		n.failed(err)
 		return unavailable("CLUSTER INFO", err)
 	}
+	return nil
+}
+
+// clusterStateOK reads CLUSTER INFO's answer: nil for cluster_state:ok,
+// else an error wrapping errClusterDown.
+func clusterStateOK(info string) error {
 	for line := range strings.Lines(info) {
 		if state, ok := strings.CutPrefix(strings.TrimSpace(line), "cluster_state:"); ok {
 			if state != "ok" {
-				n.failed(errClusterDown)
-				return unavailable("CLUSTER INFO", fmt.Errorf("%w: cluster_state:%s", errClusterDown, state))
+				return fmt.Errorf("%w: cluster_state:%s", errClusterDown, state)
 			}
 			return nil
 		}
 	}
-	return unavailable("CLUSTER INFO", errors.New("no cluster_state in the answer"))
+	return fmt.Errorf("%w: no cluster_state in CLUSTER INFO", errClusterDown)
 }
 
 var errClusterDown = errors.New("the cluster does not serve every slot")

@@ -191,6 +191,30 @@ func TestClusterOpen(t *testing.T) {
 	if err := h.store.Ping(ctx); err != nil {
 		t.Errorf("Ping: %v", err)
 	}
+
+	// A lone cluster node serving no slot answers, but is no cluster.
+	lone := sessiontest.StartServer(t, "--cluster-enabled", "yes", "--cluster-config-file", t.TempDir()+"/nodes.conf")
+	_, err := OpenRedis(ctx, "redis+cluster://127.0.0.1:"+strconv.Itoa(lone.Port)+"/", php(Config{KeyPrefix: ClusterKeyPrefix}), nil)
+	if !errors.Is(err, ErrUnavailable) {
+		t.Errorf("OpenRedis on a node serving no slot = %v, want ErrUnavailable", err)
+	}
+}
+
+// TestClusterState: Ping, and so /readyz, fails unless CLUSTER INFO says
+// cluster_state:ok.
+func TestClusterState(t *testing.T) {
+	t.Parallel()
+	for info, ok := range map[string]bool{
+		"cluster_state:ok\r\ncluster_slots_assigned:16384\r\n":   true,
+		"cluster_state:fail\r\ncluster_slots_assigned:16384\r\n": false,
+		"cluster_slots_assigned:0\r\ncluster_state:fail\r\n":     false,
+		"cluster_slots_assigned:0\r\n":                           false,
+	} {
+		err := clusterStateOK(info)
+		if (err == nil) != ok || err != nil && !errors.Is(err, errClusterDown) {
+			t.Errorf("clusterStateOK(%q) = %v, want ok %v", info, err, ok)
+		}
+	}
 }
 
 // TestClusterPHPInterop shares sessions between PHP's rediscluster session
