@@ -291,3 +291,31 @@ func TestClusterConcurrentAddPostsStart(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkClusterAddPostsStartParallel compares the increment of many
+// sessions from parallel goroutines on one Redis, where the pipeline
+// batches the EVALSHAs, with a cluster, where each goes alone to its
+// key's node (see clusterNodes).
+func BenchmarkClusterAddPostsStartParallel(b *testing.B) {
+	for _, kind := range []string{"redis", "cluster"} {
+		b.Run(kind, func(b *testing.B) {
+			h := newHarness(b, kind, Config{})
+			ctx := context.Background()
+			b.SetParallelism(16)
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				st, err := h.store.PostsStart(ctx, "")
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				for pb.Next() {
+					if _, err := h.store.AddPostsStart(ctx, st.ID, 1); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		})
+	}
+}
