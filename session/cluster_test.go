@@ -319,3 +319,73 @@ func BenchmarkClusterAddPostsStartParallel(b *testing.B) {
 		})
 	}
 }
+
+// TestClusterReadReplicas: with failover=distribute, as in phpredis's
+// save_path, the read that changes nothing (PeekPostsStart, for HEAD)
+// goes to a replica; updates still go to the master.
+func TestClusterReadReplicas(t *testing.T) {
+	cl := needCluster(t)
+	cfg := php(Config{})
+	id, _ := NewID()
+	cfg.KeyPrefix = "wploadmore-test:" + id[:8] + ":"
+	s, err := OpenRedis(context.Background(), cl.URL()+"?failover=distribute", cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	st, err := s.AddPostsStart(ctx, "", 3) // a new session at 5
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := replicaGets(t, cl)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		got, err := s.PeekPostsStart(ctx, st.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.PostsStart == 5 {
+			break
+		}
+		// The replica has not applied the write yet: asynchronous
+		// replication, as phpredis's failover=distribute reads see too.
+		if time.Now().After(deadline) {
+			t.Fatalf("PeekPostsStart = %+v, want 5 once the replica caught up", got)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if after := replicaGets(t, cl); after <= before {
+		t.Errorf("replicas answered %d GETs before and %d after the peek: it went to a master", before, after)
+	}
+	if got, err := s.AddPostsStart(ctx, st.ID, 1); err != nil || got.PostsStart != 6 {
+		t.Errorf("AddPostsStart = %+v, %v; want 6", got, err)
+	}
+}
+
+// replicaGets sums the GETs the cluster's replicas have answered.
+func replicaGets(t *testing.T, cl *sessiontest.Cluster) int {
+	t.Helper()
+	total := 0
+	for _, addr := range cl.Running() {
+		c, err := redis.Dial("tcp", addr, redis.DialConnectTimeout(time.Second), redis.DialReadTimeout(time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		info, err := redis.String(c.Do("INFO", "all"))
+		c.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(info, "role:slave") {
+			continue
+		}
+		for line := range strings.Lines(info) {
+			if rest, ok := strings.CutPrefix(line, "cmdstat_get:calls="); ok {
+				n, _ := strconv.Atoi(rest[:strings.IndexByte(rest, ',')])
+				total += n
+			}
+		}
+	}
+	return total
+}

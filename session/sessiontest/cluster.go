@@ -82,7 +82,69 @@ func StartCluster(nodes, replicas int) (*Cluster, error) {
 		c.Stop()
 		return nil, fmt.Errorf("sessiontest: cluster slots: %w", err)
 	}
+	if err := c.announceReplicas(replicas, 30*time.Second); err != nil {
+		c.Stop()
+		return nil, err
+	}
 	return c, nil
+}
+
+// announceReplicas writes a key to every master and waits until CLUSTER
+// SLOTS lists replicas replicas for each slot range: Redis 7.0 leaves a
+// replica out of CLUSTER SLOTS (where clients learn of replicas) until it
+// has a non-zero replication offset, i.e. until its master wrote something.
+func (c *Cluster) announceReplicas(replicas int, timeout time.Duration) error {
+	written := map[string]bool{}
+	for i := 0; len(written) < len(c.Addrs)/(replicas+1) && i < 10000; i++ {
+		key := "sessiontest-warm-" + strconv.Itoa(i)
+		master, err := c.MasterOf(key)
+		if err != nil || written[master] {
+			continue
+		}
+		if _, err := c.Do("SET", key, "1"); err != nil {
+			return fmt.Errorf("sessiontest: warm %s: %w", master, err)
+		}
+		written[master] = true
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		short := ""
+		for _, addr := range c.Running() {
+			if n := fewestSlotNodes(addr); n < replicas+1 {
+				short = fmt.Sprintf("%s lists %d nodes for a slot range", addr, n)
+				break
+			}
+		}
+		if short == "" {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("sessiontest: replicas not in CLUSTER SLOTS after %v: %s", timeout, short)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// fewestSlotNodes is the fewest nodes (master and replicas) the node at
+// addr lists for a slot range in CLUSTER SLOTS; 0 when it does not answer.
+func fewestSlotNodes(addr string) int {
+	conn, err := redis.Dial("tcp", addr, redis.DialConnectTimeout(time.Second), redis.DialReadTimeout(time.Second))
+	if err != nil {
+		return 0
+	}
+	defer conn.Close()
+	slots, err := redis.Values(conn.Do("CLUSTER", "SLOTS"))
+	if err != nil || len(slots) == 0 {
+		return 0
+	}
+	fewest := -1
+	for _, s := range slots {
+		r, _ := redis.Values(s, nil)
+		if n := len(r) - 2; fewest < 0 || n < fewest {
+			fewest = n
+		}
+	}
+	return fewest
 }
 
 // node is one running redis-server; exited closes once it is reaped.
