@@ -389,3 +389,30 @@ func replicaGets(t *testing.T, cl *sessiontest.Cluster) int {
 	}
 	return total
 }
+
+// TestClusterScriptFlushed: a master that does not know update.lua (a
+// replica promoted after the store loaded it, SCRIPT FLUSH) gets it whole
+// once, on the key's node.
+func TestClusterScriptFlushed(t *testing.T) {
+	cl := needCluster(t)
+	h := newClusterHarness(t, Config{})
+	answers := recordScript(t, h)
+	id := mustPostsStart(t, h, "").ID
+	for _, addr := range cl.Running() {
+		c, err := redis.Dial("tcp", addr, redis.DialConnectTimeout(time.Second), redis.DialReadTimeout(time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Do("SCRIPT", "FLUSH")
+		c.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for want := 3; want <= 4; want++ {
+		if got := mustAdd(t, h, id, 1); got.PostsStart != want {
+			t.Errorf("AddPostsStart = %+v, want %d", got, want)
+		}
+	}
+	answers.want(t, "ok:3", "ok:4")
+}
