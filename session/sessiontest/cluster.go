@@ -1,16 +1,17 @@
 package sessiontest
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -192,13 +193,28 @@ func (c *Cluster) Start(addr string) error {
 		// the first one its data.
 		"--repl-diskless-sync-delay", "0",
 		"--daemonize", "no", "--loglevel", "warning")
-	var out bytes.Buffer
+	var out SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
+	// Should the test binary die without Stop (a -timeout panic), the
+	// kernel kills the node with it. Pdeathsig fires when the starting
+	// thread ends, so that thread stays locked to the goroutine that
+	// waits for the node.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	started := make(chan error, 1)
+	exited := make(chan struct{})
+	go func() {
+		runtime.LockOSThread()
+		defer close(exited)
+		if err := cmd.Start(); err != nil {
+			started <- err
+			return
+		}
+		started <- nil
+		cmd.Wait()
+	}()
+	if err := <-started; err != nil {
 		return fmt.Errorf("sessiontest: start redis-server %s: %w", addr, err)
 	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
 	c.mu.Lock()
 	c.procs[addr] = &node{cmd, exited}
 	c.mu.Unlock()
