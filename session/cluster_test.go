@@ -1,6 +1,8 @@
 package session
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -415,4 +417,59 @@ func TestClusterScriptFlushed(t *testing.T) {
 		}
 	}
 	answers.want(t, "ok:3", "ok:4")
+}
+
+// TestClusterPHPTakesNoLock checks the real extension, not only its
+// source: phpredis's rediscluster handler, even with
+// redis.session.locking_enabled=1, leaves no <key>_LOCK while a PHP
+// request holds the session open, so there is no lock for the store to
+// honour, and our increment does not wait. PHP then writes its whole
+// session at its end, over ours, as it would over another PHP request's.
+func TestClusterPHPTakesNoLock(t *testing.T) {
+	sessiontest.NeedPHP(t)
+	cl := needCluster(t)
+	h := newClusterHarness(t, Config{})
+	php := sessiontest.PHP{Prefix: h.cfg.KeyPrefix, Handler: "php", Cluster: cl.SavePath(h.cfg.KeyPrefix), Extra: []string{
+		"-d", "redis.session.locking_enabled=1",
+		"-d", "redis.session.lock_expire=30",
+	}}
+	id := mustAdd(t, h, "", 2).ID // posts_start 4
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := php.Command(ctx, "hold", id, "300")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	out := bufio.NewReader(stdout)
+	if line, err := out.ReadString('\n'); err != nil || line != "locked\n" {
+		cmd.Wait()
+		t.Fatalf("php hold: %q, %v\nstderr: %s", line, err, stderr.String())
+	}
+	if v, ok := h.get(t, id+"_LOCK"); ok {
+		t.Errorf("PHP's cluster handler holds a lock %q: the store must honour it", v)
+	}
+	start := time.Now()
+	if got := mustAdd(t, h, id, 3); got.PostsStart != 7 {
+		t.Errorf("AddPostsStart = %+v, want 7", got)
+	}
+	if waited := time.Since(start); waited > 200*time.Millisecond {
+		t.Errorf("AddPostsStart waited %v for PHP", waited)
+	}
+	rest, _ := out.ReadBytes(0)
+	if err := cmd.Wait(); err != nil || stderr.Len() > 0 {
+		t.Fatalf("php hold: %v\nstderr: %s", err, stderr.String())
+	}
+	if php := sessiontest.DecodePHPOutput(t, rest); php.PostsStart != 104.0 {
+		t.Errorf("PHP wrote posts_start %v, want 104 (its read 4, +100)", php.PostsStart)
+	}
+	if v, _ := h.get(t, id); string(v) != "posts_start|i:104;" {
+		t.Errorf("stored %q, want PHP's whole session written last, posts_start|i:104;", v)
+	}
 }
