@@ -143,9 +143,14 @@ type clusterNodes struct {
 	lastRefresh  atomic.Int64 // UnixNano of the last refresh asked for
 }
 
-// keyConn returns a connection bound to the node serving key's slot (to a
-// replica of it when readOnly and failover= allows), for the commands of
-// the WATCH path and the GET of a read.
+// keyConn returns a connection bound to the node serving key's slot.
+//
+// A read-only one (the GET of a read) serves single Do calls: it follows
+// MOVED and ASK (redisc.RetryConn), and goes to a replica when failover=
+// allows. The other (the WATCH path) is the bound connection itself, as
+// WATCH … EXEC must stay on one connection: a MOVED there (the slot moved
+// since the last refresh) fails that request, and redisc refreshes its
+// slot map for the next.
 func (n *clusterNodes) keyConn(key string, readOnly bool) (redis.Conn, error) {
 	c := n.c.Get()
 	if readOnly && n.readReplicas {
@@ -159,7 +164,15 @@ func (n *clusterNodes) keyConn(key string, readOnly bool) (redis.Conn, error) {
 		n.failed(err)
 		return nil, unavailable("connect", err)
 	}
-	return c, nil
+	if !readOnly {
+		return c, nil
+	}
+	rc, err := redisc.RetryConn(c, clusterAttempts, clusterTryAgainDelay)
+	if err != nil {
+		c.Close()
+		return nil, unavailable("connect", err)
+	}
+	return rc, nil
 }
 
 // do runs one command about key on key's node, following MOVED and ASK
@@ -266,7 +279,8 @@ func (n *clusterNodes) close() error {
 
 // doContext is redis.DoContext for connections that take a timeout but no
 // context, as redisc's do: the time left before ctx's deadline becomes
-// the command's read timeout.
+// the command's read timeout. redisc's RetryConn takes neither: the read
+// timeout it was dialled with (OpTimeout) bounds it.
 func doContext(ctx context.Context, c redis.Conn, cmd string, args ...any) (any, error) {
 	if _, ok := c.(redis.ConnWithContext); ok {
 		return redis.DoContext(c, ctx, cmd, args...)
@@ -274,8 +288,9 @@ func doContext(ctx context.Context, c redis.Conn, cmd string, args ...any) (any,
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if deadline, ok := ctx.Deadline(); ok {
-		return redis.DoWithTimeout(c, time.Until(deadline), cmd, args...)
+	deadline, ok := ctx.Deadline()
+	if cwt, takesTimeout := c.(redis.ConnWithTimeout); ok && takesTimeout {
+		return cwt.DoWithTimeout(time.Until(deadline), cmd, args...)
 	}
 	return c.Do(cmd, args...)
 }
