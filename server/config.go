@@ -123,9 +123,9 @@ func parseConfig(args []string, environ []string, output io.Writer) (Config, err
 	fs.IntVar(&cfg.CacheSize, "cache-entries", 1024, "most pages of posts the cache keeps")
 	fs.IntVar(&cfg.CacheBytes, "cache-bytes", 16<<20, "most `bytes` of posts (titles, excerpts, names, dates) the cache keeps")
 
-	fs.StringVar(&cfg.Redis, "redis", "", "Redis `URL` for sessions: redis://[:password@]host:port/db, rediss:// for TLS, or redis+sentinel://[:password@]host:port,…/master/db (empty: in memory)")
+	fs.StringVar(&cfg.Redis, "redis", "", "Redis `URL` for sessions: redis://[:password@]host:port/db, rediss:// for TLS, redis+sentinel://[:password@]host:port,…/master/db, or a Redis Cluster: redis+cluster://[user:password@]host:port,host:port/[?prefix=…] (empty: in memory)")
 	fs.StringVar(&cfg.SessionName, "session-name", "PHPSESSID", "session cookie `name` (PHP's session.name)")
-	fs.StringVar(&cfg.SessionPrefix, "session-prefix", "PHPREDIS_SESSION:", "Redis key `prefix` of sessions (phpredis's prefix)")
+	fs.StringVar(&cfg.SessionPrefix, "session-prefix", "PHPREDIS_SESSION:", "Redis key `prefix` of sessions (phpredis's prefix; with a redis+cluster:// -redis, its prefix= or else phpredis's cluster default PHPREDIS_CLUSTER_SESSION:)")
 	format := fs.String("session-serializer", "php", "PHP session.serialize_handler: php or php_serialize")
 	durationFlag(fs, &cfg.SessionLifetime, "session-lifetime", 1440*time.Second, "session expiry (PHP's session.gc_maxlifetime)")
 	fs.BoolVar(&cfg.SessionLocking, "session-locking", false, "honour phpredis's session lock (redis.session.locking_enabled)")
@@ -178,6 +178,13 @@ func parseConfig(args []string, environ []string, output io.Writer) (Config, err
 	}
 	if err := checkVariableNames(fs, environ); err != nil {
 		return Config{}, err
+	}
+	prefixGiven := false
+	fs.Visit(func(f *flag.Flag) { prefixGiven = prefixGiven || f.Name == "session-prefix" })
+	if !prefixGiven {
+		// phpredis's default depends on the handler: rediscluster keeps
+		// its sessions under another prefix than redis.
+		cfg.SessionPrefix = session.DefaultKeyPrefix(cfg.Redis)
 	}
 
 	var err error
@@ -420,6 +427,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("-session-name: %q is not a cookie name", c.SessionName)
 	case c.SessionPrefix == "":
 		return errors.New("-session-prefix: empty")
+	case c.SessionLocking && session.IsClusterURL(c.Redis):
+		return errors.New("-session-locking: phpredis's cluster session handler takes no lock, so there is none to honour with a redis+cluster:// -redis")
 	case c.MemorySessions < 1:
 		return fmt.Errorf("-memory-sessions: %d is not positive", c.MemorySessions)
 	case !strings.HasPrefix(c.CookiePath, "/"):

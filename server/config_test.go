@@ -334,3 +334,38 @@ func TestUsageOnlyOnHelp(t *testing.T) {
 		}
 	}
 }
+
+// TestParseConfigClusterSessionPrefix: with a Redis Cluster, the session
+// key prefix defaults to phpredis's cluster handler's, or to the URL's
+// prefix=, unless -session-prefix (or its variable) says otherwise.
+func TestParseConfigClusterSessionPrefix(t *testing.T) {
+	const cluster = "redis+cluster://127.0.0.1:7000,127.0.0.1:7001/"
+	for _, tt := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"single redis", []string{"-redis", "redis://127.0.0.1:6379/0"}, nil, "PHPREDIS_SESSION:"},
+		{"cluster", []string{"-redis", cluster}, nil, "PHPREDIS_CLUSTER_SESSION:"},
+		{"cluster from the environment", nil, map[string]string{"LOADMORE_REDIS": cluster}, "PHPREDIS_CLUSTER_SESSION:"},
+		{"cluster prefix=", []string{"-redis", cluster + "?prefix=SITE:"}, nil, "SITE:"},
+		{"flag wins", []string{"-redis", cluster, "-session-prefix", "MINE:"}, nil, "MINE:"},
+		{"variable wins", []string{"-redis", cluster}, map[string]string{"LOADMORE_SESSION_PREFIX": "MINE:"}, "MINE:"},
+		{"flag set to phpredis's single default", []string{"-redis", cluster, "-session-prefix", "PHPREDIS_SESSION:"}, nil, "PHPREDIS_SESSION:"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := parseConfig(append([]string{"wploadmore"}, tt.args...), envFunc(tt.env), io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.SessionPrefix != tt.want {
+				t.Errorf("SessionPrefix = %q, want %q", cfg.SessionPrefix, tt.want)
+			}
+		})
+	}
+	_, err := parseConfig([]string{"wploadmore", "-redis", cluster, "-session-locking"}, envFunc(nil), io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "-session-locking") {
+		t.Errorf("-session-locking with a cluster: %v, want an error naming the flag", err)
+	}
+}

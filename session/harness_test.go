@@ -84,6 +84,8 @@ func newHarness(t testing.TB, kind string, cfg Config) *harness {
 				time.Sleep(50 * time.Millisecond)
 			}
 		}
+	case "cluster":
+		return newClusterHarness(t, cfg) // cluster_test.go
 	case "memory":
 		cfg.KeyPrefix = "test:"
 		clock := sessiontest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))

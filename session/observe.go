@@ -69,6 +69,15 @@ func (s *Store) PoolStats() (PoolStats, bool) {
 }
 
 func (b *redisBackend) poolStats() PoolStats {
+	if b.cluster != nil {
+		// One pool per node redisc has reached: the sums are the store's.
+		var sum PoolStats
+		for _, st := range b.cluster.c.Stats() {
+			sum.Active += st.ActiveCount
+			sum.Idle += st.IdleCount
+		}
+		return sum
+	}
 	st := b.pool.Stats()
 	return PoolStats{Active: st.ActiveCount, Idle: st.IdleCount}
 }

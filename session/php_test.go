@@ -28,72 +28,78 @@ func TestPHPInterop(t *testing.T) {
 				t.Fatal(err)
 			}
 			h := newHarness(t, "redis", Config{Format: format})
-			php := sessiontest.PHP{Prefix: h.cfg.KeyPrefix, Handler: handler}
-			ctx := context.Background()
-			answers := recordScript(t, h)
-
-			t.Run("PHP writes, Go increments, PHP reads", func(t *testing.T) {
-				id, _ := NewID()
-				wrote := php.Run(t, "write", id, "4")
-				before, ok := h.get(t, id)
-				if !ok {
-					t.Fatal("PHP stored no session")
-				}
-				if diff := cmp.Diff(State{ID: id, PostsStart: 4}, mustPostsStart(t, h, id)); diff != "" {
-					t.Errorf("PostsStart (-want +got):\n%s", diff)
-				}
-				if got, err := h.store.AddPostsStart(ctx, id, 3); err != nil || got != (State{ID: id, PostsStart: 7}) {
-					t.Fatalf("AddPostsStart = %+v, %v; want 7 on the same id", got, err)
-				}
-				after, _ := h.get(t, id)
-				old, new := "posts_start|i:4;", "posts_start|i:7;"
-				if handler == "php_serialize" {
-					old, new = `s:11:"posts_start";i:4;`, `s:11:"posts_start";i:7;`
-				}
-				if diff := cmp.Diff(strings.Replace(string(before), old, new, 1), string(after)); diff != "" {
-					t.Errorf("Redis value: only posts_start may change (-want +got):\n%s", diff)
-				}
-				read := php.Run(t, "dump", id)
-				if diff := cmp.Diff(sessiontest.PHPSession{PostsStart: 7.0, Type: "integer", Others: wrote.Others}, read); diff != "" {
-					t.Errorf("PHP reads (-want +got):\n%s", diff)
-				}
-				answers.want(t, "ok:4", "ok:7")
-			})
-
-			t.Run("Go creates, PHP reads and adds, Go increments", func(t *testing.T) {
-				st := mustPostsStart(t, h, "")
-				read := php.Run(t, "dump", st.ID)
-				if diff := cmp.Diff(sessiontest.PHPSession{PostsStart: 2.0, Type: "integer", Others: "a:0:{}"}, read); diff != "" {
-					t.Errorf("PHP reads a session we created (-want +got):\n%s", diff)
-				}
-				touched := php.Run(t, "touch", st.ID)
-				if got := mustAdd(t, h, st.ID, 5); got != (State{ID: st.ID, PostsStart: 7}) {
-					t.Errorf("AddPostsStart = %+v, want 7 on the same id", got)
-				}
-				read = php.Run(t, "dump", st.ID)
-				if diff := cmp.Diff(sessiontest.PHPSession{PostsStart: 7.0, Type: "integer", Others: touched.Others}, read); diff != "" {
-					t.Errorf("PHP reads (-want +got):\n%s", diff)
-				}
-				answers.want(t, "ok:7") // the creation was one SET NX, no script
-			})
-
-			t.Run("string counter from PHP", func(t *testing.T) {
-				id, _ := NewID()
-				wrote := php.Run(t, "write-string", id, "4")
-				if wrote.PostsStart != "4" || wrote.Type != "string" {
-					t.Fatalf("PHP wrote %+v, want the string \"4\"", wrote)
-				}
-				if got := mustAdd(t, h, id, 1); got.PostsStart != 5 {
-					t.Errorf("AddPostsStart = %+v, want 5", got)
-				}
-				read := php.Run(t, "dump", id)
-				if diff := cmp.Diff(sessiontest.PHPSession{PostsStart: 5.0, Type: "integer", Others: wrote.Others}, read); diff != "" {
-					t.Errorf("PHP reads (-want +got):\n%s", diff)
-				}
-				answers.want(t, "ok:5")
-			})
+			testPHPInterop(t, h, sessiontest.PHP{Prefix: h.cfg.KeyPrefix, Handler: handler})
 		})
 	}
+}
+
+// testPHPInterop shares sessions between PHP, running with php's save
+// handler and serializer, and the store of h, both ways.
+func testPHPInterop(t *testing.T, h *harness, php sessiontest.PHP) {
+	handler := php.Handler
+	ctx := context.Background()
+	answers := recordScript(t, h)
+
+	t.Run("PHP writes, Go increments, PHP reads", func(t *testing.T) {
+		id, _ := NewID()
+		wrote := php.Run(t, "write", id, "4")
+		before, ok := h.get(t, id)
+		if !ok {
+			t.Fatal("PHP stored no session")
+		}
+		if diff := cmp.Diff(State{ID: id, PostsStart: 4}, mustPostsStart(t, h, id)); diff != "" {
+			t.Errorf("PostsStart (-want +got):\n%s", diff)
+		}
+		if got, err := h.store.AddPostsStart(ctx, id, 3); err != nil || got != (State{ID: id, PostsStart: 7}) {
+			t.Fatalf("AddPostsStart = %+v, %v; want 7 on the same id", got, err)
+		}
+		after, _ := h.get(t, id)
+		old, new := "posts_start|i:4;", "posts_start|i:7;"
+		if handler == "php_serialize" {
+			old, new = `s:11:"posts_start";i:4;`, `s:11:"posts_start";i:7;`
+		}
+		if diff := cmp.Diff(strings.Replace(string(before), old, new, 1), string(after)); diff != "" {
+			t.Errorf("Redis value: only posts_start may change (-want +got):\n%s", diff)
+		}
+		read := php.Run(t, "dump", id)
+		if diff := cmp.Diff(sessiontest.PHPSession{PostsStart: 7.0, Type: "integer", Others: wrote.Others}, read); diff != "" {
+			t.Errorf("PHP reads (-want +got):\n%s", diff)
+		}
+		answers.want(t, "ok:4", "ok:7")
+	})
+
+	t.Run("Go creates, PHP reads and adds, Go increments", func(t *testing.T) {
+		st := mustPostsStart(t, h, "")
+		read := php.Run(t, "dump", st.ID)
+		if diff := cmp.Diff(sessiontest.PHPSession{PostsStart: 2.0, Type: "integer", Others: "a:0:{}"}, read); diff != "" {
+			t.Errorf("PHP reads a session we created (-want +got):\n%s", diff)
+		}
+		touched := php.Run(t, "touch", st.ID)
+		if got := mustAdd(t, h, st.ID, 5); got != (State{ID: st.ID, PostsStart: 7}) {
+			t.Errorf("AddPostsStart = %+v, want 7 on the same id", got)
+		}
+		read = php.Run(t, "dump", st.ID)
+		if diff := cmp.Diff(sessiontest.PHPSession{PostsStart: 7.0, Type: "integer", Others: touched.Others}, read); diff != "" {
+			t.Errorf("PHP reads (-want +got):\n%s", diff)
+		}
+		answers.want(t, "ok:7") // the creation was one SET NX, no script
+	})
+
+	t.Run("string counter from PHP", func(t *testing.T) {
+		id, _ := NewID()
+		wrote := php.Run(t, "write-string", id, "4")
+		if wrote.PostsStart != "4" || wrote.Type != "string" {
+			t.Fatalf("PHP wrote %+v, want the string \"4\"", wrote)
+		}
+		if got := mustAdd(t, h, id, 1); got.PostsStart != 5 {
+			t.Errorf("AddPostsStart = %+v, want 5", got)
+		}
+		read := php.Run(t, "dump", id)
+		if diff := cmp.Diff(sessiontest.PHPSession{PostsStart: 5.0, Type: "integer", Others: wrote.Others}, read); diff != "" {
+			t.Errorf("PHP reads (-want +got):\n%s", diff)
+		}
+		answers.want(t, "ok:5")
+	})
 }
 
 // TestPHPLockInterop runs a PHP request holding phpredis's session lock

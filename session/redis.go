@@ -39,9 +39,11 @@ const (
 const maxWatchAttempts = 100
 
 // OpenRedis connects to the Redis at rawURL, redis://[[user]:password@]host[:port][/db]
-// (rediss:// for TLS), or to the master Redis Sentinel names,
+// (rediss:// for TLS), to the master Redis Sentinel names,
 // redis+sentinel://[[user]:password@]host:port[,host:port…]/master[/db]
-// (see sentinelScheme), and returns a Store keeping sessions there the way
+// (see sentinelScheme), or to the Redis Cluster at
+// redis+cluster://[user:password@]host:port,host:port/ (see cluster.go),
+// and returns a Store keeping sessions there the way
 // phpredis does, so PHP pages of the same site share them. It pings Redis
 // once: an unreachable Redis (with Sentinel: no master known) returns an
 // error wrapping ErrUnavailable, a malformed URL or an invalid cfg a plain
@@ -49,6 +51,9 @@ const maxWatchAttempts = 100
 func OpenRedis(ctx context.Context, rawURL string, cfg Config, logger *slog.Logger) (*Store, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
+	}
+	if IsClusterURL(rawURL) {
+		return openCluster(ctx, rawURL, cfg, logger)
 	}
 	u, safeURL, err := checkRedisURL(rawURL)
 	if err != nil {
@@ -173,9 +178,10 @@ func checkRedisURL(rawURL string) (_ *url.URL, _ string, err error) {
 // <KeyPrefix><id>, written with SETEX <gc_maxlifetime>.
 type redisBackend struct {
 	cfg         Config
-	pool        *redis.Pool // for what needs a connection to itself
-	pipe        *pipeline   // for the one-command updates; see pipeline
-	conns       redisConns  // how both reach Redis
+	pool        *redis.Pool   // for what needs a connection to itself
+	pipe        *pipeline     // for the one-command updates; see pipeline
+	conns       redisConns    // how both reach Redis
+	cluster     *clusterNodes // in cluster mode, instead of pool, pipe and conns
 	logger      *slog.Logger
 	lockOwner   string // "<hostname>|<pid>", like phpredis's lock secret
 	releaseLock *redis.Script
@@ -213,7 +219,7 @@ func (b *redisBackend) conn(ctx context.Context) (redis.Conn, error) {
 func (b *redisBackend) do(ctx context.Context, c redis.Conn, cmd string, args ...any) (any, error) {
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.OpTimeout)
 	defer cancel()
-	reply, err := redis.DoContext(c, ctx, cmd, args...)
+	reply, err := doContext(ctx, c, cmd, args...)
 	if err != nil {
 		return nil, unavailable(cmd, err)
 	}
@@ -221,6 +227,9 @@ func (b *redisBackend) do(ctx context.Context, c redis.Conn, cmd string, args ..
 }
 
 func (b *redisBackend) ping(ctx context.Context) error {
+	if b.cluster != nil {
+		return b.cluster.ping(ctx)
+	}
 	c, err := b.conn(ctx)
 	if err != nil {
 		return err
@@ -236,6 +245,9 @@ func (b *redisBackend) ping(ctx context.Context) error {
 }
 
 func (b *redisBackend) close() error {
+	if b.cluster != nil {
+		return b.cluster.close()
+	}
 	b.pipe.close()
 	err := b.pool.Close()
 	if b.conns.close != nil {
@@ -269,7 +281,8 @@ func (b *redisBackend) loadScript(ctx context.Context) error {
 func (b *redisBackend) create(ctx context.Context, id string, value []byte) error {
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.OpTimeout)
 	defer cancel()
-	reply, err := b.pipe.do(ctx, "SET", b.cfg.KeyPrefix+id, value, "EX", lifetimeSeconds(b.cfg.MaxLifetime), "NX")
+	key := b.cfg.KeyPrefix + id
+	reply, err := b.doKey(ctx, key, "SET", key, value, "EX", lifetimeSeconds(b.cfg.MaxLifetime), "NX")
 	if err != nil {
 		return unavailable("SET", err)
 	}
@@ -284,12 +297,13 @@ func (b *redisBackend) create(ctx context.Context, id string, value []byte) erro
 // which would be writes. It returns errUnreadable when the key holds no
 // string.
 func (b *redisBackend) read(ctx context.Context, id string) ([]byte, bool, error) {
-	c, err := b.conn(ctx)
+	key := b.cfg.KeyPrefix + id
+	c, err := b.keyConn(ctx, key, true)
 	if err != nil {
 		return nil, false, err
 	}
 	defer c.Close()
-	reply, err := b.do(ctx, c, "GET", b.cfg.KeyPrefix+id)
+	reply, err := b.do(ctx, c, "GET", key)
 	if rerr, ok := errors.AsType[redis.Error](err); ok && strings.HasPrefix(string(rerr), "WRONGTYPE") {
 		return nil, false, fmt.Errorf("%w: the key holds a non-string Redis value", errUnreadable)
 	}
@@ -324,7 +338,7 @@ func (b *redisBackend) read(ctx context.Context, id string) ([]byte, bool, error
 // Go codec's bytes; the memory store uses only the Go codec.
 func (b *redisBackend) update(ctx context.Context, id string, fn func([]byte, bool) ([]byte, error)) error {
 	key := b.cfg.KeyPrefix + id
-	c, err := b.conn(ctx)
+	c, err := b.keyConn(ctx, key, false)
 	if err != nil {
 		return err
 	}

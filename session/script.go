@@ -57,7 +57,7 @@ func (b *redisBackend) addScripted(ctx context.Context, id string, n int) (int64
 
 	retries := b.cfg.LockRetries
 	for i := 0; ; i++ {
-		outcome, value, err := b.runScript(ctx, args)
+		outcome, value, err := b.runScript(ctx, key, args)
 		if err != nil {
 			return 0, err
 		}
@@ -92,12 +92,12 @@ func (b *redisBackend) addScripted(ctx context.Context, id string, n int) (int64
 // its answer: the outcome and, for ok and fallback, the value or reason.
 // The EVALSHA goes in the pipeline's next batch; when Redis no longer knows
 // the script (a restart, SCRIPT FLUSH), it is sent whole, once.
-func (b *redisBackend) runScript(ctx context.Context, args []any) (outcome, value string, err error) {
+func (b *redisBackend) runScript(ctx context.Context, key string, args []any) (outcome, value string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.OpTimeout)
 	defer cancel()
-	reply, err := redis.Strings(b.pipe.do(ctx, "EVALSHA", append([]any{b.updateLua.Hash()}, args...)...))
+	reply, err := redis.Strings(b.doKey(ctx, key, "EVALSHA", append([]any{b.updateLua.Hash()}, args...)...))
 	if rerr, ok := errors.AsType[redis.Error](err); ok && strings.HasPrefix(string(rerr), "NOSCRIPT") {
-		reply, err = b.evalPooled(ctx, args)
+		reply, err = b.evalPooled(ctx, key, args)
 	}
 	if err != nil {
 		return "", "", unavailable("EVALSHA", err)
@@ -112,12 +112,17 @@ func (b *redisBackend) runScript(ctx context.Context, args []any) (outcome, valu
 }
 
 // evalPooled sends update.lua whole (EVAL, which also loads it again for
-// the EVALSHAs after it) on a pooled connection.
-func (b *redisBackend) evalPooled(ctx context.Context, args []any) ([]string, error) {
+// the EVALSHAs after it) on a pooled connection, or in cluster mode on
+// key's node (a replica promoted after SCRIPT LOAD may not know it).
+func (b *redisBackend) evalPooled(ctx context.Context, key string, args []any) ([]string, error) {
+	eval := append([]any{updateScript}, args...)
+	if b.cluster != nil {
+		return redis.Strings(b.cluster.do(ctx, key, "EVAL", eval...))
+	}
 	c, err := b.conn(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
-	return redis.Strings(redis.DoContext(c, ctx, "EVAL", append([]any{updateScript}, args...)...))
+	return redis.Strings(redis.DoContext(c, ctx, "EVAL", eval...))
 }

@@ -27,6 +27,9 @@ type PHP struct {
 	Prefix  string   // phpredis's prefix: the test's own
 	Handler string   // session.serialize_handler: php or php_serialize
 	Extra   []string // more php arguments, such as -d redis.session.locking_enabled=1
+	// Cluster, when set, is the save_path of phpredis's rediscluster
+	// handler (Cluster.SavePath), used instead of the shared Redis.
+	Cluster string
 }
 
 // NeedPHP skips t, or fails it under CI=true, when php-cli or php-redis is
@@ -51,10 +54,14 @@ func NeedPHP(t testing.TB) {
 
 // Command is the php command running the script with args.
 func (p PHP) Command(ctx context.Context, args ...string) *exec.Cmd {
+	// The ini parser needs the value quoted because of '=' and '?'.
+	handler, savePath := "redis", fmt.Sprintf(`"tcp://%s?prefix=%s"`, Addr, p.Prefix)
+	if p.Cluster != "" {
+		handler, savePath = "rediscluster", `"`+p.Cluster+`"`
+	}
 	a := []string{
-		"-d", "session.save_handler=redis",
-		// The ini parser needs the value quoted because of '=' and '?'.
-		"-d", fmt.Sprintf(`session.save_path="tcp://%s?prefix=%s"`, Addr, p.Prefix),
+		"-d", "session.save_handler=" + handler,
+		"-d", "session.save_path=" + savePath,
 		"-d", "session.serialize_handler=" + p.Handler,
 		"-d", "session.use_strict_mode=0",
 		"-d", "session.gc_maxlifetime=1440",
