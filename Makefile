@@ -8,6 +8,9 @@ VENDORED := public/vendor/mustache.mjs
 # wploadmore_build_info: the version file, set through -X as go:embed
 # cannot reach it from server/.
 LDFLAGS := -X main.version=$(shell cat version)
+# The revision -version names is Go's VCS stamp: auto stamps it in a git
+# checkout even where GOFLAGS says -buildvcs=false, as on this CI machine.
+BUILDFLAGS := -buildvcs=auto -ldflags "$(LDFLAGS)"
 
 .PHONY: help
 help: ## List the targets with what they do
@@ -22,11 +25,11 @@ assets: $(VENDORED) ## Install the front-end packages (npm ci) the binary embeds
 
 .PHONY: run
 run: assets ## Run the server (embedded SQLite and in-memory sessions unless configured)
-	$(GO) run -ldflags "$(LDFLAGS)" ./server
+	$(GO) run $(BUILDFLAGS) ./server
 
 .PHONY: build
 build: assets ## Build the server binary into bin/
-	$(GO) build -ldflags "$(LDFLAGS)" -o bin/wploadmore ./server
+	$(GO) build $(BUILDFLAGS) -o bin/wploadmore ./server
 
 .PHONY: services
 services: ## Start the local MariaDB and Redis when they are down
