@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -199,7 +200,15 @@ type redisBackend struct {
 }
 
 // unavailable wraps a Redis or network error.
+//
+// A timeout says so in words: "i/o timeout" or "context deadline
+// exceeded" alone does not tell an operator that Redis never answered,
+// rather than answered wrong.
 func unavailable(what string, err error) error {
+	var netErr net.Error
+	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout() {
+		return fmt.Errorf("session: redis %s: no answer, timed out: %w: %w", what, ErrUnavailable, err)
+	}
 	return fmt.Errorf("session: redis %s: %w: %w", what, ErrUnavailable, err)
 }
 

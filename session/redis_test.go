@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -99,11 +100,43 @@ func TestOpenRedisAuth(t *testing.T) {
 
 func TestOpenRedisUnreachable(t *testing.T) {
 	t.Parallel()
-	srv := sessiontest.StartServer(t)
-	srv.Stop()
-	_, err := OpenRedis(context.Background(), srv.URL, php(Config{OpTimeout: 500 * time.Millisecond}), nil)
-	if !errors.Is(err, ErrUnavailable) {
-		t.Fatalf("err = %v, want ErrUnavailable", err)
+	stopped := sessiontest.StartServer(t)
+	stopped.Stop()
+	// A listener that accepts and never answers, as a firewall that drops
+	// packets after the handshake, or a wedged Redis.
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { silent.Close() })
+	go func() {
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			t.Cleanup(func() { c.Close() })
+		}
+	}()
+	tests := []struct {
+		name, url, want string
+	}{
+		{"refused", stopped.URL, "connection refused"},
+		{"silent", "redis://" + silent.Addr().String() + "/0", "no answer, timed out"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := OpenRedis(context.Background(), tt.url, php(Config{OpTimeout: 300 * time.Millisecond}), nil)
+			if !errors.Is(err, ErrUnavailable) {
+				t.Fatalf("err = %v, want ErrUnavailable", err)
+			}
+			host := strings.Split(tt.url, "/")[2]
+			t.Log(err)
+			if msg := err.Error(); !strings.Contains(msg, host) || !strings.Contains(msg, tt.want) {
+				t.Errorf("err = %q, want it to name %s and say %q", msg, host, tt.want)
+			}
+		})
 	}
 }
 
