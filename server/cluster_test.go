@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gomodule/redigo/redis"
@@ -12,22 +13,49 @@ import (
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
-// TestClusterSessions runs the server with -redis redis+cluster://: the
-// session lands under phpredis's cluster prefix on the cluster, the
-// counter counts the posts shown, and /readyz reports the cluster ok. The
-// session package tests the cluster store itself (PHP, concurrency,
-// failover); this is the wiring. Its cluster is the only one this package
-// starts.
-func TestClusterSessions(t *testing.T) {
-	t.Parallel()
-	cl, err := sessiontest.StartCluster(6, 1)
-	if err != nil {
+// testCluster is this package's Redis Cluster: six nodes, one replica per
+// master, started by the first test that asks for it (sharedCluster), as
+// it takes seconds, and stopped by TestMain.
+var testCluster struct {
+	once sync.Once
+	c    *sessiontest.Cluster
+	err  error
+}
+
+// sharedCluster returns the package's cluster. Tests share it: their
+// sessions are random ids under phpredis's cluster prefix, so they never
+// meet. When it cannot start (redis-server or redis-cli missing), t fails
+// under CI=true, else skips.
+func sharedCluster(t testing.TB) *sessiontest.Cluster {
+	t.Helper()
+	testCluster.once.Do(func() {
+		testCluster.c, testCluster.err = sessiontest.StartCluster(6, 1)
+	})
+	if err := testCluster.err; err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal(err)
 		}
 		t.Skip(err)
 	}
-	t.Cleanup(cl.Stop)
+	return testCluster.c
+}
+
+// stopSharedCluster kills the package's cluster nodes, by their PIDs, if
+// a test started them.
+func stopSharedCluster() {
+	if testCluster.c != nil {
+		testCluster.c.Stop()
+	}
+}
+
+// TestClusterSessions runs the server with -redis redis+cluster://: the
+// session lands under phpredis's cluster prefix on the cluster, the
+// counter counts the posts shown, and /readyz reports the cluster ok. The
+// session package tests the cluster store itself (PHP, concurrency,
+// failover); this is the wiring.
+func TestClusterSessions(t *testing.T) {
+	t.Parallel()
+	cl := sharedCluster(t)
 	cfg := wpdbtest.SQLite(t)
 	seedBlog(t, cfg, 6)
 	srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg), "LOADMORE_REDIS": cl.URL(), "LOADMORE_METRICS_ADDR": "127.0.0.1:0"})

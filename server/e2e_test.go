@@ -124,18 +124,25 @@ func (s *testServer) get(t testing.TB, path string) response {
 
 func (s *testServer) do(t testing.TB, method, path string) response {
 	t.Helper()
-	req, err := http.NewRequest(method, s.URL+path, nil)
+	return fetch(t, s.client, method, s.URL+path)
+}
+
+// fetch asks url with client, whose cookie jar may be a visitor's that
+// goes from server to server.
+func fetch(t testing.TB, client *http.Client, method, url string) response {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := s.client.Do(req)
+	resp, err := client.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
+		t.Fatalf("%s %s: %v", method, url, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatalf("%s %s: reading body: %v", method, path, err)
+		t.Fatalf("%s %s: reading body: %v", method, url, err)
 	}
 	return response{Status: resp.StatusCode, Header: resp.Header, Body: string(body)}
 }

@@ -15,11 +15,17 @@ import (
 // sessionCookie returns the PHPSESSID the server gave srv's client.
 func sessionCookie(t *testing.T, srv *testServer) string {
 	t.Helper()
-	u, err := url.Parse(srv.URL)
+	return jarSession(t, srv.client, srv.URL)
+}
+
+// jarSession returns the PHPSESSID client's cookie jar sends to base.
+func jarSession(t *testing.T, client *http.Client, base string) string {
+	t.Helper()
+	u, err := url.Parse(base)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range srv.client.Jar.Cookies(u) {
+	for _, c := range client.Jar.Cookies(u) {
 		if c.Name == "PHPSESSID" {
 			return c.Value
 		}

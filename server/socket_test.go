@@ -23,8 +23,9 @@ import (
 // started by the first test that asks for it and stopped by TestMain.
 var socketOnly wpdbtest.SocketOnlyMariaDB
 
-// TestMain runs the package's tests and then stops the throwaway MariaDB
-// servers (socket-only, primary and replica) that were started. A test binary started with childServerEnv set
+// TestMain runs the package's tests and then stops the throwaway servers
+// that were started: the MariaDBs (socket-only, primary and replica) and
+// the Redis Cluster. A test binary started with childServerEnv set
 // is instead the server process of a test that measures a whole process
 // (see runChildServer).
 func TestMain(m *testing.M) {
@@ -40,6 +41,7 @@ func TestMain(m *testing.M) {
 	}
 	replication.Stop()
 	socketOnly.Stop()
+	stopSharedCluster()
 	os.Exit(code)
 }
 
