@@ -301,9 +301,22 @@ func (tb *tab) noConsoleProblems(allowNetwork bool) {
 // root (ignored by git) for a person to look at.
 func (tb *tab) screenshot(name string) {
 	tb.t.Helper()
-	png, err := chromedp.Run(tb.ctx, chromedp.FullScreenshot(100))
-	if err != nil {
-		tb.t.Fatalf("screenshot: %v", err)
+	// Right after a navigation (the no-JS "more" link is one) Chromium
+	// can report a layout of width 0 for a moment, and FullScreenshot
+	// refuses it ("Cannot take screenshot with 0 width"): try again
+	// shortly rather than fail a test over the picture.
+	var png []byte
+	var err error
+	for attempt := 1; ; attempt++ {
+		png, err = chromedp.Run(tb.ctx, chromedp.FullScreenshot(100))
+		if err == nil {
+			break
+		}
+		if attempt == 3 {
+			tb.t.Fatalf("screenshot, %d attempts: %v", attempt, err)
+		}
+		tb.t.Logf("screenshot attempt %d: %v; trying again", attempt, err)
+		time.Sleep(250 * time.Millisecond)
 	}
 	dir := filepath.Join("..", "testoutput")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
