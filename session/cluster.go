@@ -109,20 +109,12 @@ func openCluster(ctx context.Context, rawURL string, cfg Config, logger *slog.Lo
 // nodePool is the pool of one cluster node, sized and tested as the
 // single Redis's pool (see redisMaxActive).
 func nodePool(addr string, opts ...redis.DialOption) (*redis.Pool, error) {
-	return &redis.Pool{
-		Dial:        func() (redis.Conn, error) { return redis.Dial("tcp", addr, opts...) },
-		MaxIdle:     redisMaxIdle,
-		MaxActive:   redisMaxActive,
-		IdleTimeout: redisIdleTimeout,
-		Wait:        true,
-		TestOnBorrow: func(c redis.Conn, idleSince time.Time) error {
-			if time.Since(idleSince) < redisTestIdle {
-				return nil
-			}
-			_, err := c.Do("PING")
-			return err
+	return newRedisPool(redisConns{
+		dial: func(ctx context.Context) (redis.Conn, error) {
+			return redis.DialContext(ctx, "tcp", addr, opts...)
 		},
-	}, nil
+		check: pingConn,
+	}), nil
 }
 
 // clusterNodes stands in for the pool and the pipeline in cluster mode.

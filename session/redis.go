@@ -131,11 +131,15 @@ func directConns(rawURL string, timeout time.Duration) redisConns {
 				redis.DialWriteTimeout(timeout),
 			)
 		},
-		check: func(c redis.Conn) error {
-			_, err := c.Do("PING")
-			return err
-		},
+		check: pingConn,
 	}
+}
+
+// pingConn is the check of a pooled connection to a Redis that Sentinel
+// does not watch: it still answers.
+func pingConn(c redis.Conn) error {
+	_, err := c.Do("PING")
+	return err
 }
 
 // checkRedisURL rejects what redigo would only reject at the first dial,
