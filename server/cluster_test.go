@@ -2,9 +2,7 @@ package main
 
 import (
 	"net/http"
-	"os"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/gomodule/redigo/redis"
@@ -13,39 +11,14 @@ import (
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
-// testCluster is this package's Redis Cluster: six nodes, one replica per
-// master, started by the first test that asks for it (sharedCluster), as
-// it takes seconds, and stopped by TestMain.
-var testCluster struct {
-	once sync.Once
-	c    *sessiontest.Cluster
-	err  error
-}
+// testCluster is this package's Redis Cluster, stopped by TestMain.
+var testCluster sessiontest.SharedCluster
 
-// sharedCluster returns the package's cluster. Tests share it: their
-// sessions are random ids under phpredis's cluster prefix, so they never
-// meet. When it cannot start (redis-server or redis-cli missing), t fails
-// under CI=true, else skips.
+// sharedCluster returns the package's cluster (see
+// sessiontest.SharedCluster).
 func sharedCluster(t testing.TB) *sessiontest.Cluster {
 	t.Helper()
-	testCluster.once.Do(func() {
-		testCluster.c, testCluster.err = sessiontest.StartCluster(6, 1)
-	})
-	if err := testCluster.err; err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	return testCluster.c
-}
-
-// stopSharedCluster kills the package's cluster nodes, by their PIDs, if
-// a test started them.
-func stopSharedCluster() {
-	if testCluster.c != nil {
-		testCluster.c.Stop()
-	}
+	return testCluster.Get(t)
 }
 
 // TestClusterSessions runs the server with -redis redis+cluster://: the

@@ -41,7 +41,7 @@ func TestMain(m *testing.M) {
 	}
 	replication.Stop()
 	socketOnly.Stop()
-	stopSharedCluster()
+	testCluster.Stop()
 	os.Exit(code)
 }
 

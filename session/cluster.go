@@ -123,11 +123,13 @@ func nodePool(addr string, opts ...redis.DialOption) (*redis.Pool, error) {
 // connection to its key's node. The pipeline batches on a few connections
 // to one Redis; in a cluster a batch would have to be split by node, and
 // a MOVED in the middle of one would fail the whole batch. Measured
-// (BenchmarkClusterAddPostsStartParallel, 32 goroutines, a 2-core machine
+// (BenchmarkAddPostsStartParallel, 32 goroutines, a 2-core machine
 // shared with other work, so only indicative): 50µs per increment on a
-// three-master cluster without batching, 91µs on one Redis with it; the
-// cluster spreads the work over three processes, which the batching on
-// one does not make up for.
+// three-master cluster without batching against 91µs on one Redis with
+// it in one run, 41µs against 28µs in another. Either way batching would
+// save at most tens of µs per request on a deployment whose cluster
+// spreads the work over several machines, not worth a batch that a
+// failover can fail whole.
 type clusterNodes struct {
 	c            *redisc.Cluster
 	readReplicas bool

@@ -1,8 +1,6 @@
 package session
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
@@ -20,37 +18,20 @@ import (
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 )
 
-// testCluster is the package's throwaway Redis Cluster (six nodes, three
-// masters with a replica each), started by the first test that needs it
-// and stopped by TestMain: starting one takes seconds.
-var testCluster struct {
-	once sync.Once
-	c    *sessiontest.Cluster
-	err  error
-}
+// testCluster is the package's throwaway Redis Cluster, stopped by
+// TestMain.
+var testCluster sessiontest.SharedCluster
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if testCluster.c != nil {
-		testCluster.c.Stop()
-	}
+	testCluster.Stop()
 	os.Exit(code)
 }
 
-// needCluster returns the package's cluster. When it cannot start
-// (redis-server or redis-cli missing), t fails under CI=true, else skips.
+// needCluster returns the package's cluster (see sessiontest.SharedCluster).
 func needCluster(t testing.TB) *sessiontest.Cluster {
 	t.Helper()
-	testCluster.once.Do(func() {
-		testCluster.c, testCluster.err = sessiontest.StartCluster(6, 1)
-	})
-	if err := testCluster.err; err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	return testCluster.c
+	return testCluster.Get(t)
 }
 
 // newClusterHarness is newHarness for a store on the package's cluster,
@@ -294,34 +275,6 @@ func TestClusterConcurrentAddPostsStart(t *testing.T) {
 	}
 }
 
-// BenchmarkClusterAddPostsStartParallel compares the increment of many
-// sessions from parallel goroutines on one Redis, where the pipeline
-// batches the EVALSHAs, with a cluster, where each goes alone to its
-// key's node (see clusterNodes).
-func BenchmarkClusterAddPostsStartParallel(b *testing.B) {
-	for _, kind := range []string{"redis", "cluster"} {
-		b.Run(kind, func(b *testing.B) {
-			h := newHarness(b, kind, Config{})
-			ctx := context.Background()
-			b.SetParallelism(16)
-			b.ReportAllocs()
-			b.RunParallel(func(pb *testing.PB) {
-				st, err := h.store.PostsStart(ctx, "")
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				for pb.Next() {
-					if _, err := h.store.AddPostsStart(ctx, st.ID, 1); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			})
-		})
-	}
-}
-
 // TestClusterReadReplicas: with failover=distribute, as in phpredis's
 // save_path, the read that changes nothing (PeekPostsStart, for HEAD)
 // goes to a replica; updates still go to the master.
@@ -437,21 +390,7 @@ func TestClusterPHPTakesNoLock(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := php.Command(ctx, "hold", id, "300")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	out := bufio.NewReader(stdout)
-	if line, err := out.ReadString('\n'); err != nil || line != "locked\n" {
-		cmd.Wait()
-		t.Fatalf("php hold: %q, %v\nstderr: %s", line, err, stderr.String())
-	}
+	held := holdSession(t, ctx, php, id, "300")
 	if v, ok := h.get(t, id+"_LOCK"); ok {
 		t.Errorf("PHP's cluster handler holds a lock %q: the store must honour it", v)
 	}
@@ -462,11 +401,7 @@ func TestClusterPHPTakesNoLock(t *testing.T) {
 	if waited := time.Since(start); waited > 200*time.Millisecond {
 		t.Errorf("AddPostsStart waited %v for PHP", waited)
 	}
-	rest, _ := out.ReadBytes(0)
-	if err := cmd.Wait(); err != nil || stderr.Len() > 0 {
-		t.Fatalf("php hold: %v\nstderr: %s", err, stderr.String())
-	}
-	if php := sessiontest.DecodePHPOutput(t, rest); php.PostsStart != 104.0 {
+	if php := held.end(t); php.PostsStart != 104.0 {
 		t.Errorf("PHP wrote posts_start %v, want 104 (its read 4, +100)", php.PostsStart)
 	}
 	if v, _ := h.get(t, id); string(v) != "posts_start|i:104;" {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -120,35 +121,18 @@ func TestPHPLockInterop(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd := php.Command(ctx, "hold", id, "500")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	out := bufio.NewReader(stdout)
-	if line, err := out.ReadString('\n'); err != nil || line != "locked\n" {
-		cmd.Wait()
-		t.Fatalf("php hold: %q, %v\nstderr: %s", line, err, stderr.String())
-	}
+	held := holdSession(t, ctx, php, id, "500")
 	if _, ok := h.redis.Get(h.cfg.KeyPrefix + id + "_LOCK"); !ok {
 		t.Fatal("PHP holds no lock; is redis.session.locking_enabled honoured?")
 	}
 
 	got, addErr := h.store.AddPostsStart(ctx, id, 3) // waits for PHP
-	rest, _ := bufio.NewReader(out).ReadBytes(0)
-	if err := cmd.Wait(); err != nil || stderr.Len() > 0 {
-		t.Fatalf("php hold: %v\nstderr: %s", err, stderr.String())
-	}
+	written := held.end(t)
 	if addErr != nil {
 		t.Fatalf("AddPostsStart: %v", addErr)
 	}
-	if php := sessiontest.DecodePHPOutput(t, rest); php.PostsStart != 104.0 {
-		t.Errorf("PHP wrote posts_start %v, want 104", php.PostsStart)
+	if written.PostsStart != 104.0 {
+		t.Errorf("PHP wrote posts_start %v, want 104", written.PostsStart)
 	}
 	if got.PostsStart != 107 {
 		t.Errorf("AddPostsStart = %+v, want 107: PHP's +100 then our +3", got)
@@ -161,6 +145,47 @@ func TestPHPLockInterop(t *testing.T) {
 	if len(got2) < 2 || got2[0] != "locked:" || got2[len(got2)-1] != "ok:107" || slices.ContainsFunc(got2, func(a string) bool { return strings.HasPrefix(a, "fallback") }) {
 		t.Errorf("update.lua answered %q, want locked… then ok:107", got2)
 	}
+}
+
+// phpHold is a PHP request holding a session open: the "hold" script has
+// read it (and taken phpredis's lock, where the handler locks), and writes
+// it back with 100 added to posts_start when its time is up.
+type phpHold struct {
+	cmd    *exec.Cmd
+	out    *bufio.Reader
+	stderr bytes.Buffer
+}
+
+// holdSession starts PHP's "hold" on session id for ms milliseconds and
+// returns once PHP says it has the session open.
+func holdSession(t *testing.T, ctx context.Context, php sessiontest.PHP, id, ms string) *phpHold {
+	t.Helper()
+	p := &phpHold{cmd: php.Command(ctx, "hold", id, ms)}
+	p.cmd.Stderr = &p.stderr
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p.out = bufio.NewReader(stdout)
+	if line, err := p.out.ReadString('\n'); err != nil || line != "locked\n" {
+		p.cmd.Wait()
+		t.Fatalf("php hold: %q, %v\nstderr: %s", line, err, p.stderr.String())
+	}
+	return p
+}
+
+// end waits for PHP to write the session back and exit, and returns the
+// session as PHP wrote it.
+func (p *phpHold) end(t *testing.T) sessiontest.PHPSession {
+	t.Helper()
+	rest, _ := p.out.ReadBytes(0)
+	if err := p.cmd.Wait(); err != nil || p.stderr.Len() > 0 {
+		t.Fatalf("php hold: %v\nstderr: %s", err, p.stderr.String())
+	}
+	return sessiontest.DecodePHPOutput(t, rest)
 }
 
 // scriptAnswers records what update.lua answers a store, as

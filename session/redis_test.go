@@ -26,6 +26,15 @@ func TestOpenRedisBadURL(t *testing.T) {
 		{"bad database", "redis://127.0.0.1:6379/sessions", `database "sessions" is not a number`},
 		{"password hidden", "redis://:s3cret@127.0.0.1:6379/x", "redis://:xxxxx@127.0.0.1:6379/x"},
 		{"unparsable with password", "redis://:s3cret@127.0.0.1:6379/%zz", "does not parse"},
+		// redis+sentinel://: see TestSentinelURL for the forms it takes.
+		{"sentinel: no host", "redis+sentinel:///mymaster", "no sentinel host"},
+		{"sentinel: no master", "redis+sentinel://a:26379", "no master name"},
+		{"sentinel: no master, slash", "redis+sentinel://a:26379/", "no master name"},
+		{"sentinel: empty address", "redis+sentinel://a,,b/m", `bad sentinel address ""`},
+		{"sentinel: bad port", "redis+sentinel://a:99999/m", `bad sentinel address "a:99999"`},
+		{"sentinel: bad database", "redis+sentinel://a/m/x", `database "x" is not a number`},
+		{"sentinel: unknown parameter", "redis+sentinel://:s3cret@a/m?sentinel_pasword=s3cret", `unknown parameter "sentinel_pasword"`},
+		{"sentinel: password hidden", "redis+sentinel://:s3cret@a/m/x?sentinel_password=s3cret", "redis+sentinel://:xxxxx@a/m/x?sentinel_password=xxxxx"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -35,7 +44,7 @@ func TestOpenRedisBadURL(t *testing.T) {
 				t.Fatal("OpenRedis succeeded")
 			}
 			if !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "s3cret") {
-				t.Errorf("err = %q, want it to say %q and hide the password", err, tt.want)
+				t.Errorf("err = %q, want it to say %q and hide the passwords", err, tt.want)
 			}
 			if errors.Is(err, ErrUnavailable) {
 				t.Errorf("err = %v wraps ErrUnavailable; a bad URL is the operator's mistake", err)
