@@ -160,11 +160,7 @@ func TestReadyzReplicaServer(t *testing.T) {
 	primary, replica := replication.Databases(t)
 	wpdbtest.Insert(t, primary, wpdbtest.Posts(4)...)
 	replication.Sync(t)
-	url := func(cfg wpdb.Config) string {
-		server, database := cfg.Location()
-		return "mysql://root@" + server + "/" + database
-	}
-	srv := startServer(t, map[string]string{"LOADMORE_DB": url(primary), "LOADMORE_DB_REPLICA": url(replica),
+	srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, primary), "LOADMORE_DB_REPLICA": dbURL(t, replica),
 		"LOADMORE_CACHE_TTL": "0s", "LOADMORE_MAX_REPLICA_LAG": "2s", "LOADMORE_METRICS_ADDR": "127.0.0.1:0"})
 	replicaAddr, _ := replica.Location()
 	metrics := metricsURL(t, srv)
@@ -242,11 +238,7 @@ func TestReplicaKilledServer(t *testing.T) {
 	primary, replica := replication.Databases(t)
 	wpdbtest.Insert(t, primary, wpdbtest.Posts(4)...)
 	replication.Sync(t)
-	url := func(cfg wpdb.Config) string {
-		server, database := cfg.Location()
-		return "mysql://root@" + server + "/" + database
-	}
-	srv := startServer(t, map[string]string{"LOADMORE_DB": url(primary), "LOADMORE_DB_REPLICA": url(replica),
+	srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, primary), "LOADMORE_DB_REPLICA": dbURL(t, replica),
 		"LOADMORE_CACHE_TTL": "0s"})
 
 	var ok, failed atomic.Int64
