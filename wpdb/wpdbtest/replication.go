@@ -9,10 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -45,7 +43,7 @@ type mariadbd struct {
 	log    string
 	mu     sync.Mutex
 	cmd    *exec.Cmd
-	exited chan struct{}
+	exited <-chan struct{}
 }
 
 // Databases creates a database of WordPress's posts table, named after t,
@@ -163,10 +161,7 @@ func (r *Replication) start() error {
 	if r.dir, err = os.MkdirTemp("/tmp", "wlm-repl-"); err != nil {
 		return err
 	}
-	var asRoot []string
-	if os.Geteuid() == 0 {
-		asRoot = []string{"--user=root"} // mariadbd refuses to run as root unless told
-	}
+	asRoot := asRootArgs()
 	r.primary = &mariadbd{name: "primary"}
 	r.replica = &mariadbd{name: "replica"}
 	errs := make(chan error, 2)
@@ -216,22 +211,8 @@ func (d *mariadbd) prepare(install, bin, dir string, serverID int, asRoot []stri
 	}
 	d.data = filepath.Join(dir, "data")
 	d.log = filepath.Join(dir, "error.log")
-	args := append([]string{"--no-defaults", "--datadir=" + d.data, "--auth-root-authentication-method=normal",
-		"--skip-test-db", "--skip-name-resolve"}, asRoot...)
-	// The bootstrap failed once on a loaded machine (its cause not kept);
-	// a second try on a clean folder costs under a second, and a second
-	// failure is reported with its output.
-	for attempt := 1; ; attempt++ {
-		out, err := exec.Command(install, args...).CombinedOutput()
-		if err == nil {
-			break
-		}
-		if attempt == 2 {
-			return fmt.Errorf("%s (twice): %v\n%s", install, err, out)
-		}
-		if err := os.RemoveAll(d.data); err != nil {
-			return err
-		}
+	if err := installDataDir(install, d.data, asRoot); err != nil {
+		return err
 	}
 	port, err := freePort()
 	if err != nil {
@@ -256,63 +237,17 @@ func (d *mariadbd) prepare(install, bin, dir string, serverID int, asRoot []stri
 
 // start runs d's mariadbd and waits until it answers over TCP.
 func (d *mariadbd) start() error {
-	cmd := exec.Command(d.args[0], d.args[1:]...)
-	// Should the test binary die without calling Stop (a -timeout panic),
-	// the kernel kills the server with it. Pdeathsig fires when the
-	// starting thread ends, so that thread stays locked to a goroutine
-	// that outlives the server.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	exited := make(chan struct{})
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			close(exited)
-			return
-		}
-		started <- nil
-		cmd.Wait()
-		close(exited)
-	}()
-	if err := <-started; err != nil {
-		return fmt.Errorf("start %s: %w", d.args[0], err)
+	cmd, exited, err := startProcess(d.args)
+	if err != nil {
+		return fmt.Errorf("%s: %w", d.name, err)
 	}
 	d.mu.Lock()
 	d.cmd, d.exited = cmd, exited
 	d.mu.Unlock()
-	return d.waitReady()
-}
-
-func (d *mariadbd) waitReady() error {
-	mc := mysql.NewConfig()
-	mc.User, mc.Net, mc.Addr, mc.Timeout = "root", "tcp", "127.0.0.1:"+strconv.Itoa(d.port), time.Second
-	mc.Logger = &mysql.NopLogger{} // refusals while it starts are expected
-	conn, err := mysql.NewConnector(mc)
-	if err != nil {
-		return err
+	if err := waitMariaDB("tcp", "127.0.0.1:"+strconv.Itoa(d.port), cmd, exited, d.log); err != nil {
+		return fmt.Errorf("%s: %w", d.name, err)
 	}
-	db := sql.OpenDB(conn)
-	defer db.Close()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		err = db.PingContext(ctx)
-		cancel()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-d.exited:
-			log, _ := os.ReadFile(d.log)
-			return fmt.Errorf("%s mariadbd exited at start\n%s", d.name, log)
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(d.log)
-			return fmt.Errorf("%s mariadbd did not answer on port %d within a minute: %v\n%s", d.name, d.port, err, log)
-		}
-	}
+	return nil
 }
 
 func (d *mariadbd) kill() {

@@ -1,20 +1,14 @@
 package wpdbtest
 
 import (
-	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
-
-	"github.com/go-sql-driver/mysql"
 )
 
 // SocketOnlyMariaDB is a throwaway MariaDB server with skip-networking: it
@@ -31,7 +25,7 @@ type SocketOnlyMariaDB struct {
 	socket  string
 	dir     string
 	cmd     *exec.Cmd
-	exited  chan struct{}
+	exited  <-chan struct{}
 	startup time.Duration
 	err     error
 }
@@ -97,81 +91,22 @@ func (m *SocketOnlyMariaDB) start() error {
 	}
 	data := filepath.Join(m.dir, "data")
 	m.socket = filepath.Join(m.dir, "mysqld.sock")
-	var asRoot []string
-	if os.Geteuid() == 0 {
-		asRoot = []string{"--user=root"} // mariadbd refuses to run as root unless told
-	}
-	// --no-defaults keeps the machine's my.cnf (its port, socket and
-	// bind-address) away from the throwaway server.
-	args := append([]string{"--no-defaults", "--datadir=" + data, "--auth-root-authentication-method=normal",
-		"--skip-test-db", "--skip-name-resolve"}, asRoot...)
-	if out, err := exec.Command(install, args...).CombinedOutput(); err != nil {
-		return fmt.Errorf("%s: %v\n%s", install, err, out)
+	asRoot := asRootArgs()
+	if err := installDataDir(install, data, asRoot); err != nil {
+		return err
 	}
 	logFile := filepath.Join(m.dir, "error.log")
-	m.cmd = exec.Command(mariadbd, append([]string{"--no-defaults", "--datadir=" + data,
+	m.cmd, m.exited, err = startProcess(append([]string{mariadbd, "--no-defaults", "--datadir=" + data,
 		"--socket=" + m.socket, "--skip-networking", "--pid-file=" + filepath.Join(m.dir, "mysqld.pid"),
-		"--log-error=" + logFile, "--innodb-buffer-pool-size=16M", "--skip-log-bin"}, asRoot...)...)
-	// Should the test binary die without calling Stop (a -timeout panic),
-	// the kernel kills the server with it. Pdeathsig fires when the
-	// starting thread ends, so that thread stays locked to a goroutine
-	// that outlives the server.
-	m.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	m.exited = make(chan struct{})
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		if err := m.cmd.Start(); err != nil {
-			started <- err
-			close(m.exited)
-			return
-		}
-		started <- nil
-		m.cmd.Wait()
-		close(m.exited)
-	}()
-	if err := <-started; err != nil {
-		m.cmd = nil
-		return fmt.Errorf("start %s: %w", mariadbd, err)
+		"--log-error=" + logFile, "--innodb-buffer-pool-size=16M", "--skip-log-bin"}, asRoot...))
+	if err != nil {
+		return err
 	}
-	if err := m.waitReady(logFile); err != nil {
+	if err := waitMariaDB("unix", m.socket, m.cmd, m.exited, logFile); err != nil {
 		return err
 	}
 	m.startup = time.Since(begin)
 	return nil
-}
-
-// waitReady pings the server through its socket until it answers, for at
-// most a minute, and gives up at once when the server exits.
-func (m *SocketOnlyMariaDB) waitReady(logFile string) error {
-	mc := mysql.NewConfig()
-	mc.User, mc.Net, mc.Addr, mc.Timeout = "root", "unix", m.socket, time.Second
-	mc.Logger = &mysql.NopLogger{} // refusals while it starts are expected
-	conn, err := mysql.NewConnector(mc)
-	if err != nil {
-		return err
-	}
-	db := sql.OpenDB(conn)
-	defer db.Close()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		err = db.PingContext(ctx)
-		cancel()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-m.exited:
-			log, _ := os.ReadFile(logFile)
-			return fmt.Errorf("mariadbd exited at start: %v\n%s", m.cmd.ProcessState, log)
-		case <-time.After(20 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			log, _ := os.ReadFile(logFile)
-			return fmt.Errorf("mariadbd did not answer on %s within a minute: %v\n%s", m.socket, err, log)
-		}
-	}
 }
 
 // findBinary looks in PATH, then in /usr/sbin and /usr/bin, which a
