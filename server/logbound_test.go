@@ -96,7 +96,7 @@ func TestRequestLineSize(t *testing.T) {
 			// A trusted peer, so the client's address is the widest one
 			// X-Forwarded-For can name.
 			trusted := []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}
-			h := logRequests(logger, trusted, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			h := logRequests(logger, trusted, nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				// As a route of the operator's longest -base-path would.
 				r.Context().Value(requestInfoKey{}).(*requestInfo).pattern = strings.Repeat("r", 4096)
 				w.WriteHeader(http.StatusInternalServerError) // a 5xx line is never dropped, so it is the widest
@@ -132,7 +132,7 @@ func TestClientErrorLines(t *testing.T) {
 	logs := &sessiontest.SyncBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
 	// Rate 0: the burst of 3 is all there is, so the count is exact.
-	h := logRequestsLimited(logger, logLimits{Rate: 0, Burst: 3, Interval: 100 * time.Millisecond}, nil,
+	h := logRequestsLimited(logger, logLimits{Rate: 0, Burst: 3, Interval: 100 * time.Millisecond}, nil, nil,
 		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			status, _ := strconv.Atoi(strings.TrimPrefix(r.URL.Path, "/"))
 			w.WriteHeader(status)
@@ -190,7 +190,7 @@ func TestRequestLogHidden(t *testing.T) {
 	level := &slog.LevelVar{}
 	level.Set(slog.LevelWarn)
 	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: level}))
-	h := logRequestsLimited(logger, logLimits{Rate: 0, Burst: 1, Interval: time.Hour}, nil, http.NotFoundHandler())
+	h := logRequestsLimited(logger, logLimits{Rate: 0, Burst: 1, Interval: time.Hour}, nil, nil, http.NotFoundHandler())
 	for range 5 {
 		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/hidden", nil))
 	}

@@ -190,7 +190,9 @@ func (m *metrics) observeSessionPool(store poolStatser) error {
 	return nil
 }
 
-// observeRequest counts one answered request.
+// observeRequest counts one answered request in http_requests_total and
+// times it in http_request_duration_seconds, labelled with its route
+// pattern: metrics is logRequests' requestCounter.
 func (m *metrics) observeRequest(route string, status int, took time.Duration) {
 	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
 	m.durations.WithLabelValues(route).Observe(took.Seconds())
@@ -244,19 +246,4 @@ func serveMetrics(addr string, m *metrics, logger *slog.Logger) (stop func(), er
 	go srv.Serve(listener)
 	logger.Info("metrics", "url", "http://"+listener.Addr().String()+"/metrics")
 	return func() { srv.Close() }, nil
-}
-
-// countRequests counts each request in http_requests_total and times it in
-// http_request_duration_seconds, labelled with its route pattern.
-func countRequests(m *metrics, next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		r, route := withRoute(r)
-		rec := &statusRecorder{ResponseWriter: w}
-		next.ServeHTTP(rec, r)
-		if rec.status == 0 {
-			rec.status = http.StatusOK
-		}
-		m.observeRequest(route.label(), rec.status, time.Since(start))
-	})
 }

@@ -50,11 +50,18 @@ func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter 
 // logger, the access log, when it ends, bounded as requestlog.go explains.
 // trusted are the proxies whose X-Forwarded-For names the client (see
 // clientIP).
-func logRequests(logger *slog.Logger, trusted []netip.Prefix, next http.Handler) http.Handler {
-	return logRequestsLimited(logger, defaultLogLimits(), trusted, next)
+// When it ends it also hands its route, status and duration to counter,
+// if any (the metrics): one status recorder and one clock for both.
+func logRequests(logger *slog.Logger, trusted []netip.Prefix, counter requestCounter, next http.Handler) http.Handler {
+	return logRequestsLimited(logger, defaultLogLimits(), trusted, counter, next)
 }
 
-func logRequestsLimited(logger *slog.Logger, limits logLimits, trusted []netip.Prefix, next http.Handler) http.Handler {
+// requestCounter is what logRequests needs of the metrics.
+type requestCounter interface {
+	observeRequest(route string, status int, took time.Duration)
+}
+
+func logRequestsLimited(logger *slog.Logger, limits logLimits, trusted []netip.Prefix, counter requestCounter, next http.Handler) http.Handler {
 	clientErrors := newClientErrorLog(logger, limits)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -70,6 +77,10 @@ func logRequestsLimited(logger *slog.Logger, limits logLimits, trusted []netip.P
 		if rec.status == 0 {
 			rec.status = http.StatusOK
 		}
+		took := time.Since(start)
+		if counter != nil {
+			counter.observeRequest(info.label(), rec.status, took)
+		}
 		// Enabled first: a line the access log drops (-access-log off) must
 		// not spend a token.
 		if !logger.Enabled(r.Context(), slog.LevelInfo) {
@@ -78,7 +89,6 @@ func logRequestsLimited(logger *slog.Logger, limits logLimits, trusted []netip.P
 		if rec.status >= 400 && rec.status < 500 && !clientErrors.allow() {
 			return
 		}
-		took := time.Since(start)
 		method, _ := cutForLog(r.Method, maxLoggedMethod)
 		path, query := loggedURL(r.URL.Path, r.URL.RawQuery)
 		userAgent := r.UserAgent()

@@ -30,16 +30,6 @@ func withRequestInfo(r *http.Request, info *requestInfo) *http.Request {
 	return r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
 }
 
-// withRoute returns r with a holder for its route in the context, the one
-// already there if an outer middleware put one.
-func withRoute(r *http.Request) (*http.Request, *requestInfo) {
-	if m, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
-		return r, m
-	}
-	m := &requestInfo{}
-	return withRequestInfo(r, m), m
-}
-
 // label is the route for logs and metrics: the pattern, or unmatchedRoute.
 func (m *requestInfo) label() string {
 	if m.pattern == "" {

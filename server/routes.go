@@ -32,5 +32,5 @@ func routes(cfg Config, logger *slog.Logger, posts postSource, views viewSource,
 
 	// Outermost first: every request is logged and counted, even one that
 	// panicked, and every answer carries the security headers.
-	return logRequests(access, cfg.TrustedProxies, countRequests(m, recoverPanics(logger, securityHeaders(mux))))
+	return logRequests(access, cfg.TrustedProxies, m, recoverPanics(logger, securityHeaders(mux)))
 }
