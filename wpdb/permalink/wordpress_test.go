@@ -231,3 +231,57 @@ func phpFile(t *testing.T, name string) string {
 	}
 	return code
 }
+
+// TestOtherTypesRedirect shows that the ?p=ID link Link gives a custom
+// post type or an attachment, whose own link WordPress builds from PHP
+// code, takes a reader to the canonical link: WordPress redirects it
+// there (redirect_canonical()).
+func TestOtherTypesRedirect(t *testing.T) {
+	t.Parallel()
+	wp := wpdbtest.NewWordPress(t)
+	book := phpFile(t, "testdata/book.php")
+	wp.PHP(t, book+`
+register_book();
+wp_insert_post(array('post_title' => 'A book', 'post_type' => 'book', 'post_status' => 'publish'));
+wp_insert_attachment(array('post_title' => 'A photo', 'post_mime_type' => 'image/jpeg', 'post_status' => 'inherit'), 'photo.jpg', 1);
+`)
+	db := wpdbtest.OpenDB(t, wp.Config)
+	for _, s := range []struct{ name, structure string }{
+		{"plain", ""},
+		{"post name", "/%postname%/"},
+		{"PATHINFO", "/index.php/%year%/%postname%"},
+	} {
+		t.Run(s.name, func(t *testing.T) {
+			local, posts := readSite(t, db, "book", "attachment")
+			local.Structure = s.structure
+			if len(posts) != 2 {
+				t.Fatalf("SQL found %d books and attachments, want 2", len(posts))
+			}
+			links := map[string]string{}
+			for _, p := range posts {
+				links[strconv.FormatUint(p.ID, 10)] = local.Link(p.Post)
+			}
+			js, err := json.Marshal(map[string]any{"structure": s.structure, "links": links})
+			if err != nil {
+				t.Fatal(err)
+			}
+			code := book + fmt.Sprintf("$links = json_decode(base64_decode('%s'));\n", base64.StdEncoding.EncodeToString(js)) +
+				phpFile(t, "testdata/redirect.php")
+			out := wp.PHP(t, code)
+			var answers map[string]struct{ Redirect, Permalink string }
+			if err := json.Unmarshal(out, &answers); err != nil {
+				t.Fatalf("WordPress printed %.2000s: %v", out, err)
+			}
+			want, got := map[string]string{}, map[string]string{}
+			for id, a := range answers {
+				want[id], got[id] = a.Permalink, a.Redirect
+				if a.Permalink == links[id] {
+					t.Errorf("post %s: WordPress's permalink is Link's %s: nothing to redirect", id, links[id])
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("redirect_canonical() of Link's links %v (-permalink +redirect):\n%s", links, diff)
+			}
+		})
+	}
+}
