@@ -38,6 +38,10 @@ type postView struct {
 	// DateTime is post_date for <time datetime>: "2024-06-30T18:00:00",
 	// the site's local time as stored, with no zone.
 	DateTime string `json:"datetime"`
+	// Protected is set for a post with a password: its post_content is the
+	// empty excerpt ("..."), since nothing of its content is read, and the
+	// page shows WordPress's own message in place of the excerpt.
+	Protected bool `json:"protected"`
 
 	// Record is the view as one JSON record, made with the view: a cached
 	// view is encoded once, not once per answer. See writeJSONViews.
@@ -66,7 +70,11 @@ func newPostViews(posts []wpdb.Post, f *postFormat) ([]postView, error) {
 	for i, p := range posts {
 		v := &views[i]
 		*v = postView{ID: p.ID, Title: p.Title, Excerpt: p.Excerpt, Name: p.Name, Date: p.Date,
-			TitleText: f.text.plain(p.Title)}
+			TitleText: f.text.plain(p.Title), Protected: p.Protected}
+		if p.Protected {
+			// WordPress's protected_title_format, as the_title() shows it.
+			v.TitleText = "Protected: " + v.TitleText
+		}
 		v.LocalDate, v.DateTime = f.date(p.Date)
 		buf.Reset()
 		if err := enc.Encode(v); err != nil {

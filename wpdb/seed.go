@@ -19,6 +19,7 @@ type SeedRow struct {
 	Title         string
 	Excerpt       string
 	Status        string // post_status
+	Password      string // post_password: a non-empty one protects the post
 	CommentStatus string // comment_status (and ping_status)
 	Name          string // post_name, the slug
 	Modified      string // post_modified (and post_modified_gmt)
@@ -33,14 +34,14 @@ type SeedRow struct {
 // seedColumns are the columns Seeder.Insert writes, in SeedRow's order.
 var seedColumns = []string{
 	"ID", "post_author", "post_date", "post_date_gmt", "post_content", "post_title", "post_excerpt",
-	"post_status", "comment_status", "ping_status", "post_name", "to_ping", "pinged",
+	"post_status", "post_password", "comment_status", "ping_status", "post_name", "to_ping", "pinged",
 	"post_modified", "post_modified_gmt", "post_content_filtered", "post_parent", "guid",
 	"menu_order", "post_type", "post_mime_type", "comment_count",
 }
 
 func (r *SeedRow) args(dst []any) []any {
 	return append(dst, r.ID, r.Author, r.Date, r.DateGMT, r.Content, r.Title, r.Excerpt,
-		r.Status, r.CommentStatus, r.CommentStatus, r.Name, "", "",
+		r.Status, r.Password, r.CommentStatus, r.CommentStatus, r.Name, "", "",
 		r.Modified, r.Modified, "", r.Parent, r.GUID,
 		r.MenuOrder, r.Type, r.MimeType, r.CommentCount)
 }

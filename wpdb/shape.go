@@ -54,6 +54,11 @@ type wholeRow struct {
 // server, so a connection charset other than the column's (latin1 tables)
 // cannot make a cut start look whole, and neither can a NUL on SQLite,
 // where substr stops at the first one.
+//
+// A password-protected post's content reads as empty, in the database:
+// not a byte of it reaches the server, its memo or its logs, as WordPress
+// shows none of it (REST gives content.rendered ""). protected is the one
+// bit of post_password the server reads.
 func contentColumns(driver string, n int) string {
 	start := "SUBSTRING(p.post_content, 1, " + strconv.Itoa(n) + ")"
 	cols := "p.post_date, p.post_modified_gmt, "
@@ -64,9 +69,17 @@ func contentColumns(driver string, n int) string {
 		// text.
 		cols = "CAST(p.post_date AS TEXT) AS post_date, CAST(p.post_modified_gmt AS TEXT) AS post_modified_gmt, "
 	}
-	return cols + start + " AS content_start, " +
-		byteLength(driver, "p.post_content") + " AS content_length, " +
-		byteLength(driver, start) + " = " + byteLength(driver, "p.post_content") + " AS content_whole"
+	content := unprotected("p.post_content")
+	start = unprotected(start)
+	return cols + "p.post_password <> '' AS protected, " + start + " AS content_start, " +
+		byteLength(driver, content) + " AS content_length, " +
+		byteLength(driver, start) + " = " + byteLength(driver, content) + " AS content_whole"
+}
+
+// unprotected is expr, or the empty text when the post of the row (aliased
+// p) has a password.
+func unprotected(expr string) string {
+	return "CASE WHEN p.post_password = '' THEN " + expr + " ELSE '' END"
 }
 
 // byteLength is the length in bytes of the text expr: SQLite's length
@@ -86,7 +99,9 @@ func wholeQuery(driver, table string, n int) string {
 	if driver == DriverSQLite {
 		modified = "CAST(p.post_modified_gmt AS TEXT) AS post_modified_gmt"
 	}
-	return "SELECT p.ID, " + modified + ", p.post_content, " + byteLength(driver, "p.post_content") + " AS content_length" +
+	// A post protected since the page query read it stays unread.
+	content := unprotected("p.post_content")
+	return "SELECT p.ID, " + modified + ", " + content + " AS post_content, " + byteLength(driver, content) + " AS content_length" +
 		" FROM " + quoteIdent(driver, table) + " AS p WHERE p.ID IN (" + strings.Repeat("?, ", n-1) + "?)"
 }
 

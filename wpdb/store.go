@@ -26,6 +26,12 @@ type Post struct {
 	Name  string `db:"post_name"`
 	Date  string `db:"post_date"` // exactly as stored, e.g. "2024-01-02 03:04:05"
 
+	// Protected is set when the post has a password (post_password is not
+	// empty). Nothing of such a post's content is read, so its Excerpt is
+	// the empty text's, and the password itself never leaves the
+	// database: the queries read this one bit of it.
+	Protected bool `db:"protected"`
+
 	// Excerpt is the post's content shaped into plain text: see [Excerpter].
 	Excerpt string `db:"-"`
 }
