@@ -129,6 +129,12 @@ func TestPHPSemanticsMatchWordPress(t *testing.T) {
 			inputs: randomStrings(6, 3000, 8, []string{"/", `\`, "a", "b.jpg", ".", "%2F", "+", " ", "é", "?x=1"}),
 			port:   wpBasename,
 		},
+		{
+			name:   "_wp_get_attachment_relative_path",
+			expr:   `_wp_get_attachment_relative_path($s)`,
+			inputs: randomStrings(7, 3000, 6, []string{"/", "2024", "06", "a.jpg", "wp-content/uploads", "wp-content", "uploads", "//", "x"}),
+			port:   relativePath,
+		},
 	}
 	for _, c := range checks {
 		t.Run(c.name, func(t *testing.T) {
