@@ -354,3 +354,17 @@ func TestLimitsFromOptions(t *testing.T) {
 		t.Errorf("LimitsFromOptions mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// BenchmarkImage measures one featured image of a full set of sizes, as
+// the cache computes it once per post.
+func BenchmarkImage(b *testing.B) {
+	s := Settings{UploadsURL: "http://example.org/wp-content/uploads", Limits: LimitsFromOptions(map[string]string{
+		"medium_large_size_w": "768", "large_size_w": "1024", "large_size_h": "1024",
+	})}
+	a := Attachment{MimeType: "image/jpeg", File: "2024/06/photo.jpg", Meta: photo(), Alt: `<b>Tom</b> &amp; "Jerry"`}
+	for b.Loop() {
+		if _, ok := s.Image(a, "medium_large"); !ok {
+			b.Fatal("no image")
+		}
+	}
+}
