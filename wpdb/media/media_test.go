@@ -51,127 +51,122 @@ func photo() *Metadata {
 	}}
 }
 
+// photoWith is photo changed by edit.
+func photoWith(edit func(m *Metadata)) *Metadata {
+	m := photo()
+	edit(m)
+	return m
+}
+
+// edited is photo after an edit in WordPress's image editor that left the
+// thumbnail and medium sizes as they were: name is the new full size's.
+func edited(name string) *Metadata {
+	return photoWith(func(m *Metadata) {
+		m.File = "2024/06/" + name + ".jpg"
+		m.Sizes[2].File = name + "-768x512.jpg"
+		m.Sizes[3].File = "photo-e1718000000000-1024x683.jpg"
+	})
+}
+
 const uploads = "http://example.org/wp-content/uploads/2024/06/"
 
 func TestSrcset(t *testing.T) {
 	s := Settings{UploadsURL: "http://example.org/wp-content/uploads"}
 	tests := []struct {
 		name string
-		meta func() *Metadata
+		meta *Metadata
 		src  string
 		w, h int
 		want string
 	}{
 		{
 			name: "src first, then in metadata order, the full size last",
-			meta: photo, src: uploads + "photo-768x512.jpg", w: 768, h: 512,
+			meta: photo(), src: uploads + "photo-768x512.jpg", w: 768, h: 512,
 			want: uploads + "photo-768x512.jpg 768w, " + uploads + "photo-300x200.jpg 300w, " + uploads + "photo-1024x683.jpg 1024w, " + uploads + "photo.jpg 1200w",
 		},
 		{
 			name: "a later size of the same width takes the first one's place",
-			meta: func() *Metadata {
-				m := photo()
+			meta: photoWith(func(m *Metadata) {
 				m.Sizes = append(m.Sizes, Size{Name: "card", File: "photo-card.jpg", Width: 300, Height: 200})
-				return m
-			},
+			}),
 			src: uploads + "photo-1024x683.jpg", w: 1024, h: 683,
 			want: uploads + "photo-1024x683.jpg 1024w, " + uploads + "photo-card.jpg 300w, " + uploads + "photo-768x512.jpg 768w, " + uploads + "photo.jpg 1200w",
 		},
 		{
 			name: "a later size of the src's width overwrites the src's entry, first still",
-			meta: func() *Metadata {
-				m := photo()
+			meta: photoWith(func(m *Metadata) {
 				m.Sizes = append(m.Sizes, Size{Name: "card", File: "photo-card.jpg", Width: 768, Height: 512})
-				return m
-			},
+			}),
 			src: uploads + "photo-768x512.jpg", w: 768, h: 512,
 			want: uploads + "photo-card.jpg 768w, " + uploads + "photo-300x200.jpg 300w, " + uploads + "photo-1024x683.jpg 1024w, " + uploads + "photo.jpg 1200w",
 		},
 		{
 			name: "wider than 2048 only as the src",
-			meta: func() *Metadata {
-				m := photo()
+			meta: photoWith(func(m *Metadata) {
 				m.Width, m.Height, m.File = 2560, 1707, "2024/06/photo-scaled.jpg"
 				m.OriginalImage = "photo.jpg"
-				return m
-			},
+			}),
 			src: uploads + "photo-1024x683.jpg", w: 1024, h: 683,
 			want: uploads + "photo-1024x683.jpg 1024w, " + uploads + "photo-300x200.jpg 300w, " + uploads + "photo-768x512.jpg 768w",
 		},
 		{
 			name: "the -scaled src wider than 2048 stays",
-			meta: func() *Metadata {
-				m := photo()
+			meta: photoWith(func(m *Metadata) {
 				m.Width, m.Height, m.File = 2560, 1707, "2024/06/photo-scaled.jpg"
-				return m
-			},
+			}),
 			src: uploads + "photo-scaled.jpg", w: 2560, h: 1707,
 			want: uploads + "photo-scaled.jpg 2560w, " + uploads + "photo-300x200.jpg 300w, " + uploads + "photo-768x512.jpg 768w, " + uploads + "photo-1024x683.jpg 1024w",
 		},
 		{
 			name: "an edited src keeps only files of its edit",
-			meta: func() *Metadata {
-				m := photo()
-				m.File = "2024/06/photo-e1718000000000.jpg"
-				m.Sizes[2].File = "photo-e1718000000000-768x512.jpg"
-				m.Sizes[3].File = "photo-e1718000000000-1024x683.jpg"
-				return m
-			},
-			src: uploads + "photo-e1718000000000-768x512.jpg", w: 768, h: 512,
+			meta: edited("photo-e1718000000000"),
+			src:  uploads + "photo-e1718000000000-768x512.jpg", w: 768, h: 512,
 			want: uploads + "photo-e1718000000000-768x512.jpg 768w, " + uploads + "photo-e1718000000000-1024x683.jpg 1024w, " + uploads + "photo-e1718000000000.jpg 1200w",
 		},
 		{
 			name: "an edit hash at the start of a file name does not count",
-			meta: func() *Metadata {
-				m := photo()
-				m.File = "2024/06/-e1718000000000.jpg"
-				m.Sizes[2].File = "-e1718000000000-768x512.jpg"
-				m.Sizes[3].File = "photo-e1718000000000-1024x683.jpg"
-				return m
-			},
-			src: uploads + "-e1718000000000-768x512.jpg", w: 768, h: 512,
+			meta: edited("-e1718000000000"),
+			src:  uploads + "-e1718000000000-768x512.jpg", w: 768, h: 512,
 			want: "", // only the large is left: one source
 		},
 		{
 			name: "no srcset for a full-size GIF",
-			meta: gif, src: uploads + "anim.gif", w: 500, h: 500,
+			meta: gif(), src: uploads + "anim.gif", w: 500, h: 500,
 			want: "",
 		},
 		{
 			name: "a sub-size GIF's srcset leaves the full size out",
-			meta: gif, src: uploads + "anim-300x300.gif", w: 300, h: 300,
+			meta: gif(), src: uploads + "anim-300x300.gif", w: 300, h: 300,
 			want: uploads + "anim-300x300.gif 300w, " + uploads + "anim-150x150.gif 150w",
 		},
 		{
 			name: "spaces as %20",
-			meta: func() *Metadata {
-				m := photo()
+			meta: photoWith(func(m *Metadata) {
 				m.File = "2024/06/my photo.jpg"
 				m.Sizes[1].File = "my photo-300x200.jpg"
-				return m
-			},
+			}),
 			src: uploads + "my photo-300x200.jpg", w: 300, h: 200,
 			want: uploads + "my%20photo-300x200.jpg 300w, " + uploads + "photo-768x512.jpg 768w, " + uploads + "photo-1024x683.jpg 1024w, " + uploads + "my%20photo.jpg 1200w",
 		},
 		{
 			name: "nothing for one source",
-			meta: photo, src: uploads + "photo-150x150.jpg", w: 150, h: 150,
+			meta: photo(), src: uploads + "photo-150x150.jpg", w: 150, h: 150,
 			want: "",
 		},
 		{
 			name: "nothing when no file is the src",
-			meta: photo, src: "http://elsewhere.example/other.jpg", w: 768, h: 512,
+			meta: photo(), src: "http://elsewhere.example/other.jpg", w: 768, h: 512,
 			want: "",
 		},
 		{
 			name: "nothing without a width",
-			meta: photo, src: uploads + "photo-768x512.jpg", w: 0, h: 512,
+			meta: photo(), src: uploads + "photo-768x512.jpg", w: 0, h: 512,
 			want: "",
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := s.srcset(tt.w, tt.h, tt.src, tt.meta())
+			got := s.srcset(tt.w, tt.h, tt.src, tt.meta)
 			if diff := cmp.Diff(strings.Split(tt.want, ", "), strings.Split(got, ", ")); diff != "" {
 				t.Errorf("srcset mismatch (-want +got):\n%s", diff)
 			}

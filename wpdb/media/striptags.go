@@ -29,6 +29,23 @@ func stripTags(s string) string {
 		xml        = false
 		at         = func(i int) byte { return s[i] }
 		nextIsSpce = func(i int) bool { return i+1 < len(s) && isCSpace(s[i+1]) }
+		// closes is the test of a ">": a "<" nested in a tag takes it
+		// first, and a quote hides it.
+		closes = func() bool {
+			if depth > 0 {
+				depth--
+				return false
+			}
+			return inQuote == 0
+		}
+		// quote is a quote mark opening or closing a quoted stretch.
+		quote = func(c byte) {
+			if inQuote == 0 {
+				inQuote = c
+			} else if c == inQuote {
+				inQuote = 0
+			}
+		}
 	)
 	for p := 0; p < len(s); p++ {
 		c := s[p]
@@ -47,14 +64,9 @@ func stripTags(s string) string {
 				last = '<'
 				state = tag
 			case '>':
-				if depth > 0 {
-					depth--
-					break
+				if closes() {
+					out = append(out, c)
 				}
-				if inQuote != 0 {
-					break
-				}
-				out = append(out, c)
 			default:
 				out = append(out, c)
 			}
@@ -66,11 +78,7 @@ func stripTags(s string) string {
 				}
 				depth++
 			case '>':
-				if depth > 0 {
-					depth--
-					break
-				}
-				if inQuote != 0 {
+				if !closes() {
 					break
 				}
 				last = '>'
@@ -79,12 +87,8 @@ func stripTags(s string) string {
 				}
 				inQuote, state, xml = 0, text, false
 			case '"', '\'':
-				if p != 0 && (inQuote == 0 || c == inQuote) {
-					if inQuote != 0 {
-						inQuote = 0
-					} else {
-						inQuote = c
-					}
+				if p != 0 {
+					quote(c)
 				}
 			case '!':
 				// <! starts a comment, a doctype or the like.
@@ -109,14 +113,7 @@ func stripTags(s string) string {
 					brackets--
 				}
 			case '>':
-				if depth > 0 {
-					depth--
-					break
-				}
-				if inQuote != 0 {
-					break
-				}
-				if brackets == 0 && p >= 1 && last != '"' && at(p-1) == '?' {
+				if closes() && brackets == 0 && p >= 1 && last != '"' && at(p-1) == '?' {
 					inQuote, state = 0, text
 				}
 			case '"', '\'':
@@ -126,12 +123,8 @@ func stripTags(s string) string {
 					} else if last != '\\' {
 						last = c
 					}
-					if p != 0 && (inQuote == 0 || c == inQuote) {
-						if inQuote != 0 {
-							inQuote = 0
-						} else {
-							inQuote = c
-						}
+					if p != 0 {
+						quote(c)
 					}
 				}
 			case 'l', 'L':
@@ -143,21 +136,12 @@ func stripTags(s string) string {
 		case bang:
 			switch c {
 			case '>':
-				if depth > 0 {
-					depth--
-					break
+				if closes() {
+					inQuote, state = 0, text
 				}
-				if inQuote != 0 {
-					break
-				}
-				inQuote, state = 0, text
 			case '"', '\'':
-				if p != 0 && at(p-1) != '\\' && (inQuote == 0 || c == inQuote) {
-					if inQuote != 0 {
-						inQuote = 0
-					} else {
-						inQuote = c
-					}
+				if p != 0 && at(p-1) != '\\' {
+					quote(c)
 				}
 			case '-':
 				if p >= 2 && at(p-1) == '-' && at(p-2) == '!' {
