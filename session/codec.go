@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/wploadmore/wploadmore/session/phpserial"
 )
 
 // Format is a PHP session.serialize_handler: the way PHP lays out $_SESSION
@@ -47,11 +49,6 @@ func (f Format) String() string {
 // ErrMalformed is wrapped by every error Decode returns for bytes PHP could
 // not have written; the message says at which byte offset and why.
 var ErrMalformed = errors.New("session: malformed session data")
-
-// maxDepth bounds how deeply arrays and objects may nest. It is PHP's default
-// unserialize_max_depth, so PHP itself cannot read a session nested deeper,
-// and it keeps Decode's recursion (and stack) bounded on hostile input.
-const maxDepth = 4096
 
 // entry is one top-level session variable. All slices point into Data.buf,
 // except value after SetInt.
@@ -117,7 +114,7 @@ func Decode(f Format, b []byte) (*Data, error) {
 		return d, nil
 	}
 	d.buf = bytes.Clone(b)
-	p := parser{b: d.buf}
+	p := newParser(d.buf)
 	var err error
 	if f == FormatPHP {
 		err = p.sessionPHP(d)
@@ -128,7 +125,7 @@ func Decode(f Format, b []byte) (*Data, error) {
 		err = p.checkDuplicates(d.entries)
 	}
 	if err != nil {
-		return nil, p.hint(err)
+		return nil, p.malformed(err)
 	}
 	return d, nil
 }
@@ -277,12 +274,12 @@ func (d *Data) SetInt(name string, v int64) {
 	var key, nm []byte
 	switch {
 	case d.format != FormatPHPSerialize:
-		if bytes.IndexByte([]byte(name), '|') >= 0 || isCanonicalInt([]byte(name)) {
+		if bytes.IndexByte([]byte(name), '|') >= 0 || isIntKey(name) {
 			panic(fmt.Sprintf("session: SetInt: PHP's php handler cannot store the session name %q", name))
 		}
 		key = []byte(name)
 		nm = key
-	case isCanonicalInt([]byte(name)):
+	case isIntKey(name):
 		key = append(append([]byte("i:"), name...), ';')
 		nm = key[2 : len(key)-1]
 	default:
@@ -295,21 +292,8 @@ func (d *Data) SetInt(name string, v int64) {
 	d.wrapped = true
 }
 
-// isCanonicalInt reports whether b is how PHP prints an int64: what PHP
-// turns into an integer array key (-?[1-9][0-9]*|0, in range, not "-0").
-func isCanonicalInt(b []byte) bool {
-	s := b
-	if len(s) > 0 && s[0] == '-' {
-		s = s[1:]
-	}
-	if len(s) == 0 || len(s) > 19 || (s[0] == '0' && len(b) > 1) {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	_, err := strconv.ParseInt(string(b), 10, 64)
-	return err == nil
+// isIntKey reports whether PHP turns name into an integer array key.
+func isIntKey(name string) bool {
+	_, ok := phpserial.IntKey(name)
+	return ok
 }
