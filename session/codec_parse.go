@@ -43,7 +43,7 @@ type parser struct {
 
 func newParser(b []byte) *parser {
 	p := &parser{b: b}
-	p.s.Reset(b)
+	p.s.Reset(b, phpserial.Strict)
 	return p
 }
 

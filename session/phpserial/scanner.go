@@ -9,6 +9,7 @@ package phpserial
 import (
 	"bytes"
 	"errors"
+	"math"
 	"strconv"
 )
 
@@ -36,41 +37,62 @@ func (e *SyntaxError) Unwrap() error { return ErrMalformed }
 // hostile input.
 const MaxDepth = 4096
 
+// Mode is how strictly a Scanner checks numbers and keys.
+type Mode int
+
+const (
+	// Lenient accepts what PHP's unserialize() accepts: ints with a sign or
+	// leading zeros ("i:+05;"), saturated to int64's range as PHP does;
+	// floats in any form zend_strtod reads (".5", "5.", "1e5", PHP 5's
+	// "0.59999999999999998"), overflowing to INF or underflowing to zero
+	// as in PHP; lengths, counts and reference numbers with leading zeros;
+	// and string keys in an array that PHP makes integer keys ("5").
+	Lenient Mode = iota
+	// Strict accepts only what PHP's serialize() writes: canonical ints,
+	// floats as zend_gcvt prints them (whatever serialize_precision was),
+	// no leading zeros and no string key PHP would have made an integer
+	// key. Data that passed Strict once stays byte for byte what PHP
+	// wrote when it is written back.
+	Strict
+)
+
 // A Scanner walks serialize() output by byte lengths only. It never copies
 // or allocates in proportion to a declared length or count: lengths are
 // checked against the bytes left and counts are consumed one element at a
 // time.
 //
-// It checks every value against the way PHP's serializer prints it
-// (canonical ints and floats, strings delimited only by their byte length,
-// valid class and enum names, element counts that match, nesting at most
-// MaxDepth deep). It does not check what only PHP's runtime knows: whether
-// classes exist, where back-references (r:N; R:N;) point, duplicate keys,
-// and the payload of Serializable (C:) objects, which it skips by length.
-// References are checked to be positive but not to point at an earlier
-// value: a caller may replace a value by one PHP numbers differently and
-// leave the rest byte for byte as it was (session's SetInt does), and the
-// numbering cannot be checked exactly anyway: a C: payload holds values
-// PHP numbers but the Scanner does not parse.
+// It checks every value's whole structure (ints and floats as its Mode
+// says, strings delimited only by their byte length, valid class and enum
+// names, element counts that match, nesting at most MaxDepth deep). It
+// does not check what only PHP's runtime knows: whether classes exist,
+// where back-references (r:N; R:N;) point, duplicate keys, and the payload
+// of Serializable (C:) objects, which it skips by length. References are
+// checked to be positive but not to point at an earlier value: a caller
+// may replace a value by one PHP numbers differently and leave the rest
+// byte for byte as it was (session's SetInt does), and the numbering
+// cannot be checked exactly anyway: a C: payload holds values PHP numbers
+// but the Scanner does not parse.
 //
 // Every error it returns for malformed data is a *SyntaxError.
 type Scanner struct {
-	b   []byte
-	pos int
+	b    []byte
+	pos  int
+	mode Mode
 }
 
-// NewScanner returns a Scanner at the start of b. It reads b in place and
-// never changes it.
-func NewScanner(b []byte) *Scanner {
+// NewScanner returns a Scanner in mode m at the start of b. It reads b in
+// place and never changes it.
+func NewScanner(b []byte, m Mode) *Scanner {
 	s := new(Scanner)
-	s.Reset(b)
+	s.Reset(b, m)
 	return s
 }
 
-// Reset puts s at the start of b, as NewScanner does; a Scanner held by
-// value, as a field, is ready after Reset without an allocation of its own.
-func (s *Scanner) Reset(b []byte) {
-	*s = Scanner{b: b}
+// Reset puts s in mode m at the start of b, as NewScanner does; a Scanner
+// held by value, as a field, is ready after Reset without an allocation of
+// its own.
+func (s *Scanner) Reset(b []byte, m Mode) {
+	*s = Scanner{b: b, mode: m}
 }
 
 // Offset returns the offset in the data of the next byte to scan.
@@ -106,9 +128,9 @@ func (s *Scanner) Until(c byte) ([]byte, bool) {
 	return before, true
 }
 
-// Count reads an unsigned decimal as PHP prints it (no sign, no leading
-// zero) that is no larger than the bytes left, so it cannot overflow and is
-// a sound upper bound for lengths and element counts.
+// Count reads an unsigned decimal as PHP prints it (no sign; no leading
+// zero in Strict mode) that is no larger than the bytes left, so it cannot
+// overflow and is a sound upper bound for lengths and element counts.
 func (s *Scanner) Count() (int, error) {
 	start := s.pos
 	n := 0
@@ -122,25 +144,75 @@ func (s *Scanner) Count() (int, error) {
 	switch {
 	case s.pos == start:
 		return 0, s.fail("want a decimal length or count")
-	case s.b[start] == '0' && s.pos-start > 1:
+	case s.mode == Strict && s.b[start] == '0' && s.pos-start > 1:
 		return 0, failAt(start, "length or count with a leading zero")
 	}
 	return n, nil
 }
 
-// int reads an int as PHP prints it: -?(0|[1-9][0-9]*) in int64 range.
-func (s *Scanner) int() error {
+// int reads an int. In Strict mode it is as PHP prints it,
+// -?(0|[1-9][0-9]*) in int64 range; in Lenient mode as unserialize() reads
+// it, [+-]?[0-9]+, saturated to int64's range as PHP 7 and later do.
+func (s *Scanner) int() (int64, error) {
 	start := s.pos
-	if s.pos < len(s.b) && s.b[s.pos] == '-' {
+	if s.pos < len(s.b) && (s.b[s.pos] == '-' || s.b[s.pos] == '+' && s.mode == Lenient) {
 		s.pos++
 	}
+	s.digits()
+	lit := s.b[start:s.pos]
+	if s.mode == Strict {
+		n, ok := IntKey(lit)
+		if !ok {
+			return 0, failAt(start, "want an integer as PHP prints it")
+		}
+		return n, nil
+	}
+	n, ok := atoi(lit)
+	if !ok {
+		return 0, failAt(start, "want an integer")
+	}
+	return n, nil
+}
+
+// digits consumes [0-9]* and returns it.
+func (s *Scanner) digits() []byte {
+	from := s.pos
 	for s.pos < len(s.b) && s.b[s.pos] >= '0' && s.b[s.pos] <= '9' {
 		s.pos++
 	}
-	if _, ok := IntKey(s.b[start:s.pos]); !ok {
-		return failAt(start, "want an integer as PHP prints it")
+	return s.b[from:s.pos]
+}
+
+// atoi reads [+-]?[0-9]+ as PHP's parse_iv does: a value outside int64's
+// range is its nearest bound. It reports false for anything else.
+func atoi(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		b = b[1:]
 	}
-	return nil
+	if len(b) == 0 {
+		return 0, false
+	}
+	// Accumulate negatively: -2^63 has no positive counterpart.
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := int64(c - '0')
+		if n < (math.MinInt64+d)/10 {
+			n = math.MinInt64
+			continue
+		}
+		n = n*10 - d
+	}
+	if neg {
+		return n, true
+	}
+	if n == math.MinInt64 {
+		return math.MaxInt64, true
+	}
+	return -n, true
 }
 
 // IntKey reports whether PHP turns the string key s into an integer key,
@@ -218,15 +290,15 @@ func validClassName(b []byte) bool {
 
 // Key reads the key of an array element or object property (i:N; or
 // s:N:"…";) and returns the key as PHP names it (the digits for an integer
-// key) and whether it is an integer. In an array (not an object) a string
-// key that reads as an integer cannot occur: PHP stores it as that
-// integer.
+// key as written) and whether it is an integer. In Strict mode, in an
+// array (not an object) a string key that reads as an integer cannot occur:
+// PHP stores it as that integer.
 func (s *Scanner) Key(array bool) (name []byte, isInt bool, err error) {
 	start := s.pos
 	switch {
 	case s.Consume("i:"):
 		nstart := s.pos
-		if err := s.int(); err != nil {
+		if _, err := s.int(); err != nil {
 			return nil, false, err
 		}
 		name = s.b[nstart:s.pos]
@@ -241,7 +313,7 @@ func (s *Scanner) Key(array bool) (name []byte, isInt bool, err error) {
 	if !s.Consume(";") {
 		return nil, false, s.fail("want ; after array key")
 	}
-	if _, ok := IntKey(name); array && !isInt && ok {
+	if _, ok := IntKey(name); s.mode == Strict && array && !isInt && ok {
 		return nil, false, failAt(start, "string key that PHP would have made an integer key")
 	}
 	return name, isInt, nil
@@ -297,11 +369,11 @@ func (s *Scanner) Value(depth int) error {
 			return s.fail("want 0 or 1 for a bool")
 		}
 	case 'i':
-		if err := s.int(); err != nil {
+		if _, err := s.int(); err != nil {
 			return err
 		}
 	case 'd':
-		if err := s.float(); err != nil {
+		if _, err := s.float(); err != nil {
 			return err
 		}
 	case 's':
@@ -353,14 +425,8 @@ func (s *Scanner) Value(depth int) error {
 			return failAt(soff, "want Class:Case in an enum value")
 		}
 	case 'r', 'R':
-		// Not bounded by the data's length, unlike a count: a caller may
-		// shrink the data around a reference it leaves as it was.
-		nstart := s.pos
-		for s.pos < len(s.b) && s.b[s.pos] >= '0' && s.b[s.pos] <= '9' {
-			s.pos++
-		}
-		if n, ok := IntKey(s.b[nstart:s.pos]); !ok || n < 1 {
-			return failAt(nstart, "want a value number (from 1) in a reference")
+		if _, err := s.ref(); err != nil {
+			return err
 		}
 	default:
 		s.pos = start
@@ -370,4 +436,22 @@ func (s *Scanner) Value(depth int) error {
 		return s.fail("want ; after value")
 	}
 	return nil
+}
+
+// ref reads the value number of a reference, counted from 1: in Strict
+// mode as PHP prints it, in Lenient mode with leading zeros, saturated to
+// int64's range.
+func (s *Scanner) ref() (int64, error) {
+	// Not bounded by the data's length, unlike a count: a caller may
+	// shrink the data around a reference it leaves as it was.
+	start := s.pos
+	lit := s.digits()
+	n, ok := atoi(lit)
+	if s.mode == Strict {
+		n, ok = IntKey(lit)
+	}
+	if !ok || n < 1 {
+		return 0, failAt(start, "want a value number (from 1) in a reference")
+	}
+	return n, nil
 }
