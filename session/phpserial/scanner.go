@@ -1,35 +1,9 @@
-// Package phpserial reads PHP's serialize() format: the bytes serialize()
-// writes and unserialize() reads, as PHP sessions and WordPress's
-// serialized options and postmeta hold them.
-//
-// A Scanner walks values without building them, checking their whole
-// structure.
 package phpserial
 
 import (
 	"bytes"
-	"errors"
-	"math"
 	"strconv"
 )
-
-// ErrMalformed is wrapped by every error this package returns for bytes
-// that are not serialize() data; the message says at which byte offset and
-// why.
-var ErrMalformed = errors.New("phpserial: malformed serialize() data")
-
-// A SyntaxError is malformed data: where and what was wrong. It wraps
-// ErrMalformed.
-type SyntaxError struct {
-	Offset int    // byte offset in the scanned data
-	Msg    string // what was wrong there
-}
-
-func (e *SyntaxError) Error() string {
-	return ErrMalformed.Error() + " at byte " + strconv.Itoa(e.Offset) + ": " + e.Msg
-}
-
-func (e *SyntaxError) Unwrap() error { return ErrMalformed }
 
 // MaxDepth bounds how deeply arrays and objects may nest. It is PHP's
 // default unserialize_max_depth, so PHP itself cannot read data nested
@@ -98,14 +72,6 @@ func (s *Scanner) Reset(b []byte, m Mode) {
 // Offset returns the offset in the data of the next byte to scan.
 func (s *Scanner) Offset() int { return s.pos }
 
-func (s *Scanner) fail(what string) error {
-	return &SyntaxError{Offset: s.pos, Msg: what}
-}
-
-func failAt(off int, what string) error {
-	return &SyntaxError{Offset: off, Msg: what}
-}
-
 // Consume consumes lit if the data continues with it, and reports whether
 // it did.
 func (s *Scanner) Consume(lit string) bool {
@@ -148,91 +114,6 @@ func (s *Scanner) Count() (int, error) {
 		return 0, failAt(start, "length or count with a leading zero")
 	}
 	return n, nil
-}
-
-// int reads an int. In Strict mode it is as PHP prints it,
-// -?(0|[1-9][0-9]*) in int64 range; in Lenient mode as unserialize() reads
-// it, [+-]?[0-9]+, saturated to int64's range as PHP 7 and later do.
-func (s *Scanner) int() (int64, error) {
-	start := s.pos
-	if s.pos < len(s.b) && (s.b[s.pos] == '-' || s.b[s.pos] == '+' && s.mode == Lenient) {
-		s.pos++
-	}
-	s.digits()
-	lit := s.b[start:s.pos]
-	if s.mode == Strict {
-		n, ok := IntKey(lit)
-		if !ok {
-			return 0, failAt(start, "want an integer as PHP prints it")
-		}
-		return n, nil
-	}
-	n, ok := atoi(lit)
-	if !ok {
-		return 0, failAt(start, "want an integer")
-	}
-	return n, nil
-}
-
-// digits consumes [0-9]* and returns it.
-func (s *Scanner) digits() []byte {
-	from := s.pos
-	for s.pos < len(s.b) && s.b[s.pos] >= '0' && s.b[s.pos] <= '9' {
-		s.pos++
-	}
-	return s.b[from:s.pos]
-}
-
-// atoi reads [+-]?[0-9]+ as PHP's parse_iv does: a value outside int64's
-// range is its nearest bound. It reports false for anything else.
-func atoi(b []byte) (int64, bool) {
-	neg := len(b) > 0 && b[0] == '-'
-	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
-		b = b[1:]
-	}
-	if len(b) == 0 {
-		return 0, false
-	}
-	// Accumulate negatively: -2^63 has no positive counterpart.
-	var n int64
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		d := int64(c - '0')
-		if n < (math.MinInt64+d)/10 {
-			n = math.MinInt64
-			continue
-		}
-		n = n*10 - d
-	}
-	if neg {
-		return n, true
-	}
-	if n == math.MinInt64 {
-		return math.MaxInt64, true
-	}
-	return -n, true
-}
-
-// IntKey reports whether PHP turns the string key s into an integer key,
-// and which: whether s is how PHP prints an int64 (-?[1-9][0-9]*|0, in
-// range, not "-0").
-func IntKey[T string | []byte](s T) (int64, bool) {
-	d := s
-	if len(d) > 0 && d[0] == '-' {
-		d = d[1:]
-	}
-	if len(d) == 0 || len(d) > 19 || (d[0] == '0' && len(s) > 1) {
-		return 0, false
-	}
-	for i := 0; i < len(d); i++ {
-		if d[i] < '0' || d[i] > '9' {
-			return 0, false
-		}
-	}
-	n, err := strconv.ParseInt(string(s), 10, 64)
-	return n, err == nil
 }
 
 // str reads <len>:"<len raw bytes>" and returns the raw bytes.
@@ -289,16 +170,23 @@ func validClassName(b []byte) bool {
 }
 
 // Key reads the key of an array element or object property (i:N; or
-// s:N:"…";) and returns the key as PHP names it (the digits for an integer
-// key as written) and whether it is an integer. In Strict mode, in an
-// array (not an object) a string key that reads as an integer cannot occur:
-// PHP stores it as that integer.
+// s:N:"…";) and returns it as written (an integer key's digits, a string
+// key's bytes) and whether it is an integer. In Strict mode, where every
+// integer is as PHP prints it, that is the key as PHP names it, and in an
+// array (not an object) a string key that reads as an integer cannot
+// occur: PHP stores it as that integer.
 func (s *Scanner) Key(array bool) (name []byte, isInt bool, err error) {
+	return s.key(array, nil)
+}
+
+// key is Key, which also fills in v unless it is nil.
+func (s *Scanner) key(array bool, v *Value) (name []byte, isInt bool, err error) {
 	start := s.pos
+	var n int64
 	switch {
 	case s.Consume("i:"):
 		nstart := s.pos
-		if _, err := s.int(); err != nil {
+		if n, err = s.int(); err != nil {
 			return nil, false, err
 		}
 		name = s.b[nstart:s.pos]
@@ -316,11 +204,20 @@ func (s *Scanner) Key(array bool) (name []byte, isInt bool, err error) {
 	if _, ok := IntKey(name); s.mode == Strict && array && !isInt && ok {
 		return nil, false, failAt(start, "string key that PHP would have made an integer key")
 	}
+	if v != nil {
+		if isInt {
+			*v = Value{Kind: Int, Int: n}
+		} else {
+			*v = Value{Kind: String, Str: string(name)}
+		}
+		v.Start, v.End = start, s.pos
+	}
 	return name, isInt, nil
 }
 
-// elements reads "<n>:{" (after the count), n key/value pairs and "}".
-func (s *Scanner) elements(depth int, array bool) error {
+// elements reads "<n>:{" (after the count), n key/value pairs and "}",
+// appending them to v.Entries unless v is nil.
+func (s *Scanner) elements(depth int, array bool, v *Value) error {
 	n, err := s.Count()
 	if err != nil {
 		return err
@@ -332,10 +229,17 @@ func (s *Scanner) elements(depth int, array bool) error {
 		return s.fail("arrays or objects nested deeper than 4096")
 	}
 	for ; n > 0; n-- {
-		if _, _, err := s.Key(array); err != nil {
+		var key, val *Value
+		if v != nil {
+			// Grown one element at a time, never to the declared count.
+			v.Entries = append(v.Entries, Entry{})
+			e := &v.Entries[len(v.Entries)-1]
+			key, val = &e.Key, &e.Value
+		}
+		if _, _, err := s.key(array, key); err != nil {
 			return err
 		}
-		if err := s.Value(depth + 1); err != nil {
+		if err := s.value(depth+1, val); err != nil {
 			return err
 		}
 	}
@@ -348,6 +252,24 @@ func (s *Scanner) elements(depth int, array bool) error {
 // Value skips one value, checking its whole structure. depth is how many
 // arrays or objects enclose it, for the MaxDepth limit.
 func (s *Scanner) Value(depth int) error {
+	return s.value(depth, nil)
+}
+
+// value is Value, which also fills in v unless it is nil.
+func (s *Scanner) value(depth int, v *Value) error {
+	if v == nil {
+		return s.body(depth, nil)
+	}
+	*v = Value{Start: s.pos}
+	err := s.body(depth, v)
+	v.End = s.pos
+	return err
+}
+
+// body reads a value into v (its Kind and what that Kind holds) unless v
+// is nil. Skipping (v == nil) allocates nothing: strings are made only for
+// v.
+func (s *Scanner) body(depth int, v *Value) error {
 	start := s.pos
 	if len(s.b)-s.pos < 2 {
 		return s.fail("want a value, found the end of the data")
@@ -368,32 +290,55 @@ func (s *Scanner) Value(depth int) error {
 		if !s.Consume("0") && !s.Consume("1") {
 			return s.fail("want 0 or 1 for a bool")
 		}
+		if v != nil {
+			v.Kind, v.Bool = Bool, s.b[s.pos-1] == '1'
+		}
 	case 'i':
-		if _, err := s.int(); err != nil {
+		n, err := s.int()
+		if err != nil {
 			return err
+		}
+		if v != nil {
+			v.Kind, v.Int = Int, n
 		}
 	case 'd':
-		if _, err := s.float(); err != nil {
+		f, err := s.float()
+		if err != nil {
 			return err
+		}
+		if v != nil {
+			v.Kind, v.Float = Float, f
 		}
 	case 's':
-		if _, err := s.str(); err != nil {
+		str, err := s.str()
+		if err != nil {
 			return err
 		}
+		if v != nil {
+			v.Kind, v.Str = String, string(str)
+		}
 	case 'a':
-		return s.elements(depth, true)
+		if v != nil {
+			v.Kind = Array
+		}
+		return s.elements(depth, true, v)
 	case 'O':
-		if _, err := s.className(); err != nil {
+		class, err := s.className()
+		if err != nil {
 			return err
 		}
 		if !s.Consume(":") {
 			return s.fail("want : after class name")
 		}
-		return s.elements(depth, false)
+		if v != nil {
+			v.Kind, v.Class = Object, string(class)
+		}
+		return s.elements(depth, false, v)
 	case 'C':
 		// Serializable: the payload is whatever the class's serialize()
 		// returned; only its length delimits it.
-		if _, err := s.className(); err != nil {
+		class, err := s.className()
+		if err != nil {
 			return err
 		}
 		if !s.Consume(":") {
@@ -409,9 +354,13 @@ func (s *Scanner) Value(depth int) error {
 		if len(s.b)-s.pos < n {
 			return s.fail("Serializable payload runs past the end of the data")
 		}
+		payload := s.b[s.pos : s.pos+n]
 		s.pos += n
 		if !s.Consume("}") {
 			return s.fail("want } after Serializable payload (wrong length?)")
+		}
+		if v != nil {
+			v.Kind, v.Class, v.Str = Serializable, string(class), string(payload)
 		}
 		return nil
 	case 'E':
@@ -424,9 +373,19 @@ func (s *Scanner) Value(depth int) error {
 		if c < 0 || !validClassName(str[:c]) || !validClassName(str[c+1:]) || bytes.IndexByte(str[c+1:], '\\') >= 0 {
 			return failAt(soff, "want Class:Case in an enum value")
 		}
+		if v != nil {
+			v.Kind, v.Class, v.Str = Enum, string(str[:c]), string(str[c+1:])
+		}
 	case 'r', 'R':
-		if _, err := s.ref(); err != nil {
+		n, err := s.ref()
+		if err != nil {
 			return err
+		}
+		if v != nil {
+			v.Kind, v.Int = Backref, n
+			if t == 'R' {
+				v.Kind = Reference
+			}
 		}
 	default:
 		s.pos = start
@@ -436,22 +395,4 @@ func (s *Scanner) Value(depth int) error {
 		return s.fail("want ; after value")
 	}
 	return nil
-}
-
-// ref reads the value number of a reference, counted from 1: in Strict
-// mode as PHP prints it, in Lenient mode with leading zeros, saturated to
-// int64's range.
-func (s *Scanner) ref() (int64, error) {
-	// Not bounded by the data's length, unlike a count: a caller may
-	// shrink the data around a reference it leaves as it was.
-	start := s.pos
-	lit := s.digits()
-	n, ok := atoi(lit)
-	if s.mode == Strict {
-		n, ok = IntKey(lit)
-	}
-	if !ok || n < 1 {
-		return 0, failAt(start, "want a value number (from 1) in a reference")
-	}
-	return n, nil
 }

@@ -6,6 +6,112 @@ import (
 	"strconv"
 )
 
+// int reads an int. In Strict mode it is as PHP prints it,
+// -?(0|[1-9][0-9]*) in int64 range; in Lenient mode as unserialize() reads
+// it, [+-]?[0-9]+, saturated to int64's range as PHP 7 and later do.
+func (s *Scanner) int() (int64, error) {
+	start := s.pos
+	if s.pos < len(s.b) && (s.b[s.pos] == '-' || s.b[s.pos] == '+' && s.mode == Lenient) {
+		s.pos++
+	}
+	s.digits()
+	lit := s.b[start:s.pos]
+	if s.mode == Strict {
+		n, ok := IntKey(lit)
+		if !ok {
+			return 0, failAt(start, "want an integer as PHP prints it")
+		}
+		return n, nil
+	}
+	n, ok := atoi(lit)
+	if !ok {
+		return 0, failAt(start, "want an integer")
+	}
+	return n, nil
+}
+
+// digits consumes [0-9]* and returns it.
+func (s *Scanner) digits() []byte {
+	from := s.pos
+	for s.pos < len(s.b) && s.b[s.pos] >= '0' && s.b[s.pos] <= '9' {
+		s.pos++
+	}
+	return s.b[from:s.pos]
+}
+
+// atoi reads [+-]?[0-9]+ as PHP's parse_iv does: a value outside int64's
+// range is its nearest bound. It reports false for anything else.
+func atoi(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
+		b = b[1:]
+	}
+	if len(b) == 0 {
+		return 0, false
+	}
+	// Accumulate negatively: -2^63 has no positive counterpart.
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := int64(c - '0')
+		if n < (math.MinInt64+d)/10 {
+			n = math.MinInt64
+			continue
+		}
+		n = n*10 - d
+	}
+	if neg {
+		return n, true
+	}
+	if n == math.MinInt64 {
+		return math.MaxInt64, true
+	}
+	return -n, true
+}
+
+// IntKey reports whether PHP turns the string key s into an integer key,
+// and which: whether s is how PHP prints an int64 (-?[1-9][0-9]*|0, in
+// range, not "-0").
+func IntKey[T string | []byte](s T) (int64, bool) {
+	d := s
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 19 || (d[0] == '0' && len(s) > 1) {
+		return 0, false
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(string(s), 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return n, true
+}
+
+// ref reads the value number of a reference, counted from 1: in Strict
+// mode as PHP prints it, in Lenient mode with leading zeros, saturated to
+// int64's range.
+func (s *Scanner) ref() (int64, error) {
+	// Not bounded by the data's length, unlike a count: a caller may
+	// shrink the data around a reference it leaves as it was.
+	start := s.pos
+	lit := s.digits()
+	n, ok := atoi(lit)
+	if s.mode == Strict {
+		n, ok = IntKey(lit)
+	}
+	if !ok || n < 1 {
+		return 0, failAt(start, "want a value number (from 1) in a reference")
+	}
+	return n, nil
+}
+
 // float reads a float: as strictFloat does in Strict mode, as lenientFloat
 // does in Lenient mode.
 func (s *Scanner) float() (float64, error) {
