@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 
 	"github.com/wploadmore/wploadmore/session/phpserial"
@@ -185,64 +184,24 @@ func (d *Data) find(name string) int {
 //     once a counter went through float arithmetic.
 //
 // Anything else (missing, null, bool, other strings or floats, arrays,
-// objects, references) gives ok == false.
-func (d *Data) Int(name string) (v int64, ok bool) {
-	v, ok = d.int(name)
-	if !ok {
-		return 0, false
-	}
-	return v, true
-}
-
-func (d *Data) int(name string) (int64, bool) {
+// objects, references) gives false. These are the forms
+// phpserial.Value.AsInt reads.
+func (d *Data) Int(name string) (int64, bool) {
 	i := d.find(name)
 	if i < 0 {
 		return 0, false
 	}
+	// Only an int, a string or a float can be one: skip building anything
+	// else.
 	val := d.entries[i].value
-	if len(val) < 3 || val[len(val)-1] != ';' {
+	if len(val) == 0 || (val[0] != 'i' && val[0] != 's' && val[0] != 'd') {
 		return 0, false
 	}
-	switch {
-	case val[0] == 'i':
-		n, err := strconv.ParseInt(string(val[2:len(val)-1]), 10, 64)
-		return n, err == nil
-	case val[0] == 's':
-		// s:<len>:"<digits>"; — Decode checked the layout.
-		q := bytes.IndexByte(val, '"')
-		if q < 0 || len(val) < q+3 {
-			return 0, false
-		}
-		digits := val[q+1 : len(val)-2]
-		if len(digits) == 0 || !isSignedDigits(digits) {
-			return 0, false
-		}
-		n, err := strconv.ParseInt(string(digits), 10, 64)
-		return n, err == nil
-	case val[0] == 'd':
-		f, err := strconv.ParseFloat(string(val[2:len(val)-1]), 64)
-		// -2^63 is exact in float64; 2^63 is the first value out of range.
-		if err != nil || f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64 {
-			return 0, false
-		}
-		return int64(f), true
+	v, err := phpserial.Decode(val)
+	if err != nil {
+		return 0, false
 	}
-	return 0, false
-}
-
-func isSignedDigits(b []byte) bool {
-	if b[0] == '-' || b[0] == '+' {
-		b = b[1:]
-	}
-	if len(b) == 0 {
-		return false
-	}
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
+	return v.AsInt()
 }
 
 // SetInt stores v under name as an int (i:N;), replacing the value in place
