@@ -187,44 +187,35 @@ func readAttachment(t *testing.T, v Value) attachment {
 	t.Helper()
 	get := func(v Value, key string) Value {
 		t.Helper()
-		e, ok := v.Get(key)
-		if !ok {
-			t.Fatalf("no %q", key)
-		}
-		return e
-	}
-	asInt := func(v Value) int64 {
-		t.Helper()
-		n, ok := v.AsInt()
-		if !ok {
-			t.Fatalf("%s is not an int", v.Kind)
-		}
-		return n
-	}
-	asString := func(v Value) string {
-		t.Helper()
-		s, ok := v.AsString()
-		if !ok {
-			t.Fatalf("%s is not a string", v.Kind)
-		}
-		return s
+		return must(t, v, func(v Value) (Value, bool) { return v.Get(key) })
 	}
 	a := attachment{
-		Width:    asInt(get(v, "width")),
-		Height:   asInt(get(v, "height")),
-		File:     asString(get(v, "file")),
-		Original: asString(get(v, "original_image")),
+		Width:    must(t, get(v, "width"), Value.AsInt),
+		Height:   must(t, get(v, "height"), Value.AsInt),
+		File:     must(t, get(v, "file"), Value.AsString),
+		Original: must(t, get(v, "original_image"), Value.AsString),
 	}
 	for _, e := range get(v, "sizes").Entries {
 		a.Sizes = append(a.Sizes, size{
-			Name:     asString(e.Key),
-			File:     asString(get(e.Value, "file")),
-			MimeType: asString(get(e.Value, "mime-type")),
-			Width:    asInt(get(e.Value, "width")),
-			Height:   asInt(get(e.Value, "height")),
+			Name:     must(t, e.Key, Value.AsString),
+			File:     must(t, get(e.Value, "file"), Value.AsString),
+			MimeType: must(t, get(e.Value, "mime-type"), Value.AsString),
+			Width:    must(t, get(e.Value, "width"), Value.AsInt),
+			Height:   must(t, get(e.Value, "height"), Value.AsInt),
 		})
 	}
 	return a
+}
+
+// must returns what read (a Get, AsInt or AsString) finds in v, failing t
+// where it finds nothing.
+func must[T any](t *testing.T, v Value, read func(Value) (T, bool)) T {
+	t.Helper()
+	x, ok := read(v)
+	if !ok {
+		t.Fatalf("nothing read from %s %q at byte %d", v.Kind, v.Str, v.Start)
+	}
+	return x
 }
 
 // TestDecodeAttachmentMetadata reads a real _wp_attachment_metadata value
@@ -412,69 +403,45 @@ func TestGet(t *testing.T) {
 	}
 }
 
-func TestAsInt(t *testing.T) {
+// TestAs checks what AsInt and AsString read from each kind of value.
+// (session's TestInt checks AsInt's rules on serialized sessions.)
+func TestAs(t *testing.T) {
+	flt := func(f float64) Value { return Value{Kind: Float, Float: f} }
 	for _, tt := range []struct {
-		in   string
-		want int64
-		ok   bool
+		v     Value
+		n     int64
+		nOK   bool
+		s     string
+		strOK bool
 	}{
-		{"i:768;", 768, true},
-		{"i:-9223372036854775808;", math.MinInt64, true},
-		{`s:3:"768";`, 768, true},
-		{`s:4:"+768";`, 768, true},
-		{`s:4:"-768";`, -768, true},
-		{`s:4:"0768";`, 768, true},
-		{`s:19:"9223372036854775807";`, math.MaxInt64, true},
-		{`s:19:"9223372036854775808";`, 0, false},
-		{`s:0:"";`, 0, false},
-		{`s:1:"-";`, 0, false},
-		{`s:4:" 768";`, 0, false},
-		{`s:5:"768px";`, 0, false},
-		{`s:5:"768.0";`, 0, false},
-		{`s:3:"1e3";`, 0, false},
-		{"d:768;", 768, true},
-		{"d:-0;", 0, true},
-		{"d:-9.2233720368547758E+18;", math.MinInt64, true},
-		{"d:9.2233720368547758E+18;", 0, false},
-		{"d:768.5;", 0, false},
-		{"d:INF;", 0, false},
-		{"d:NAN;", 0, false},
-		{"b:1;", 0, false},
-		{"N;", 0, false},
-		{"a:0:{}", 0, false},
-		{"R:1;", 0, false},
+		{num(768), 768, true, "768", true},
+		{num(math.MinInt64), math.MinInt64, true, "-9223372036854775808", true},
+		{str("768"), 768, true, "768", true},
+		{str("+0768"), 768, true, "+0768", true},
+		{str("-9223372036854775808"), math.MinInt64, true, "-9223372036854775808", true},
+		{str("9223372036854775808"), 0, false, "9223372036854775808", true},
+		{str("768px"), 0, false, "768px", true},
+		{str(" 768"), 0, false, " 768", true},
+		{str("7.5e2"), 0, false, "7.5e2", true},
+		{str(""), 0, false, "", true},
+		{flt(768), 768, true, "", false},
+		{flt(math.Copysign(0, -1)), 0, true, "", false},
+		{flt(-(1 << 63)), math.MinInt64, true, "", false},
+		{flt(1 << 63), 0, false, "", false},
+		{flt(768.5), 0, false, "", false},
+		{flt(math.Inf(1)), 0, false, "", false},
+		{flt(math.NaN()), 0, false, "", false},
+		{Value{}, 0, false, "", false},
+		{Value{Kind: Bool, Bool: true}, 0, false, "", false},
+		{Value{Kind: Array, Entries: []Entry{{num(0), num(1)}}}, 0, false, "", false},
+		{Value{Kind: Enum, Class: "Suit", Str: "Hearts"}, 0, false, "", false},
+		{Value{Kind: Reference, Int: 1}, 0, false, "", false},
 	} {
-		v, err := Decode([]byte(tt.in))
-		if err != nil {
-			t.Fatal(err)
+		if n, ok := tt.v.AsInt(); n != tt.n || ok != tt.nOK {
+			t.Errorf("%s %q %v: AsInt() = %d, %t; want %d, %t", tt.v.Kind, tt.v.Str, tt.v.Float, n, ok, tt.n, tt.nOK)
 		}
-		if got, ok := v.AsInt(); got != tt.want || ok != tt.ok {
-			t.Errorf("Decode(%q).AsInt() = %d, %t; want %d, %t", tt.in, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
-func TestAsString(t *testing.T) {
-	for _, tt := range []struct {
-		in   string
-		want string
-		ok   bool
-	}{
-		{ser("photo.jpg"), "photo.jpg", true},
-		{`s:0:"";`, "", true},
-		{"i:-42;", "-42", true},
-		{"d:1.5;", "", false},
-		{"N;", "", false},
-		{"b:1;", "", false},
-		{`E:11:"Suit:Hearts";`, "", false},
-		{"a:0:{}", "", false},
-	} {
-		v, err := Decode([]byte(tt.in))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, ok := v.AsString(); got != tt.want || ok != tt.ok {
-			t.Errorf("Decode(%q).AsString() = %q, %t; want %q, %t", tt.in, got, ok, tt.want, tt.ok)
+		if s, ok := tt.v.AsString(); s != tt.s || ok != tt.strOK {
+			t.Errorf("%s %d: AsString() = %q, %t; want %q, %t", tt.v.Kind, tt.v.Int, s, ok, tt.s, tt.strOK)
 		}
 	}
 }
