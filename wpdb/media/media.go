@@ -75,13 +75,16 @@ type Attachment struct {
 	MimeType string
 	// GUID is the guid column, WordPress's URL of last resort.
 	GUID string
-	// File is the _wp_attached_file meta value: the file relative to the
-	// uploads directory, such as "2024/06/photo.jpg".
+	// File is the raw _wp_attached_file meta value: the file relative to
+	// the uploads directory, such as "2024/06/photo.jpg".
 	File string
-	// Meta is the parsed _wp_attachment_metadata; nil when it is missing
-	// or unreadable, which WordPress treats alike.
+	// Meta is the _wp_attachment_metadata as ParseMetadata reads it; nil
+	// when it is missing or ParseMetadata returns an error, which
+	// WordPress treats alike.
 	Meta *Metadata
-	// Alt is the raw _wp_attachment_image_alt meta value.
+	// Alt is the raw _wp_attachment_image_alt meta value. Image reads
+	// these two as get_post_meta() does, which unserializes what looks
+	// serialized: an alt of "b:1;" is "1".
 	Alt string
 }
 
@@ -116,6 +119,8 @@ type Settings struct {
 // (no _wp_attached_file and no guid), or is not an image and has no
 // 'full' preview (as WordPress makes for PDFs) in its metadata.
 func (s Settings) Image(a Attachment, size string) (Image, bool) {
+	// get_post_meta() unserializes a meta value that looks serialized.
+	a.File, a.Alt = metaString(a.File), metaString(a.Alt)
 	src, width, height, ok := s.downsize(a, size)
 	if !ok {
 		return Image{}, false

@@ -3,6 +3,7 @@ package media
 import (
 	"encoding/base64"
 	"encoding/json"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -74,6 +75,20 @@ func randomStrings(seed uint64, n, max int, alphabet []string) []string {
 	return out
 }
 
+// randomFloats returns n floats of all magnitudes, written to round-trip.
+func randomFloats(seed uint64, n int) []string {
+	r := rand.New(rand.NewPCG(seed, seed))
+	out := make([]string, n)
+	for i := range out {
+		f := r.NormFloat64() * math.Pow(10, float64(r.IntN(40)-20))
+		if r.IntN(4) == 0 {
+			f = math.Round(f*1000) / 1000
+		}
+		out[i] = strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return out
+}
+
 // TestPHPSemanticsMatchWordPress runs the PHP and WordPress functions this
 // package ports on many generated inputs, in WordPress, and compares the
 // port with each answer.
@@ -134,6 +149,29 @@ func TestPHPSemanticsMatchWordPress(t *testing.T) {
 			expr:   `_wp_get_attachment_relative_path($s)`,
 			inputs: randomStrings(7, 3000, 6, []string{"/", "2024", "06", "a.jpg", "wp-content/uploads", "wp-content", "uploads", "//", "x"}),
 			port:   relativePath,
+		},
+		{
+			name:   "is_serialized",
+			expr:   `is_serialized($s) ? 'yes' : ''`,
+			inputs: append([]string{"N;", " N; ", "b:0;", "i:5;\n", "i:5;x", `s:3:"abc";`, `s:3:"abc"`, "a:0:{}", "a:x:{}", "d:0.5;", "O:8:\"stdClass\":0:{}", "C:1:\"a\":0:{}", "x"}, randomStrings(10, 5000, 8, []string{"N", "s", "a", "b", "i", "d", "O", "E", ":", ";", "}", "{", `"`, "1", "0", ".", "E", "+", "-", " ", "\n", "x"})...),
+			port: func(s string) string {
+				if isSerialized(s) {
+					return "yes"
+				}
+				return ""
+			},
+		},
+		{
+			name:   "(string) of a float",
+			expr:   `(string) (float) $s`,
+			inputs: append([]string{"0", "-0", "0.5", "1e25", "1e14", "1e15", "123456789012345", "0.0001", "0.00001", "-1.5", "0.1", "1e308", "1e-320", "2.5e-5", "99999999999999.5", "0.30000000000000004"}, randomFloats(11, 5000)...),
+			port: func(s string) string {
+				f, err := strconv.ParseFloat(s, 64)
+				if err != nil {
+					return err.Error()
+				}
+				return phpFloatString(f)
+			},
 		},
 	}
 	for _, c := range checks {
