@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
+
+	"github.com/wploadmore/wploadmore/session/phpserial"
 )
 
 // Format is a PHP session.serialize_handler: the way PHP lays out $_SESSION
@@ -47,11 +48,6 @@ func (f Format) String() string {
 // ErrMalformed is wrapped by every error Decode returns for bytes PHP could
 // not have written; the message says at which byte offset and why.
 var ErrMalformed = errors.New("session: malformed session data")
-
-// maxDepth bounds how deeply arrays and objects may nest. It is PHP's default
-// unserialize_max_depth, so PHP itself cannot read a session nested deeper,
-// and it keeps Decode's recursion (and stack) bounded on hostile input.
-const maxDepth = 4096
 
 // entry is one top-level session variable. All slices point into Data.buf,
 // except value after SetInt.
@@ -117,7 +113,7 @@ func Decode(f Format, b []byte) (*Data, error) {
 		return d, nil
 	}
 	d.buf = bytes.Clone(b)
-	p := parser{b: d.buf}
+	p := newParser(d.buf)
 	var err error
 	if f == FormatPHP {
 		err = p.sessionPHP(d)
@@ -128,7 +124,7 @@ func Decode(f Format, b []byte) (*Data, error) {
 		err = p.checkDuplicates(d.entries)
 	}
 	if err != nil {
-		return nil, p.hint(err)
+		return nil, p.malformed(err)
 	}
 	return d, nil
 }
@@ -188,64 +184,24 @@ func (d *Data) find(name string) int {
 //     once a counter went through float arithmetic.
 //
 // Anything else (missing, null, bool, other strings or floats, arrays,
-// objects, references) gives ok == false.
-func (d *Data) Int(name string) (v int64, ok bool) {
-	v, ok = d.int(name)
-	if !ok {
-		return 0, false
-	}
-	return v, true
-}
-
-func (d *Data) int(name string) (int64, bool) {
+// objects, references) gives false. These are the forms
+// phpserial.Value.AsInt reads.
+func (d *Data) Int(name string) (int64, bool) {
 	i := d.find(name)
 	if i < 0 {
 		return 0, false
 	}
+	// Only an int, a string or a float can be one: skip building anything
+	// else.
 	val := d.entries[i].value
-	if len(val) < 3 || val[len(val)-1] != ';' {
+	if len(val) == 0 || (val[0] != 'i' && val[0] != 's' && val[0] != 'd') {
 		return 0, false
 	}
-	switch {
-	case val[0] == 'i':
-		n, err := strconv.ParseInt(string(val[2:len(val)-1]), 10, 64)
-		return n, err == nil
-	case val[0] == 's':
-		// s:<len>:"<digits>"; — Decode checked the layout.
-		q := bytes.IndexByte(val, '"')
-		if q < 0 || len(val) < q+3 {
-			return 0, false
-		}
-		digits := val[q+1 : len(val)-2]
-		if len(digits) == 0 || !isSignedDigits(digits) {
-			return 0, false
-		}
-		n, err := strconv.ParseInt(string(digits), 10, 64)
-		return n, err == nil
-	case val[0] == 'd':
-		f, err := strconv.ParseFloat(string(val[2:len(val)-1]), 64)
-		// -2^63 is exact in float64; 2^63 is the first value out of range.
-		if err != nil || f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64 {
-			return 0, false
-		}
-		return int64(f), true
+	v, err := phpserial.Decode(val)
+	if err != nil {
+		return 0, false
 	}
-	return 0, false
-}
-
-func isSignedDigits(b []byte) bool {
-	if b[0] == '-' || b[0] == '+' {
-		b = b[1:]
-	}
-	if len(b) == 0 {
-		return false
-	}
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
+	return v.AsInt()
 }
 
 // SetInt stores v under name as an int (i:N;), replacing the value in place
@@ -277,12 +233,12 @@ func (d *Data) SetInt(name string, v int64) {
 	var key, nm []byte
 	switch {
 	case d.format != FormatPHPSerialize:
-		if bytes.IndexByte([]byte(name), '|') >= 0 || isCanonicalInt([]byte(name)) {
+		if bytes.IndexByte([]byte(name), '|') >= 0 || isIntKey(name) {
 			panic(fmt.Sprintf("session: SetInt: PHP's php handler cannot store the session name %q", name))
 		}
 		key = []byte(name)
 		nm = key
-	case isCanonicalInt([]byte(name)):
+	case isIntKey(name):
 		key = append(append([]byte("i:"), name...), ';')
 		nm = key[2 : len(key)-1]
 	default:
@@ -295,21 +251,8 @@ func (d *Data) SetInt(name string, v int64) {
 	d.wrapped = true
 }
 
-// isCanonicalInt reports whether b is how PHP prints an int64: what PHP
-// turns into an integer array key (-?[1-9][0-9]*|0, in range, not "-0").
-func isCanonicalInt(b []byte) bool {
-	s := b
-	if len(s) > 0 && s[0] == '-' {
-		s = s[1:]
-	}
-	if len(s) == 0 || len(s) > 19 || (s[0] == '0' && len(b) > 1) {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	_, err := strconv.ParseInt(string(b), 10, 64)
-	return err == nil
+// isIntKey reports whether PHP turns name into an integer array key.
+func isIntKey(name string) bool {
+	_, ok := phpserial.IntKey(name)
+	return ok
 }

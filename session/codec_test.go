@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/wploadmore/wploadmore/session/phpserial"
 )
 
 // update regenerates golden files (for the codec: by running real PHP on
@@ -481,5 +483,20 @@ func TestDecodeOddButPHP(t *testing.T) {
 		if got := string(d.Encode()); got != in {
 			t.Errorf("Encode = %q; want %q", got, in)
 		}
+	}
+}
+
+// TestDecodeMalformedCause checks that an error phpserial found in a value
+// is also a phpserial error, at the same offset in the whole session, and
+// that an error in the session's own grammar is not.
+func TestDecodeMalformedCause(t *testing.T) {
+	_, err := Decode(FormatPHP, []byte("a|N;b|i:+1;"))
+	var se *phpserial.SyntaxError
+	if !errors.Is(err, ErrMalformed) || !errors.As(err, &se) || se.Offset != 8 {
+		t.Errorf("Decode(b|i:+1;) = %v; want ErrMalformed and a *phpserial.SyntaxError at byte 8", err)
+	}
+	_, err = Decode(FormatPHP, []byte("a|N;b"))
+	if !errors.Is(err, ErrMalformed) || errors.Is(err, phpserial.ErrMalformed) {
+		t.Errorf("Decode(a|N;b) = %v; want ErrMalformed alone", err)
 	}
 }
