@@ -4,8 +4,8 @@
 // them.
 //
 // Decode reads one value into a tree of Values, accepting what PHP's
-// unserialize() accepts. A Scanner walks values without building them,
-// either as leniently or, in Strict mode, accepting only what PHP's
-// serialize() writes, so that data it accepts can be written back byte for
-// byte.
+// unserialize() accepts. A Scanner walks values without building them: in
+// Lenient mode as Decode reads them, or in Strict mode accepting only what
+// PHP's serialize() writes, so that the data it accepts can be written
+// back byte for byte.
 package phpserial

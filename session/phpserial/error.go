@@ -17,10 +17,12 @@ type SyntaxError struct {
 	Msg    string // what was wrong there
 }
 
+// Error says where the data is malformed and why.
 func (e *SyntaxError) Error() string {
 	return ErrMalformed.Error() + " at byte " + strconv.Itoa(e.Offset) + ": " + e.Msg
 }
 
+// Unwrap returns ErrMalformed.
 func (e *SyntaxError) Unwrap() error { return ErrMalformed }
 
 func (s *Scanner) fail(what string) error {
