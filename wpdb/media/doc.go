@@ -5,9 +5,10 @@
 // text. It follows WordPress 6.1's media code (wp-includes/media.php,
 // post.php, functions.php) with the PHP semantics that code relies on, and
 // does no I/O: the caller reads the rows (see [Attachment] and
-// [OptionNames]) and hands them over.
+// [OptionNames]), parses the metadata with [ParseMetadata] and hands them
+// over.
 //
-// What lives only in PHP code it cannot see, so it computes what a site
+// It cannot see what lives only in PHP code, so it computes what a site
 // with no plugins and a theme that registers no image sizes shows: no
 // filters (image_downsize, wp_get_attachment_url, upload_dir,
 // wp_calculate_image_srcset and the rest), no $content_width, no image
