@@ -51,6 +51,15 @@ type Config struct {
 	// memo is on.
 	ExcerptMemoEntries int
 	ExcerptMemoBytes   int
+	// Addresses are the site addresses wp-config.php defines, which
+	// [Store.Options] puts in place of the options, as WordPress does.
+	Addresses Addresses
+}
+
+// Addresses are wp-config.php's WP_HOME, WP_SITEURL and WP_CONTENT_URL;
+// an empty one is not defined.
+type Addresses struct {
+	Home, SiteURL, ContentURL string
 }
 
 // validate returns an error naming the first field that is wrong.

@@ -106,6 +106,9 @@ func (s *Store) postsAfter(ctx context.Context, t *target, lastID uint64, offset
 		}
 	}
 	posts, err := s.shape(qctx, t, rows)
+	if err == nil {
+		err = s.addCards(qctx, t, posts)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("wpdb: posts after post %d: %w", lastID, err)
 	}

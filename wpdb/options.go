@@ -3,6 +3,7 @@ package wpdb
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -23,13 +24,37 @@ type Options struct {
 	// GMTOffset is gmt_offset as stored: hours, possibly fractional and
 	// negative ("5.75", "-3.5", "0").
 	GMTOffset string
+
+	// What each post's link is built from (see package permalink).
+	PermalinkStructure string // permalink_structure: "" for plain ?p=ID links
+	Home               string // home: the site's address
+	SiteURL            string // siteurl: where WordPress, and so the uploads, live
+	CategoryBase       string // category_base: "" for WordPress's "category"
+	DefaultCategory    uint64 // default_category: a post with no category is filed there
+	ShowOnFront        string // show_on_front: "page" when a page is the front page
+	PageOnFront        uint64 // page_on_front: that page
+
+	// What each featured image is built from (see package media).
+	ContentURL    string // WP_CONTENT_URL when wp-config.php defines it
+	UploadURLPath string // upload_url_path: the uploads' URL when set
+	UploadPath    string // upload_path: their folder, relative to the site, when set
+	// ImageSizes are the options that bound WordPress's own image sizes,
+	// thumbnail_size_w, thumbnail_size_h, medium_size_w…, as stored, by
+	// option_name (package media reads them as WordPress does).
+	ImageSizes map[string]string
 }
 
 // optionNames are the rows Options reads, by option_name.
-var optionNames = []string{"blogname", "date_format", "timezone_string", "gmt_offset"}
+var optionNames = []string{"blogname", "date_format", "timezone_string", "gmt_offset",
+	"permalink_structure", "home", "siteurl", "category_base", "default_category", "show_on_front", "page_on_front",
+	"upload_url_path", "upload_path",
+	"thumbnail_size_w", "thumbnail_size_h", "medium_size_w", "medium_size_h",
+	"medium_large_size_w", "medium_large_size_h", "large_size_w", "large_size_h"}
 
-// Options reads the site's blogname, date_format, timezone_string and
-// gmt_offset from <prefix>options. The server reads them once, at start.
+// Options reads the site's settings the server shows posts with from
+// <prefix>options. The server reads them at start and again in the
+// background; the Store keeps the last read to know which rows the
+// posts' links need (see cards.go).
 // When the table does not exist (a posts table copied on its own, or the
 // embedded demo database) it returns zero Options and no error.
 //
@@ -52,13 +77,14 @@ func (s *Store) readOptions(ctx context.Context, t *target) (Options, error) {
 		return Options{}, fmt.Errorf("wpdb: look for table %s: %w", s.options, unavailable(err))
 	}
 	if n == 0 {
-		return Options{}, nil
+		return s.keep(Options{}), nil
 	}
-	// option_name is the table's unique key: four index lookups.
+	// option_name is the table's unique key: one index lookup a name.
+	names := optionNames
 	query := "SELECT option_name, option_value FROM " + quoteIdent(s.driver, s.options) +
-		" WHERE option_name IN (?" + strings.Repeat(", ?", len(optionNames)-1) + ")"
-	args := make([]any, len(optionNames))
-	for i, name := range optionNames {
+		" WHERE option_name IN (?" + strings.Repeat(", ?", len(names)-1) + ")"
+	args := make([]any, len(names))
+	for i, name := range names {
 		args[i] = name
 	}
 	rows, err := t.db.QueryContext(ctx, query, args...)
@@ -81,10 +107,58 @@ func (s *Store) readOptions(ctx context.Context, t *target) (Options, error) {
 			o.TimezoneString = value
 		case "gmt_offset":
 			o.GMTOffset = value
+		case "permalink_structure":
+			o.PermalinkStructure = value
+		case "home":
+			o.Home = value
+		case "siteurl":
+			o.SiteURL = value
+		case "category_base":
+			o.CategoryBase = value
+		case "default_category":
+			o.DefaultCategory = optionID(value)
+		case "show_on_front":
+			o.ShowOnFront = value
+		case "page_on_front":
+			o.PageOnFront = optionID(value)
+		case "upload_url_path":
+			o.UploadURLPath = value
+		case "upload_path":
+			o.UploadPath = value
+		default: // the image size limits, <size>_size_w and _h
+			if o.ImageSizes == nil {
+				o.ImageSizes = map[string]string{}
+			}
+			o.ImageSizes[name] = value
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return Options{}, fmt.Errorf("wpdb: read %s: %w", s.options, unavailable(err))
 	}
-	return o, nil
+	return s.keep(o), nil
+}
+
+// keep puts wp-config.php's addresses in place of the options, as
+// WordPress's option_home and option_siteurl filters do (without their
+// trailing slash), and keeps the result as the options last read.
+func (s *Store) keep(o Options) Options {
+	if a := s.addresses; a.Home != "" {
+		o.Home = strings.TrimRight(a.Home, `/\`)
+	}
+	if a := s.addresses; a.SiteURL != "" {
+		o.SiteURL = strings.TrimRight(a.SiteURL, `/\`)
+	}
+	o.ContentURL = s.addresses.ContentURL
+	s.site.Store(&o)
+	return o
+}
+
+// optionID reads an option holding a post or term ID; anything else is 0,
+// none.
+func optionID(value string) uint64 {
+	id, err := strconv.ParseUint(strings.TrimSpace(value), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return id
 }

@@ -3,6 +3,7 @@ package wpdb_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,14 +19,26 @@ func TestOptions(t *testing.T) {
 	t.Parallel()
 	// What a WordPress install holds, among rows Options must not mix in.
 	install := map[string]string{
-		"siteurl":         "https://example.org",
-		"blogname":        "Fish &amp; Chips &#8211; a blog",
-		"blogdescription": "Just another WordPress site",
-		"date_format":     "j. F Y",
-		"time_format":     "H:i",
-		"timezone_string": "Europe/Paris",
-		"gmt_offset":      "",
-		"posts_per_page":  "10",
+		"siteurl":             "https://example.org",
+		"blogname":            "Fish &amp; Chips &#8211; a blog",
+		"blogdescription":     "Just another WordPress site",
+		"date_format":         "j. F Y",
+		"time_format":         "H:i",
+		"timezone_string":     "Europe/Paris",
+		"gmt_offset":          "",
+		"posts_per_page":      "10",
+		"home":                "https://example.org/blog",
+		"permalink_structure": "/%category%/%postname%/",
+		"category_base":       "topics",
+		"default_category":    "1",
+		"show_on_front":       "page",
+		"page_on_front":       "42",
+		"upload_url_path":     "",
+		"upload_path":         "",
+		"medium_size_w":       "300",
+		"medium_size_h":       "300",
+		"large_size_w":        "1024px", // as stored; package media reads it as PHP's (int) does
+		"thumbnail_crop":      "1",
 	}
 	tests := []struct {
 		name    string
@@ -35,6 +48,9 @@ func TestOptions(t *testing.T) {
 	}{
 		{"install", "wp_", install, wpdb.Options{
 			BlogName: "Fish &amp; Chips &#8211; a blog", DateFormat: "j. F Y", TimezoneString: "Europe/Paris",
+			PermalinkStructure: "/%category%/%postname%/", Home: "https://example.org/blog", SiteURL: "https://example.org",
+			CategoryBase: "topics", DefaultCategory: 1, ShowOnFront: "page", PageOnFront: 42,
+			ImageSizes: map[string]string{"medium_size_w": "300", "medium_size_h": "300", "large_size_w": "1024px"},
 		}},
 		{"UTC offset", "wp_", map[string]string{"blogname": "Été", "date_format": "F j, Y", "timezone_string": "", "gmt_offset": "5.75"},
 			wpdb.Options{BlogName: "Été", DateFormat: "F j, Y", GMTOffset: "5.75"}},
@@ -42,12 +58,27 @@ func TestOptions(t *testing.T) {
 			wpdb.Options{BlogName: "Second site", GMTOffset: "-3.5"}},
 		{"empty table", "wp_", map[string]string{}, wpdb.Options{}},
 		{"no table", "wp_", nil, wpdb.Options{}},
+		{"wp-config addresses", "wp_", install, wpdb.Options{
+			BlogName: "Fish &amp; Chips &#8211; a blog", DateFormat: "j. F Y", TimezoneString: "Europe/Paris",
+			PermalinkStructure: "/%category%/%postname%/", Home: "https://www.example.org", SiteURL: "https://cms.example.org/wp",
+			ContentURL: "https://cdn.example.org/content", CategoryBase: "topics", DefaultCategory: 1, ShowOnFront: "page", PageOnFront: 42,
+			ImageSizes: map[string]string{"medium_size_w": "300", "medium_size_h": "300", "large_size_w": "1024px"},
+		}},
+		{"wp-config addresses, no table", "wp_", nil, wpdb.Options{
+			Home: "https://www.example.org", SiteURL: "https://cms.example.org/wp", ContentURL: "https://cdn.example.org/content",
+		}},
 	}
 	for _, driver := range wpdbtest.Drivers() {
 		for _, tt := range tests {
 			t.Run(driver+"/"+tt.name, func(t *testing.T) {
 				t.Parallel()
 				cfg := wpdbtest.New(t, driver, tt.prefix)
+				if strings.HasPrefix(tt.name, "wp-config addresses") {
+					// WP_HOME and WP_SITEURL win over the options, without
+					// their trailing slash, as in WordPress.
+					cfg.Addresses = wpdb.Addresses{Home: "https://www.example.org/", SiteURL: "https://cms.example.org/wp",
+						ContentURL: "https://cdn.example.org/content"}
+				}
 				if tt.options != nil {
 					wpdbtest.Options(t, cfg, tt.options)
 				}

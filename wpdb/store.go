@@ -26,6 +26,10 @@ type Post struct {
 	Name  string `db:"post_name"`
 	Date  string `db:"post_date"` // exactly as stored, e.g. "2024-01-02 03:04:05"
 
+	Type     string `db:"post_type"`
+	AuthorID uint64 `db:"post_author"`
+	ParentID uint64 `db:"post_parent"`
+
 	// Protected is set when the post has a password (post_password is not
 	// empty). Nothing of such a post's content is read, so its Excerpt is
 	// the empty text's, and the password itself never leaves the
@@ -34,6 +38,16 @@ type Post struct {
 
 	// Excerpt is the post's content shaped into plain text: see [Excerpter].
 	Excerpt string `db:"-"`
+
+	// What the post's link is built from beyond its row, read only when
+	// the site's permalinks need it (see cards.go): its %category% path,
+	// its author's user_nicename, and for a page its path.
+	Category string `db:"-"`
+	Author   string `db:"-"`
+	PagePath string `db:"-"`
+	// Thumbnail is the featured image's attachment (_thumbnail_id), nil
+	// when the post has none.
+	Thumbnail *Attachment `db:"-"`
 }
 
 // Store reads published posts from a WordPress database, and from its read
@@ -42,7 +56,8 @@ type Post struct {
 // database comes back from an outage.
 type Store struct {
 	driver  string
-	table   string // <prefix>posts, validated
+	prefix  string // the table prefix, validated
+	table   string // <prefix>posts
 	options string // <prefix>options, read by [Store.Options]
 	timeout time.Duration
 	types   []string // the configured post types, bound as parameters
@@ -63,6 +78,13 @@ type Store struct {
 	startChars int
 	memo       *excerptMemo
 	shaped     atomic.Int64 // posts shaped rather than found in the memo, for tests
+
+	addresses Addresses
+	// site is the last Options read: which rows the links need.
+	site atomic.Pointer[Options]
+	// tables are the site's tables the cards read, beyond posts: a posts
+	// table copied on its own, or the embedded demo, has none of them.
+	tables cardTables
 }
 
 // target is one database the Store reads from, the primary or a replica:
@@ -121,6 +143,8 @@ func open(ctx context.Context, cfg Config, rep Replication, logger *slog.Logger,
 	}
 	s := &Store{
 		driver:     cfg.Driver,
+		prefix:     cfg.TablePrefix,
+		addresses:  cfg.Addresses,
 		table:      cfg.TablePrefix + "posts",
 		options:    cfg.TablePrefix + "options",
 		timeout:    cfg.QueryTimeout,
@@ -140,6 +164,10 @@ func open(ctx context.Context, cfg Config, rep Replication, logger *slog.Logger,
 		return nil, err
 	}
 	s.primary = primary
+	if s.tables, err = findCardTables(ctx, primary.db.DB, cfg); err != nil {
+		s.Close()
+		return nil, err
+	}
 	if err := s.openReplicas(ctx, cfg, rep, logger); err != nil {
 		s.Close()
 		return nil, err
@@ -243,7 +271,7 @@ func postsQuery(driver, table string, n, startChars int) string {
 // returns, by primary key, in the listing order, with the first
 // startChars characters of their content (see contentColumns).
 func outerPageQuery(driver, table string, startChars int, inner string) string {
-	return "SELECT p.ID, p.post_title, p.post_name, " + contentColumns(driver, startChars) +
+	return "SELECT p.ID, p.post_title, p.post_name, p.post_type, p.post_author, p.post_parent, " + contentColumns(driver, startChars) +
 		" FROM " + quoteIdent(driver, table) + " AS p" +
 		" JOIN (" + inner + ") AS page ON page.ID = p.ID" +
 		" ORDER BY page.post_date DESC, page.ID DESC"
@@ -326,6 +354,9 @@ func (s *Store) posts(ctx context.Context, t *target, offset, limit int) ([]Post
 		return nil, fmt.Errorf("wpdb: posts after offset %d: %w", offset, unavailable(err))
 	}
 	posts, err := s.shape(ctx, t, rows)
+	if err == nil {
+		err = s.addCards(ctx, t, posts)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("wpdb: posts after offset %d: %w", offset, err)
 	}

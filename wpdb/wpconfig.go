@@ -30,7 +30,8 @@ func LoadWPConfig(path string) (Config, error) {
 // ParseWPConfig reads the database settings from the PHP source of a
 // wp-config.php: the constants DB_NAME, DB_USER, DB_PASSWORD, DB_HOST and
 // DB_CHARSET set with define() (or const), and $table_prefix, which is left
-// empty when the file sets none. It does not run PHP: each
+// empty when the file sets none; and the site's Addresses, WP_HOME,
+// WP_SITEURL and WP_CONTENT_URL, when it defines them. It does not run PHP: each
 // must be a plain string literal (single or double quotes, any spacing,
 // comments anywhere). As in PHP, the first define() of a constant wins and
 // the last assignment of $table_prefix wins.
@@ -123,7 +124,10 @@ func ParseWPConfig(src []byte) (Config, error) {
 	if !prefixLiteral {
 		return Config{}, errors.New("wpdb: wp-config: $table_prefix is not set to a plain string literal")
 	}
-	cfg := Config{Driver: DriverMySQL, DSN: mc.FormatDSN(), LocalSocket: local}
+	// Only literals are read, as for the credentials; a computed address
+	// (a site that builds WP_HOME from $_SERVER) is left to the options.
+	cfg := Config{Driver: DriverMySQL, DSN: mc.FormatDSN(), LocalSocket: local,
+		Addresses: Addresses{Home: consts["WP_HOME"], SiteURL: consts["WP_SITEURL"], ContentURL: consts["WP_CONTENT_URL"]}}
 	if prefixSet {
 		if err := validatePrefix(prefix); err != nil {
 			return Config{}, fmt.Errorf("wpdb: wp-config: $table_prefix: %w", err)

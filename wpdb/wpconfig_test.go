@@ -223,3 +223,36 @@ func FuzzParseWPConfig(f *testing.F) {
 		}
 	})
 }
+
+// TestParseWPConfigAddresses reads the site addresses a wp-config.php may
+// define, which WordPress puts in place of the home and siteurl options;
+// a computed one is left to the options rather than failing the start.
+func TestParseWPConfigAddresses(t *testing.T) {
+	base := `<?php
+define( 'DB_NAME', 'wordpress' ); define( 'DB_USER', 'wp' ); define( 'DB_PASSWORD', 'pw' ); define( 'DB_HOST', 'db' );
+`
+	tests := []struct {
+		name, src string
+		want      Addresses
+	}{
+		{"none", "", Addresses{}},
+		{"all three", `define( 'WP_HOME', 'https://example.com/' );
+define("WP_SITEURL", "https://example.com/wp");
+const WP_CONTENT_URL = 'https://cdn.example.com/wp-content';`,
+			Addresses{Home: "https://example.com/", SiteURL: "https://example.com/wp", ContentURL: "https://cdn.example.com/wp-content"}},
+		{"computed", `define( 'WP_HOME', 'https://' . $_SERVER['HTTP_HOST'] );`, Addresses{}},
+		{"first wins", "define('WP_HOME', 'https://first.example');\ndefine('WP_HOME', 'https://second.example');",
+			Addresses{Home: "https://first.example"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg, err := ParseWPConfig([]byte(base + tt.src))
+			if err != nil {
+				t.Fatalf("ParseWPConfig: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, cfg.Addresses); diff != "" {
+				t.Errorf("Addresses (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

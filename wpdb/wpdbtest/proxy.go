@@ -3,6 +3,7 @@ package wpdbtest
 import (
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,6 +21,8 @@ type Proxy struct {
 
 	t      testing.TB
 	target string
+
+	queries atomic.Int64 // statements the clients ran: see Queries
 
 	mu       sync.Mutex
 	listener net.Listener
@@ -93,18 +96,21 @@ func (p *Proxy) serve(listener net.Listener) {
 		p.mu.Lock()
 		p.conns[upstream] = struct{}{}
 		p.mu.Unlock()
-		go p.pipe(upstream, client, 0)
-		go p.pipe(client, upstream, delay)
+		go p.pipe(upstream, client, 0, &commandCounter{n: &p.queries})
+		go p.pipe(client, upstream, delay, nil)
 	}
 }
 
 // pipe copies src to dst, holding each chunk back by delay, until either
-// side closes; then it closes both.
-func (p *Proxy) pipe(dst, src net.Conn, delay time.Duration) {
+// side closes; then it closes both. A client's bytes go through counter.
+func (p *Proxy) pipe(dst, src net.Conn, delay time.Duration, counter *commandCounter) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
+			if counter != nil {
+				counter.read(buf[:n])
+			}
 			time.Sleep(delay)
 			if _, werr := dst.Write(buf[:n]); werr != nil {
 				break
@@ -120,6 +126,47 @@ func (p *Proxy) pipe(dst, src net.Conn, delay time.Duration) {
 	delete(p.conns, dst)
 	delete(p.conns, src)
 	p.mu.Unlock()
+}
+
+// Queries returns how many statements the clients sent through the proxy
+// so far: text queries and executions of prepared statements, as MariaDB
+// counts them in Com_select and Com_stmt_execute, but only this proxy's
+// clients', whatever else the server runs.
+func (p *Proxy) Queries() int { return int(p.queries.Load()) }
+
+// commandCounter reads the MySQL client protocol a client sends: packets of
+// a 3-byte little-endian length, a sequence number and the payload. A
+// command starts a sequence (number 0) with its code: COM_QUERY is 0x03,
+// COM_STMT_EXECUTE 0x17.
+type commandCounter struct {
+	n         *atomic.Int64
+	header    [4]byte
+	have      int  // bytes of the header read
+	left      int  // payload bytes still to pass
+	atCommand bool // the next payload byte is a command's code
+}
+
+func (c *commandCounter) read(b []byte) {
+	for len(b) > 0 {
+		if c.left == 0 {
+			c.header[c.have] = b[0]
+			c.have++
+			b = b[1:]
+			if c.have == len(c.header) {
+				c.have = 0
+				c.left = int(c.header[0]) | int(c.header[1])<<8 | int(c.header[2])<<16
+				c.atCommand = c.header[3] == 0
+			}
+			continue
+		}
+		if c.atCommand && (b[0] == 0x03 || b[0] == 0x17) {
+			c.n.Add(1)
+		}
+		c.atCommand = false
+		pass := min(c.left, len(b))
+		c.left -= pass
+		b = b[pass:]
+	}
 }
 
 // DropAll cuts every connection, as a database restart does.
