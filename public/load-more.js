@@ -82,17 +82,10 @@ function feedKeys(posts) {
     }
     const target = /** @type {Element} */ (event.target);
     const articles = [...posts.querySelectorAll('article.post')];
+    // The focus is on a post or on its title's link: separators, the
+    // feed's only other children, take none.
     const current = target.closest('article.post');
-    let next;
-    if (current) {
-      next = articles[articles.indexOf(current) + (event.key === 'PageDown' ? 1 : -1)];
-    } else {
-      // On a separator: its batch's first post is next, the post before it previous.
-      next = articles.find((a) => target.compareDocumentPosition(a) & Node.DOCUMENT_POSITION_FOLLOWING);
-      if (event.key === 'PageUp') {
-        next = articles[(next ? articles.indexOf(next) : articles.length) - 1];
-      }
-    }
+    const next = current && articles[articles.indexOf(current) + (event.key === 'PageDown' ? 1 : -1)];
     if (next instanceof HTMLElement) {
       event.preventDefault();
       next.focus();
@@ -191,9 +184,11 @@ function mount(doc) {
   }
 
   /**
-   * show appends a separator and the rendered posts, updates the badge and
-   * brings the separator into view with the focus on it, so screen readers
-   * read where the new batch starts.
+   * show appends a separator and the rendered posts, updates the badge,
+   * brings the separator into view and puts the focus on the batch's first
+   * post, described by the separator, so screen readers read where the new
+   * batch starts. The separator itself takes no focus: a feed owns only
+   * articles (WAI-ARIA), and a focusable child of another kind breaks it.
    * @param {string} tpl
    * @param {Record<string, unknown>[]} data
    */
@@ -201,12 +196,11 @@ function mount(doc) {
     const shown = articles().length;
     const holder = doc.createElement('template');
     holder.innerHTML = Mustache.render(tpl, {
-      data: data.map((post, i) => ({ ...post, posinset: shown + i + 1, setsize: -1 })),
+      data: data.map((post, i) => ({ ...post, posinset: shown + i + 1, setsize: -1, eager: shown + i === 0 })),
     });
-    const separator = doc.createElement('p');
+    const separator = doc.createElement('div');
     separator.className = 'batch';
     separator.id = `batch-${shown + 1}`;
-    separator.tabIndex = -1;
     separator.textContent = batchLabel(shown + 1, shown + data.length);
     // The server renders "No posts yet." into an empty list; it is stale now.
     posts.querySelectorAll('.no-posts').forEach((el) => el.remove());
@@ -217,10 +211,13 @@ function mount(doc) {
     badge.textContent = String(positiveInt(badge.textContent, 0) + data.length);
     announce(data.length === 1 ? '1 more post loaded.' : `${data.length} more posts loaded.`);
     follow(shown + data.length);
-    const target = separator.isConnected ? separator : articles()[0];
-    if (target) {
-      target.focus({ preventScroll: true });
-      target.scrollIntoView({ behavior: reduceMotion.matches ? 'auto' : 'smooth', block: 'start' });
+    const first = articles()[shown];
+    if (first) {
+      if (separator.isConnected) {
+        first.setAttribute('aria-describedby', separator.id);
+      }
+      first.focus({ preventScroll: true });
+      (separator.isConnected ? separator : first).scrollIntoView({ behavior: reduceMotion.matches ? 'auto' : 'smooth', block: 'start' });
     }
   }
 

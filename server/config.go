@@ -22,6 +22,8 @@ import (
 
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/media"
+	"github.com/wploadmore/wploadmore/wpdb/permalink"
 )
 
 // envPrefix is put before a flag's name, upper-cased with dashes as
@@ -68,6 +70,7 @@ type Config struct {
 	Templates       string // a folder of templates replacing the embedded ones
 	Title           string // "" means the site's blogname, else defaultTitle
 	DateFormat      string // PHP date() letters; "" means the site's date_format, else defaultDateFormat
+	ImageSize       string // the featured image's size name, as WordPress names its sizes
 	MaxPagePosts    int
 	MaxConns        int           // most open client connections; more wait in the listen queue
 	IdleTimeout     time.Duration // a keep-alive connection's wait for its next request
@@ -135,6 +138,7 @@ func parseConfig(args []string, environ []string, output io.Writer) (Config, err
 
 	fs.StringVar(&cfg.Templates, "templates", "", "`folder` of templates (load-more.mustache, page.html) replacing the embedded ones")
 	fs.StringVar(&cfg.Title, "title", "", "page `title` (default: the site's blogname from the options table, else \""+defaultTitle+"\")")
+	fs.StringVar(&cfg.ImageSize, "image-size", defaultImageSize, "the WordPress image `size` each post's featured image is shown at: thumbnail, medium, medium_large, large, full, or one a theme registers")
 	fs.StringVar(&cfg.DateFormat, "date-format", "", "PHP date() `letters` post dates are shown with (default: the site's date_format, else \""+defaultDateFormat+"\")")
 	// 200 posts are 100 clicks of the default batch: more than a reader
 	// scrolls through, and under -cache-depth (256), so every page view,
@@ -443,6 +447,8 @@ func (c *Config) validate() error {
 		return fmt.Errorf("-shutdown-timeout: %v is not positive", c.ShutdownTimeout)
 	case c.LogFormat != "text" && c.LogFormat != "json":
 		return fmt.Errorf("-log-format: %q is not text or json", c.LogFormat)
+	case c.ImageSize == "" || strings.ContainsFunc(c.ImageSize, notImageSizeRune):
+		return fmt.Errorf("-image-size: %q is not a size name (letters, digits, _ and -)", c.ImageSize)
 	}
 	basePath, err := cleanBasePath(c.BasePath)
 	if err != nil {
@@ -667,18 +673,34 @@ func (c *Config) sessionConfig() session.Config {
 const defaultMemorySessions = 64 << 20 / 256
 
 // What the page shows when neither a flag nor the site's options say:
-// the PHP script's own title and WordPress's default date_format.
+// the PHP script's own title and WordPress's default date_format; and the
+// featured image's size, the largest of WordPress's default sizes below a
+// full-width desktop column (768 px wide).
 const (
 	defaultTitle      = "Load more posts"
 	defaultDateFormat = "F j, Y"
+	defaultImageSize  = "medium_large"
 )
 
-// siteSettings is how the server shows the site: the page title and how
-// post dates read. newServer resolves it once, at start.
+// notImageSizeRune tells a rune no size name holds: WordPress's own and
+// the ones themes register are keys such as "post-thumbnail" or
+// "1536x1536".
+func notImageSizeRune(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-')
+}
+
+// siteSettings is how the server shows the site: the page title, how post
+// dates read, and what each post's link and featured image are built
+// from. newServer resolves it at start; the post format takes it again
+// whenever the options are read again (see watchOptions).
 type siteSettings struct {
 	Title      string         // plain text
 	DateFormat string         // PHP date() letters
 	Zone       *time.Location // the site's zone, for the e T P O c r U letters
+	Links      permalink.Site // Home "" when the site's address is unknown: no links
+	Images     media.Settings
+	ImageSize  string
+	CSP        string // the page's Content-Security-Policy: see pageCSP
 }
 
 // site resolves the settings from the flags, then the site's options (zero
@@ -701,6 +723,16 @@ func (c *Config) site(o wpdb.Options, text htmlText, logger *slog.Logger) siteSe
 			"timezone_string", o.TimezoneString, "gmt_offset", o.GMTOffset)
 	}
 	s.Zone = zone
+	// get_option('home') falls back to siteurl on a site that lost its
+	// home option, as WordPress's install sets both.
+	s.Links = permalink.Site{Structure: o.PermalinkStructure, Home: cmp.Or(o.Home, o.SiteURL),
+		ShowOnFront: o.ShowOnFront, PageOnFront: o.PageOnFront}
+	s.Images = media.Settings{
+		UploadsURL: media.UploadsURL(o.SiteURL, o.ContentURL, o.UploadURLPath, o.UploadPath),
+		Limits:     media.LimitsFromOptions(o.ImageSizes),
+	}
+	s.ImageSize = c.ImageSize
+	s.CSP = pageCSP(urlOrigin(s.Images.UploadsURL))
 	return s
 }
 

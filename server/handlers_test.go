@@ -113,7 +113,7 @@ func threePosts() []wpdb.Post {
 	for id := uint64(3); id >= 1; id-- {
 		posts = append(posts, wpdb.Post{
 			ID: id, Title: fmt.Sprintf("Post %d", id), Name: fmt.Sprintf("post-%d", id),
-			Excerpt: fmt.Sprintf("Text %d...", id), Date: "2024-01-01 00:00:00",
+			Excerpt: fmt.Sprintf("Text %d...", id), Date: "2024-01-01 00:00:00", Type: "post",
 		})
 	}
 	return posts
@@ -253,7 +253,7 @@ func TestPostViewFields(t *testing.T) {
 	if !strings.HasPrefix(rec.Body.String(), old+",") {
 		t.Errorf("JSON %s\ndoes not start with the five fields %s", rec.Body.String(), old)
 	}
-	want := old + `,"title":"Post 2","date":"January 1, 2024","datetime":"2024-01-01T00:00:00"}]` + "\n"
+	want := old + `,"title":"Post 2","date":"January 1, 2024","datetime":"2024-01-01T00:00:00","protected":false}]` + "\n"
 	if diff := cmp.Diff(want, rec.Body.String()); diff != "" {
 		t.Errorf("JSON (-want +got):\n%s", diff)
 	}
@@ -261,7 +261,7 @@ func TestPostViewFields(t *testing.T) {
 	data := templateData(mustViews(t, threePosts()[1:2], defaultPostFormat(t)))
 	wantData := map[string]any{"data": []map[string]any{{
 		"ID": uint64(2), "post_title": "Post 2", "post_content": "Text 2...", "post_name": "post-2", "post_date": "2024-01-01 00:00:00",
-		"title": "Post 2", "date": "January 1, 2024", "datetime": "2024-01-01T00:00:00",
+		"title": "Post 2", "date": "January 1, 2024", "datetime": "2024-01-01T00:00:00", "protected": false,
 	}}}
 	if diff := cmp.Diff(wantData, data); diff != "" {
 		t.Errorf("template data (-want +got):\n%s", diff)

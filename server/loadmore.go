@@ -2,6 +2,8 @@ package main
 
 import (
 	"net/http"
+	"net/url"
+	"strings"
 
 	"github.com/wploadmore/wploadmore/session"
 )
@@ -143,7 +145,7 @@ func servePage(posts viewSource, sessions sessionStore, cookie session.Cookie, p
 		// per-visitor state.
 		h.Set("Cache-Control", "no-store, no-cache, must-revalidate")
 		h.Set("Pragma", "no-cache")
-		h.Set("Content-Security-Policy", pageCSP)
+		h.Set("Content-Security-Policy", page.format.site.Load().CSP)
 		if coding != "" {
 			// gzhttp, around this handler, passes a coded body through.
 			h.Set("Content-Encoding", coding)
@@ -154,12 +156,30 @@ func servePage(posts viewSource, sessions sessionStore, cookie session.Cookie, p
 }
 
 // pageCSP allows the page its own script, styles and fetches, and nothing
-// inline: a title that slipped past escaping still could not run. Only the
-// site itself may frame it: "More posts" is a button a framing page could
-// trick a visitor into clicking. frame-ancestors has no default-src
-// fallback, so it is named.
-const pageCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
-	"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'self'"
+// inline: a title that slipped past escaping still could not run. Images
+// may come from imageOrigin too, the origin of the site's uploads, where
+// featured images live (none when it is ""). Only the site itself may
+// frame it: "More posts" is a button a framing page could trick a visitor
+// into clicking. frame-ancestors has no default-src fallback, so it is
+// named.
+func pageCSP(imageOrigin string) string {
+	images := "'self' data:"
+	if imageOrigin != "" {
+		images += " " + imageOrigin
+	}
+	return "default-src 'self'; script-src 'self'; style-src 'self'; img-src " + images + "; " +
+		"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'self'"
+}
+
+// urlOrigin is the scheme://host[:port] of an absolute http(s) URL, as a
+// CSP source; "" for anything else.
+func urlOrigin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || strings.ContainsAny(u.Host, " ;,'") {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
+}
 
 // setSessionCookie sends the cookie when the store issued a new id, as PHP
 // does, and only then.

@@ -91,7 +91,7 @@ type moreForm struct {
 var (
 	formRE      = regexp.MustCompile(`<form class="load-more( needs-script)?" id="load-more" method="get" action="load-more.php#([^"]*)"`)
 	formPostsRE = regexp.MustCompile(`<input type="hidden" name="posts" value="(\d+)">`)
-	separatorRE = regexp.MustCompile(`<p class="batch" id="batch-(\d+)" tabindex="-1">([^<]*)</p>`)
+	separatorRE = regexp.MustCompile(`<div class="batch" id="batch-(\d+)">([^<]*)</div>`)
 	posinsetRE  = regexp.MustCompile(`aria-posinset="(\d+)" aria-setsize="(-?\d+)"`)
 )
 

@@ -74,10 +74,11 @@ type pageView struct {
 //
 // Renders are bounded too: see renderBudget.
 type pageRenderer struct {
-	page  *template.Template
-	posts *mustache.Template
-	title string
-	batch int
+	page   *template.Template
+	posts  *mustache.Template
+	title  string
+	batch  int
+	format *postFormat // the site as last read, for the page's CSP
 
 	seed      maphash.Seed
 	mu        sync.Mutex
@@ -120,7 +121,7 @@ const (
 )
 
 // newPageRenderer parses the templates; title is the page title, plain text.
-func newPageRenderer(cfg Config, title string, templates fs.FS, postsTemplate string) (*pageRenderer, error) {
+func newPageRenderer(cfg Config, title string, format *postFormat, templates fs.FS, postsTemplate string) (*pageRenderer, error) {
 	posts, err := mustache.ParseString(postsTemplate)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", loadMoreTemplate, err)
@@ -134,7 +135,7 @@ func newPageRenderer(cfg Config, title string, templates fs.FS, postsTemplate st
 	if err != nil {
 		return nil, err
 	}
-	return &pageRenderer{page: page, posts: posts, title: title, batch: cfg.Batch,
+	return &pageRenderer{page: page, posts: posts, title: title, batch: cfg.Batch, format: format,
 		seed: maphash.MakeSeed(), memo: map[uint64]*renderedPage{}, memoMax: pageMemoBytes,
 		// A render that waited as long as a query may take is answered 503:
 		// the server is saturated, and a proxy or the reader can retry.
@@ -308,13 +309,17 @@ func (p *pageRenderer) renderView(w io.Writer, v pageView) error {
 }
 
 // feedData is views as the template reads them, each with its place in the
-// feed (aria-posinset, from first) and the feed's size (aria-setsize, -1
-// while unknown), as load-more.js adds them to the posts it fetches.
+// feed (aria-posinset, from first), the feed's size (aria-setsize, -1
+// while unknown) and whether its image loads eagerly, as load-more.js adds
+// them to the posts it fetches.
 func feedData(views []postView, first, setSize int) map[string]any {
 	data := templateData(views)
 	for i, item := range data["data"].([]map[string]any) {
 		item["posinset"] = first + i
 		item["setsize"] = setSize
+		// The first card's image is the page's largest paint: fetched
+		// first, never lazily, as WordPress marks its first content image.
+		item["eager"] = first+i == 1
 	}
 	return data
 }

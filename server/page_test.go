@@ -123,7 +123,7 @@ func testPageRenderer(t *testing.T) (*pageRenderer, Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := newPageRenderer(cfg, "Title", templates.FS, string(mustache))
+	p, err := newPageRenderer(cfg, "Title", defaultPostFormat(t), templates.FS, string(mustache))
 	if err != nil {
 		t.Fatal(err)
 	}

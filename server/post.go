@@ -9,11 +9,14 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/microcosm-cc/bluemonday"
 
 	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/media"
+	"github.com/wploadmore/wploadmore/wpdb/permalink"
 	"github.com/wploadmore/wploadmore/wpdb/phpdate"
 )
 
@@ -42,25 +45,39 @@ type postView struct {
 	// empty excerpt ("..."), since nothing of its content is read, and the
 	// page shows WordPress's own message in place of the excerpt.
 	Protected bool `json:"protected"`
+	// Link is the post's permalink, as get_permalink() builds it; left out
+	// when the site's address is unknown (a posts table with no options).
+	Link string `json:"link,omitempty"`
+	// Image is the featured image as wp_get_attachment_image() renders it
+	// at -image-size; left out when the post has none, and for a protected
+	// post, whose image WordPress's own themes hide behind the password.
+	Image *media.Image `json:"image,omitempty"`
 
 	// Record is the view as one JSON record, made with the view: a cached
 	// view is encoded once, not once per answer. See writeJSONViews.
 	Record []byte `json:"-"`
 }
 
-// postFormat turns stored posts into views the way the site shows them.
-// It is built once, at start, and safe for concurrent use.
+// postFormat turns stored posts into views the way the site shows them,
+// by the site's settings as last read (see watchOptions). It is safe for
+// concurrent use.
 type postFormat struct {
-	dateFormat string // PHP date() letters
-	zone       *time.Location
-	text       htmlText
+	site atomic.Pointer[siteSettings]
+	text htmlText
 }
 
 func newPostFormat(site siteSettings, text htmlText) *postFormat {
-	return &postFormat{dateFormat: site.DateFormat, zone: site.Zone, text: text}
+	f := &postFormat{text: text}
+	f.set(site)
+	return f
 }
 
+// set makes later views follow site: a changed permalink structure or
+// uploads address shows in every page read after it.
+func (f *postFormat) set(site siteSettings) { f.site.Store(&site) }
+
 func newPostViews(posts []wpdb.Post, f *postFormat) ([]postView, error) {
+	site := f.site.Load()
 	views := make([]postView, len(posts))
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -75,7 +92,8 @@ func newPostViews(posts []wpdb.Post, f *postFormat) ([]postView, error) {
 			// WordPress's protected_title_format, as the_title() shows it.
 			v.TitleText = "Protected: " + v.TitleText
 		}
-		v.LocalDate, v.DateTime = f.date(p.Date)
+		v.LocalDate, v.DateTime = site.date(p.Date)
+		v.Link, v.Image = site.card(&p)
 		buf.Reset()
 		if err := enc.Encode(v); err != nil {
 			return nil, fmt.Errorf("encode post %d: %w", p.ID, err)
@@ -135,13 +153,31 @@ func (f formattedPosts) ViewsAfter(ctx context.Context, lastID uint64, offset, l
 // get_post_datetime() shows it; datetime keeps the stored value. A date
 // that is no date ("0000-00-00 00:00:00", which WordPress stores for
 // drafts) is shown as stored, with no datetime.
-func (f *postFormat) date(stored string) (local, datetime string) {
-	t, err := time.ParseInLocation(time.DateTime, stored, f.zone)
+func (s *siteSettings) date(stored string) (local, datetime string) {
+	t, err := time.ParseInLocation(time.DateTime, stored, s.Zone)
 	if err != nil {
 		return stored, ""
 	}
 	// Parsed, so stored is "YYYY-MM-DD HH:MM:SS".
-	return phpdate.Format(f.dateFormat, t), stored[:10] + "T" + stored[11:]
+	return phpdate.Format(s.DateFormat, t), stored[:10] + "T" + stored[11:]
+}
+
+// card returns p's link and featured image.
+func (s *siteSettings) card(p *wpdb.Post) (link string, image *media.Image) {
+	if s.Links.Home != "" {
+		link = s.Links.Link(permalink.Post{ID: p.ID, Type: p.Type, Name: p.Name, Date: p.Date,
+			Category: p.Category, Author: p.Author, PagePath: p.PagePath})
+	}
+	if t := p.Thumbnail; t != nil && !p.Protected {
+		a := media.Attachment{ID: t.ID, MimeType: t.MimeType, GUID: t.GUID, File: t.File, Alt: t.Alt}
+		// Metadata WordPress cannot read is none to it too: the image is
+		// shown at its original file, of unknown size.
+		a.Meta, _ = media.ParseMetadata([]byte(t.Metadata))
+		if img, ok := s.Images.Image(a, s.ImageSize); ok {
+			image = &img
+		}
+	}
+	return link, image
 }
 
 // htmlText reads HTML as text: WordPress titles and the blog name are
@@ -160,22 +196,32 @@ func (h htmlText) plain(s string) string {
 
 // templateData is views as the template's {{#data}} section reads them.
 // mustache looks values up by name and cannot see a Go field under its JSON
-// name, so each view becomes a map keyed by the JSON names: the server then
-// renders exactly what the browser renders from the JSON.
+// name, so each view becomes a map keyed by the JSON names, nested values
+// too, without the fields the JSON leaves out: the server then renders
+// exactly what the browser renders from the JSON.
 func templateData(views []postView) map[string]any {
-	typ := reflect.TypeFor[postView]()
 	items := make([]map[string]any, len(views))
 	for i := range views {
-		v := reflect.ValueOf(views[i])
-		item := make(map[string]any, typ.NumField())
-		for f := range typ.NumField() {
-			name, _, _ := strings.Cut(typ.Field(f).Tag.Get("json"), ",")
-			if name == "-" {
-				continue
-			}
-			item[name] = v.Field(f).Interface()
-		}
-		items[i] = item
+		items[i] = jsonFields(reflect.ValueOf(views[i]))
 	}
 	return map[string]any{"data": items}
+}
+
+// jsonFields is the struct v as a map of its JSON names.
+func jsonFields(v reflect.Value) map[string]any {
+	typ := v.Type()
+	item := make(map[string]any, typ.NumField())
+	for f := range typ.NumField() {
+		name, opts, _ := strings.Cut(typ.Field(f).Tag.Get("json"), ",")
+		field := v.Field(f)
+		if name == "-" || opts == "omitempty" && field.IsZero() {
+			continue
+		}
+		if field.Kind() == reflect.Pointer && field.Type().Elem().Kind() == reflect.Struct {
+			item[name] = jsonFields(field.Elem())
+			continue
+		}
+		item[name] = field.Interface()
+	}
+	return item
 }

@@ -314,8 +314,13 @@ func (c *postCache) put(p *cachedPage) {
 // struct that points at them. It is what the byte budget counts.
 func viewBytes(v *postView) int {
 	const structBytes = 160 // the postView value with its headers
-	return structBytes + len(v.Title) + len(v.Excerpt) + len(v.Name) + len(v.Date) +
-		len(v.TitleText) + len(v.LocalDate) + len(v.DateTime) + len(v.Record)
+	n := structBytes + len(v.Title) + len(v.Excerpt) + len(v.Name) + len(v.Date) +
+		len(v.TitleText) + len(v.LocalDate) + len(v.DateTime) + len(v.Link) + len(v.Record)
+	if img := v.Image; img != nil {
+		const imageBytes = 112 // the media.Image value with its headers
+		n += imageBytes + len(img.Src) + len(img.Srcset) + len(img.Sizes) + len(img.Alt)
+	}
+	return n
 }
 
 // idBytes is what one entry of the head's position map costs, roughly.

@@ -78,13 +78,19 @@ func run(ctx context.Context, args []string, environ []string, stdout io.Writer)
 	if err := metrics.observeReplicas(posts); err != nil {
 		return err
 	}
-	// Read once: a changed blogname or date_format shows after a restart.
+	// Read at start, then every optionsEvery: a changed blogname shows
+	// after a restart, changed links and images within a minute.
 	options, err := posts.Options(openCtx)
 	if err != nil {
 		return fmt.Errorf("database: %w", err)
 	}
 	logger.Info("database: site options", "blogname", options.BlogName, "date_format", options.DateFormat,
-		"timezone_string", options.TimezoneString, "gmt_offset", options.GMTOffset)
+		"timezone_string", options.TimezoneString, "gmt_offset", options.GMTOffset,
+		"home", options.Home, "permalink_structure", options.PermalinkStructure)
+	optionsUpdates := make(chan wpdb.Options)
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	go watchOptions(watchCtx, posts, optionsEvery, optionsUpdates, logger)
 
 	sessions, err := openSessions(openCtx, cfg, logger, metrics)
 	if err != nil {
@@ -106,15 +112,16 @@ func run(ctx context.Context, args []string, environ []string, stdout io.Writer)
 		return err
 	}
 	handler, err := newServer(serverDeps{
-		Config:    cfg,
-		Logger:    logger,
-		Posts:     posts,
-		Sessions:  sessions,
-		Templates: tmplFS,
-		Public:    public.FS,
-		Options:   options,
-		AccessLog: accessLog,
-		Metrics:   metrics,
+		Config:         cfg,
+		Logger:         logger,
+		Posts:          posts,
+		Sessions:       sessions,
+		Templates:      tmplFS,
+		Public:         public.FS,
+		Options:        options,
+		AccessLog:      accessLog,
+		OptionsUpdates: optionsUpdates,
+		Metrics:        metrics,
 	})
 	if err != nil {
 		return err

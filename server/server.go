@@ -56,9 +56,13 @@ type serverDeps struct {
 	Sessions  sessionStore
 	Templates fs.FS // load-more.mustache and page.html
 	Public    fs.FS // the widget's script, styles and vendored packages
-	// Options are the site's settings from its options table, read once at
+	// Options are the site's settings from its options table, read at
 	// start; zero when it has none, and the defaults apply.
 	Options wpdb.Options
+	// OptionsUpdates brings the options read again since (see
+	// watchOptions); each one applies to the posts read after it. nil
+	// keeps the first ones.
+	OptionsUpdates <-chan wpdb.Options
 	// AccessLog gets one line per request; nil means Logger.
 	AccessLog *slog.Logger
 	// Metrics counts requests and cache reads; nil means a registry of
@@ -91,11 +95,18 @@ func newServer(deps serverDeps) (http.Handler, error) {
 	text := newHTMLText()
 	site := deps.Config.site(deps.Options, text, deps.Logger)
 	format := newPostFormat(site, text)
+	if updates := deps.OptionsUpdates; updates != nil {
+		go func() {
+			for o := range updates {
+				format.set(deps.Config.site(o, text, deps.Logger))
+			}
+		}()
+	}
 	var views viewSource = formattedPosts{posts: deps.Posts, format: format}
 	if cfg := deps.Config; cfg.CacheTTL > 0 {
 		views = newPostCache(deps.Posts, format, cfg.cacheLimits(), deps.Logger, deps.Metrics)
 	}
-	page, err := newPageRenderer(deps.Config, site.Title, deps.Templates, string(mustacheFile.body))
+	page, err := newPageRenderer(deps.Config, site.Title, format, deps.Templates, string(mustacheFile.body))
 	if err != nil {
 		return nil, fmt.Errorf("-templates: %w", err)
 	}
