@@ -27,10 +27,10 @@ func TestHelpers(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := []wpdb.Post{
-				{ID: 3, Title: "Post 3", Name: "post-3", Date: "2024-01-01 03:00:00", Excerpt: "Content of post 3...."},
-				{ID: 2, Title: "Post 2", Name: "post-2", Date: "2024-01-01 02:00:00", Excerpt: "Content of post 2...."},
-				{ID: 1, Title: "Post 1", Name: "post-1", Date: "2024-01-01 01:00:00", Excerpt: "Content of post 1...."},
-				{ID: 4, Title: "auto ID", Date: "2023-01-01 00:00:00", Excerpt: "..."},
+				{ID: 3, Title: "Post 3", Name: "post-3", Date: "2024-01-01 03:00:00", Type: "post", Excerpt: "Content of post 3...."},
+				{ID: 2, Title: "Post 2", Name: "post-2", Date: "2024-01-01 02:00:00", Type: "post", Excerpt: "Content of post 2...."},
+				{ID: 1, Title: "Post 1", Name: "post-1", Date: "2024-01-01 01:00:00", Type: "post", Excerpt: "Content of post 1...."},
+				{ID: 4, Title: "auto ID", Date: "2023-01-01 00:00:00", Type: "post", Excerpt: "..."},
 			}
 			if diff := cmp.Diff(want, posts); diff != "" {
 				t.Errorf("Posts (-want +got):\n%s", diff)
