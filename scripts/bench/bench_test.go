@@ -105,7 +105,8 @@ func TestTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 	one := ms(time.Millisecond)
-	rep := &report{QueryOffset: 20, DeferredJoin: one, NaiveQuery: one, Excerpt2KB: one, Excerpt200KB: one, Fetch2KB: one, Fetch200KB: one}
+	rep := &report{QueryOffset: 20, DeferredJoin: one, NaiveQuery: one, Excerpt2KB: one, Excerpt200KB: one, Fetch2KB: one, Fetch200KB: one,
+		HeadRefreshFirst: 1, HeadRefreshNext: 1, HeadRefresh: one}
 	for _, sc := range table {
 		rep.Scenarios = append(rep.Scenarios, result{Name: sc.name, RPS: 1, P50: one, P99: one, RSSPeakMB: 1,
 			Redis: map[string]float64{"evalsha": 1}, RoundTrips: 1, SelectsPer1000: 1, Lost: new(0)})

@@ -195,3 +195,45 @@ func timeFetch(ctx context.Context, cfg wpdb.Config, sizes ...int) (_ []ms, err 
 	}
 	return medians, nil
 }
+
+// headDepth is the server's default -cache-depth: the posts one head
+// refresh reads.
+const headDepth = 256
+
+// timeHeadRefresh reads the head as the server's cache refreshes it, with
+// the site's options read first so the store knows what the links need,
+// and counts its statements in Com_select: on a quiet database, the head
+// refresh's own. The count must not grow with the posts: one query for the
+// page, one batched query each for the featured images and the
+// categories, and one a level of parent categories.
+func timeHeadRefresh(ctx context.Context, store *wpdb.Store, db *sql.DB, rep *report) error {
+	if _, err := store.Options(ctx); err != nil {
+		return err
+	}
+	refresh := func() (int, error) {
+		var name string
+		var before, after int
+		if err := db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE '"+selectsCounter+"'").Scan(&name, &before); err != nil {
+			return 0, err
+		}
+		if _, err := store.Posts(ctx, 0, headDepth); err != nil {
+			return 0, err
+		}
+		if err := db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE '"+selectsCounter+"'").Scan(&name, &after); err != nil {
+			return 0, err
+		}
+		return after - before, nil
+	}
+	var err error
+	if rep.HeadRefreshFirst, err = refresh(); err != nil {
+		return fmt.Errorf("head refresh: %w", err)
+	}
+	if rep.HeadRefreshNext, err = refresh(); err != nil {
+		return fmt.Errorf("head refresh: %w", err)
+	}
+	rep.HeadRefresh, err = meanDuration(func() error {
+		_, err := store.Posts(ctx, 0, headDepth)
+		return err
+	}, 20, 5*time.Second)
+	return err
+}

@@ -181,6 +181,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	timeExcerpt(rep)
+	b.logf("counting and timing the head refresh: %d posts with their cards", headDepth)
+	if err := timeHeadRefresh(ctx, b.store, b.db, rep); err != nil {
+		return err
+	}
 	b.logf("timing Store.Posts of a 2 KB and of a 200 KB post, each in a throwaway database")
 	fetch, err := timeFetch(ctx, dbCfg, 2<<10, 200<<10)
 	if err != nil {

@@ -33,7 +33,13 @@ type report struct {
 	Excerpt200KB ms       `json:"excerpt_200kb_post_ms"`
 	Fetch2KB     ms       `json:"posts_2kb_post_median_ms"` // Store.Posts of one post: the fetch and the excerpt
 	Fetch200KB   ms       `json:"posts_200kb_post_median_ms"`
-	Targets      []target `json:"targets"`
+	// The head refresh: Store.Posts of the cache's head with everything
+	// the cards need, its statements the first time (excerpts not yet in
+	// the memo) and then each time, as the server refreshes it.
+	HeadRefreshFirst int      `json:"head_refresh_first_statements"`
+	HeadRefreshNext  int      `json:"head_refresh_statements"`
+	HeadRefresh      ms       `json:"head_refresh_mean_ms"`
+	Targets          []target `json:"targets"`
 }
 
 // result is one scenario's figures. Its unexported fields are what runs

@@ -338,5 +338,12 @@ func targets(rep *report, table []scenario) []target {
 		// server's 1 KiB threshold: it is compressed (to 535 bytes), and the
 		// ratio is what that costs the hot path.
 		newTarget(gzipName+" vs none", gzipped.RPS/plain.RPS, 0.90, false, "%", rps(gzipped, plain)),
+		// The page, the whole content of the posts whose start did not
+		// decide their excerpt (the first time only), the featured images,
+		// the categories and their parents a level at a time (two levels
+		// in the seeded site): never one a post.
+		newTarget(fmt.Sprintf("head refresh of %d posts with their cards: statements", headDepth),
+			measured(float64(rep.HeadRefreshNext), rep.HeadRefreshNext > 0), 6, true, "",
+			fmt.Sprintf("%d the first time, mean %s", rep.HeadRefreshFirst, rep.HeadRefresh)),
 	}
 }
