@@ -73,6 +73,13 @@ $posts = array(
 	array('No metadata', '2024-06-01 10:00:00', array($news), $bare, ''),
 	array('No image', '2024-05-31 10:00:00', array($news), 0, ''),
 );
+// Pages, listed with -post-types post,page: a child page's link is its
+// parents' path, and the front page's is the home URL.
+$about = wp_insert_post(array('post_type' => 'page', 'post_title' => 'About us', 'post_status' => 'publish', 'post_date' => '2024-05-01 10:00:00'));
+$team = wp_insert_post(array('post_type' => 'page', 'post_title' => 'Our team', 'post_status' => 'publish', 'post_parent' => $about, 'post_date' => '2024-05-02 10:00:00'));
+$front = wp_insert_post(array('post_type' => 'page', 'post_title' => 'Welcome', 'post_status' => 'publish', 'post_date' => '2024-05-03 10:00:00'));
+update_option('show_on_front', 'page');
+update_option('page_on_front', $front);
 $ids = array();
 foreach ($posts as $p) {
 	$id = wp_insert_post(array('post_title' => $p[0], 'post_date' => $p[1], 'post_status' => 'publish',
@@ -93,7 +100,7 @@ const cardWantPHP = `
 global $wp_rewrite;
 $wp_rewrite->init();
 $out = array();
-foreach (get_posts(array('numberposts' => -1, 'post_status' => 'publish')) as $post) {
+foreach (get_posts(array('numberposts' => -1, 'post_status' => 'publish', 'post_type' => $types)) as $post) {
 	$card = array('link' => get_permalink($post), 'protected' => post_password_required($post));
 	$thumb = get_post_thumbnail_id($post);
 	if ($thumb) {
@@ -150,10 +157,12 @@ func wpDatabase(t *testing.T, wp *wpdbtest.WordPress) string {
 }
 
 // wordpressCards asks WordPress for every post's card at size.
-func wordpressCards(t *testing.T, wp *wpdbtest.WordPress, size string) map[uint64]wordpressCard {
+func wordpressCards(t *testing.T, wp *wpdbtest.WordPress, size string, types ...string) map[uint64]wordpressCard {
 	t.Helper()
 	var want map[uint64]wordpressCard
-	if err := json.Unmarshal(wp.PHP(t, fmt.Sprintf("$size = %q;\n", size)+cardWantPHP), &want); err != nil {
+	typesJSON, _ := json.Marshal(append([]string{"post"}, types...))
+	php := fmt.Sprintf("$size = %q;\n$types = json_decode(%q);\n", size, typesJSON) + cardWantPHP
+	if err := json.Unmarshal(wp.PHP(t, php), &want); err != nil {
 		t.Fatalf("WordPress's cards: %v", err)
 	}
 	return want
@@ -166,22 +175,32 @@ func TestPostCardMatchesWordPress(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		structure, size, ttl string
+		pages                bool // -post-types post,page
 	}{
-		{"/%category%/%postname%/", "medium_large", "1s"},
-		{"/%year%/%monthnum%/%day%/%postname%/", "large", "0"},
-		{"/index.php/archives/%author%/%post_id%", "medium_large", "0"},
-		{"", "large", "1s"},
+		{"/%category%/%postname%/", "medium_large", "1s", false},
+		{"/%year%/%monthnum%/%day%/%postname%/", "large", "0", false},
+		{"/index.php/archives/%author%/%post_id%", "medium_large", "0", true},
+		{"/%postname%/", "medium_large", "1s", true},
+		{"", "large", "1s", true},
 	}
 	for _, tt := range tests {
-		t.Run(fmt.Sprintf("%s/%s/cache-ttl=%s", tt.structure, tt.size, tt.ttl), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%s/%s/cache-ttl=%s/pages=%v", tt.structure, tt.size, tt.ttl, tt.pages), func(t *testing.T) {
 			t.Parallel()
 			wp, wpConfig, ids := cardSite(t, tt.structure, "https://example.com/blog")
-			want := wordpressCards(t, wp, tt.size)
-			srv := startServer(t, map[string]string{"LOADMORE_WP_CONFIG": wpConfig},
-				"-image-size", tt.size, "-cache-ttl", tt.ttl)
+			args := []string{"-image-size", tt.size, "-cache-ttl", tt.ttl}
+			var types []string
+			if tt.pages {
+				types = []string{"page"}
+				args = append(args, "-post-types", "post,page")
+			}
+			want := wordpressCards(t, wp, tt.size, types...)
+			srv := startServer(t, map[string]string{"LOADMORE_WP_CONFIG": wpConfig}, args...)
 			got := srv.get(t, jsonPath(0, 20)).posts(t)
-			if diff := cmp.Diff(ids, postIDs(got)); diff != "" {
-				t.Fatalf("posts listed (-want +got)\n%s", diff)
+			if len(got) != len(want) {
+				t.Fatalf("%d records, WordPress lists %d", len(got), len(want))
+			}
+			if listed := postIDs(got); !tt.pages && !cmp.Equal(ids, listed) {
+				t.Fatalf("posts listed (-want +got)\n%s", cmp.Diff(ids, listed))
 			}
 			for _, p := range got {
 				w, ok := want[p.ID]
@@ -214,7 +233,7 @@ func TestPostCardMatchesWordPress(t *testing.T) {
 			}
 			// The page's cards: each title links to its post, each image
 			// has its size, and only the first is fetched eagerly.
-			page := srv.get(t, "/load-more.php?posts=6").Body
+			page := srv.get(t, fmt.Sprintf("/load-more.php?posts=%d", len(got))).Body
 			for _, p := range got {
 				if !strings.Contains(page, fmt.Sprintf(`<a href="%s">`, htmlAttr(p.Link))) {
 					t.Errorf("the page does not link post %d to %s", p.ID, p.Link)
@@ -223,8 +242,12 @@ func TestPostCardMatchesWordPress(t *testing.T) {
 					t.Errorf("the page does not show post %d's image %s", p.ID, p.Image.Src)
 				}
 			}
-			if n := strings.Count(page, `fetchpriority="high"`); n != 1 {
-				t.Errorf("%d images with fetchpriority=high, want the first card's", n)
+			eager := 0
+			if got[0].Image != nil {
+				eager = 1
+			}
+			if n := strings.Count(page, `fetchpriority="high"`); n != eager {
+				t.Errorf("%d images with fetchpriority=high, want %d: the first card's, if it has one", n, eager)
 			}
 			if strings.Contains(page, "hunter2") {
 				t.Error("the page holds the protected post's password")
