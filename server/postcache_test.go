@@ -242,6 +242,42 @@ func TestPostCacheRefreshesAhead(t *testing.T) {
 	}
 }
 
+// TestPostCacheRefreshAtHalfTTL: the background refresh starts once half
+// of ttl has passed, at exactly half included.
+func TestPostCacheRefreshAtHalfTTL(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name          string
+		age           time.Duration
+		wantRefreshes int64
+	}{
+		{"just under half", 499 * time.Millisecond, 0},
+		{"exactly half", 500 * time.Millisecond, 1},
+		{"just under ttl", 999 * time.Millisecond, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			next := &countingPosts{}
+			c, clock := newTestCache(t, next, testLimits)
+			counts := c.observer.(*cacheCounts)
+			ctx := context.Background()
+			if _, err := c.Views(ctx, 0, 2); err != nil {
+				t.Fatal(err)
+			}
+			clock.Advance(tt.age)
+			if _, err := c.Views(ctx, 0, 2); err != nil {
+				t.Fatal(err)
+			}
+			if got := counts.refreshes.Load(); got != tt.wantRefreshes {
+				t.Fatalf("a read at %v of a 1s ttl counted %d refreshes, want %d", tt.age, got, tt.wantRefreshes)
+			}
+			// The refresh, if any, queries next in the background.
+			waitFor(t, func() bool { return next.calls.Load() == 1+tt.wantRefreshes })
+		})
+	}
+}
+
 // TestPostCacheFailedRefresh: a background refresh that fails leaves the
 // page served until its ttl, and then the readers get the error.
 func TestPostCacheFailedRefresh(t *testing.T) {
