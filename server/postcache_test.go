@@ -158,6 +158,12 @@ func TestPostCache(t *testing.T) {
 			{0, 0, 4, 2, 4, 2, 5},
 		}},
 		{"zero limit not cached", 0, testLimits, []step{{0, 0, 0, 0, 0, 0, 1}, {0, 0, 0, 0, 0, 0, 2}}},
+		// A head of exactly depth posts may have more behind it: once it
+		// expires, a deeper page is loaded on its own, without reloading
+		// the head first.
+		{"a full head is not the whole listing", 0, testLimits, []step{
+			{0, 0, 0, 2, 0, 2, 1}, {time.Second, 0, 8, 2, 8, 2, 2},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
