@@ -83,6 +83,7 @@ func TestExcerpt(t *testing.T) {
 		{"br separates", "line one<br>line two<br/>three", "line one line two three..."},
 		{"nested lists", "<ul><li>one<ul><li>two</li><li>three</li></ul></li><li>four</li></ul><ol><li>five</li></ol>", "one two three four five..."},
 		{"table cells", "<table><tr><td>a</td><td>b</td></tr><tr><th>c</th></tr></table>", "a b c..."},
+		{"definition list", "<dl><dt>Term</dt><dd>One</dd><dd>Two</dd></dl>", "Term One Two..."},
 		{"script dropped", "<p>a</p><script>var x = '<p>no</p>';</script><p>b</p>", "a b..."},
 		{"style dropped", "<style>.x{color:red}</style>visible", "visible..."},
 		{"raw elements dropped", "<title>T</title><iframe src=x>f</iframe><noscript>n</noscript><object>o</object>x", "x..."},
@@ -126,6 +127,47 @@ func TestExcerpt(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.want, referenceExcerpt(policy, tt.content)); diff != "" {
 				t.Errorf("referenceExcerpt(%q) (-want +got):\n%s", tt.content, diff)
+			}
+		})
+	}
+}
+
+// TestExcerptBlockElementsSpace checks that each block-level element the
+// excerpt means to cover, its start tag and its end tag alone, keeps the
+// words on either side apart, and that inline elements join them. The
+// names are written out here, not taken from isBlockElement, so that an
+// element dropped from it fails.
+func TestExcerptBlockElementsSpace(t *testing.T) {
+	t.Parallel()
+	block := []string{
+		"address", "article", "aside", "blockquote", "br", "caption",
+		"dd", "details", "dialog", "div", "dl", "dt", "fieldset",
+		"figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4",
+		"h5", "h6", "header", "hgroup", "hr", "legend", "li", "main", "nav",
+		"ol", "p", "pre", "section", "summary", "table", "tbody", "td",
+		"tfoot", "th", "thead", "tr", "ul",
+	}
+	inline := []string{"a", "abbr", "b", "code", "em", "i", "small", "span", "strong", "sub", "sup"}
+	type row struct{ name, content, want string }
+	var rows []row
+	for _, el := range block {
+		rows = append(rows,
+			row{el + " start", "one<" + el + ">two", "one two..."},
+			row{el + " end", "one</" + el + ">two", "one two..."})
+	}
+	for _, el := range inline {
+		rows = append(rows, row{el + " inline", "one<" + el + ">two</" + el + ">three", "onetwothree..."})
+	}
+	e := NewExcerpter(nil)
+	tiny := tinyWindowExcerpter()
+	for _, tt := range rows {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tt.want, e.Excerpt(tt.content)); diff != "" {
+				t.Errorf("Excerpt(%q) (-want +got):\n%s", tt.content, diff)
+			}
+			if diff := cmp.Diff(tt.want, tiny.Excerpt(tt.content)); diff != "" {
+				t.Errorf("Excerpt(%q) with a tiny window (-want +got):\n%s", tt.content, diff)
 			}
 		})
 	}
