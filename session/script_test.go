@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 )
@@ -474,6 +475,61 @@ func TestScriptEdgeCases(t *testing.T) {
 		if sc.outcome != c.want {
 			t.Errorf("%v %.60q: update.lua answered %q, want %q", c.f, c.in, sc.outcome, c.want)
 		}
+	}
+}
+
+// TestScriptCounterReachesZero adds to a negative posts_start exactly
+// what brings it to 0: the script must write i:0;, never i:-0;, which
+// Decode refuses, so that the visitor's next request would lose the
+// session. In both formats, from an int and from a numeric string.
+func TestScriptCounterReachesZero(t *testing.T) {
+	t.Parallel()
+	sc := newScriptChecker(t)
+	tests := []struct {
+		name string
+		f    Format
+		in   string
+		n    int
+		want string
+	}{
+		{"php, int", FormatPHP, "posts_start|i:-3;", 3, "posts_start|i:0;"},
+		{"php, int among others", FormatPHP, "a|b:1;posts_start|i:-3;z|N;", 3, "a|b:1;posts_start|i:0;z|N;"},
+		{"php, string", FormatPHP, `posts_start|s:2:"-3";`, 3, "posts_start|i:0;"},
+		{"php, from -(2^63-1) by 2^63-1", FormatPHP, "posts_start|i:-9223372036854775807;", math.MaxInt, "posts_start|i:0;"},
+		{"php_serialize, int", FormatPHPSerialize, `a:1:{s:11:"posts_start";i:-3;}`, 3, `a:1:{s:11:"posts_start";i:0;}`},
+		{"php_serialize, string", FormatPHPSerialize, `a:1:{s:11:"posts_start";s:2:"-3";}`, 3, `a:1:{s:11:"posts_start";i:0;}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id, err := NewID()
+			if err != nil {
+				t.Fatal(err)
+			}
+			key := sc.prefix + id
+			if _, err := sc.conn.Do("SET", key, tt.in); err != nil {
+				t.Fatal(err)
+			}
+			st, err := sc.stores[tt.f].AddPostsStart(context.Background(), id, tt.n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sc.outcome != scriptOK {
+				t.Errorf("update.lua answered %q, want %q", sc.outcome, scriptOK)
+			}
+			if want := (State{ID: id, PostsStart: 0}); st != want {
+				t.Errorf("AddPostsStart = %+v, want %+v", st, want)
+			}
+			got, err := redis.String(sc.conn.Do("GET", key))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("stored (-want +got):\n%s", diff)
+			}
+			if _, err := Decode(tt.f, []byte(got)); err != nil {
+				t.Errorf("Decode of the stored session: %v", err)
+			}
+		})
 	}
 }
 
