@@ -94,3 +94,59 @@ func TestWriteRestoresLifetime(t *testing.T) {
 		}
 	}
 }
+
+// TestLifetimeRoundsUp: SETEX and EXPIRE take whole seconds, and a
+// lifetime between two is rounded up, never down, so that a session
+// never ends before the configured -session-lifetime (1500ms is accepted).
+func TestLifetimeRoundsUp(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		d    time.Duration
+		want int64
+	}{
+		{time.Second, 1},
+		{time.Second + time.Nanosecond, 2},
+		{1500 * time.Millisecond, 2},
+		{2 * time.Second, 2},
+		{1440 * time.Second, 1440},
+	} {
+		if got := lifetimeSeconds(c.d); got != c.want {
+			t.Errorf("lifetimeSeconds(%v) = %d, want %d", c.d, got, c.want)
+		}
+	}
+
+	// Each write path on a real Redis: the SET NX of a new session,
+	// update.lua, and the WATCH path.
+	tests := []struct {
+		name     string
+		noScript bool
+		stored   bool // a session is there before the write
+	}{
+		{"new session", false, false},
+		{"redis script", false, true},
+		{"redis watch", true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t, "redis", Config{MaxLifetime: 1500 * time.Millisecond})
+			b := h.store.b.(*redisBackend)
+			b.noScript = tt.noScript
+			var outcomes []string
+			b.onScript = func(outcome, _ string) { outcomes = append(outcomes, outcome) }
+			if tt.stored {
+				h.set(t, idHex32, []byte("posts_start|i:4;"))
+			}
+			st := mustAdd(t, h, idHex32, 3)
+			if st.New == tt.stored {
+				t.Fatalf("got %+v; want a new session: %v", st, !tt.stored)
+			}
+			if ttl := h.ttl(t, st.ID); ttl <= time.Second || ttl > 2*time.Second {
+				t.Errorf("time to live after the write = %v, want the 1.5s lifetime rounded up to 2s", ttl)
+			}
+			if tt.stored && tt.noScript != (len(outcomes) == 0) {
+				t.Errorf("update.lua answered %q; want it to run: %v", outcomes, !tt.noScript)
+			}
+		})
+	}
+}
