@@ -124,30 +124,45 @@ func infoField(t *testing.T, info, name string) int {
 
 // TestPipelineHungRedis: with Redis stopped, calls fail once the read
 // timeout passes, and the next calls after it resumes succeed on new
-// connections.
+// connections. Every call has a deadline of its own, so that a call left
+// waiting fails the test in seconds, named, not at go test's timeout.
 func TestPipelineHungRedis(t *testing.T) {
 	t.Parallel()
 	srv := sessiontest.StartServer(t)
 	p := testPipeline(t, srv.URL, 200*time.Millisecond)
-	ctx := context.Background()
-	if _, err := p.do(ctx, "PING"); err != nil {
+	const callDeadline = 5 * time.Second
+	ping := func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, callDeadline)
+		defer cancel()
+		_, err := p.do(ctx, "PING")
+		return err
+	}
+	if err := ping(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	srv.Pause()
 	t.Cleanup(srv.Resume)
 	start := time.Now()
-	if _, err := p.do(ctx, "PING"); err == nil {
+	err := ping(context.Background())
+	if err == nil {
 		t.Fatal("PING on a stopped Redis succeeded")
 	}
-	if took := time.Since(start); took > 2*time.Second {
+	took := time.Since(start)
+	if errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("PING on a stopped Redis was still waiting after %v (%v), want it to fail at the read timeout", took, err)
+	}
+	if took > 2*time.Second {
 		t.Errorf("the call gave up after %v, want about the read timeout", took)
 	}
 	srv.Resume()
+	// The retries share one deadline too: 50 of them fail within 11s.
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
 	for try := 0; ; try++ {
-		if _, err := p.do(ctx, "PING"); err == nil {
+		if err := ping(ctx); err == nil {
 			break
-		} else if try == 50 {
-			t.Fatalf("no call succeeded after Redis resumed: %v", err)
+		} else if try == 50 || ctx.Err() != nil {
+			t.Fatalf("no call succeeded after Redis resumed (%d tries): %v", try+1, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
