@@ -209,6 +209,17 @@ func (s *Store) check(ctx context.Context, t *target) error {
 		}
 	}
 	lag, known, err := t.lag(ctx)
+	st = judgeLag(t.name, lag, known, err, s.maxLag)
+	return nil
+}
+
+// judgeLag is the status of replica name after a lag check that gave lag,
+// known and err (see target.lag), against the bound maxLag. A lag equal to
+// the bound is still healthy: the bound is the most a replica may be
+// behind (Seconds_Behind_Master counts whole seconds, so a 1s bound keeps
+// a replica that is one second behind).
+func judgeLag(name string, lag time.Duration, known bool, err error, maxLag time.Duration) ReplicaStatus {
+	st := ReplicaStatus{Name: name}
 	switch {
 	case err != nil && !answered(err):
 		st.Aside, st.Reason = AsideUnreachable, "lag check: "+err.Error()
@@ -218,13 +229,13 @@ func (s *Store) check(ctx context.Context, t *target) error {
 	case !known:
 		st.Answering = true
 		st.Aside, st.Reason = AsideStopped, "Seconds_Behind_Master is NULL: its SQL thread is stopped or its I/O thread is not connected"
-	case lag > s.maxLag:
+	case lag > maxLag:
 		st.Answering, st.Lag, st.LagKnown = true, lag, true
-		st.Aside, st.Reason = AsideBehind, fmt.Sprintf("%v behind the primary, over the %v allowed", lag, s.maxLag)
+		st.Aside, st.Reason = AsideBehind, fmt.Sprintf("%v behind the primary, over the %v allowed", lag, maxLag)
 	default:
 		st.Answering, st.Lag, st.LagKnown, st.Healthy = true, lag, true, true
 	}
-	return nil
+	return st
 }
 
 // errLagUnreadable is wrapped by lag's errors when the replica answered,
