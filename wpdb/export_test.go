@@ -1,6 +1,9 @@
 package wpdb
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Test-only access to the SQL a Store built at Open, for EXPLAIN tests.
 
@@ -35,3 +38,8 @@ var (
 	CoreShortcodes = coreShortcodes
 	GutenbergPost  = gutenbergPost
 )
+
+// JudgeLag is the status a replica's lag check gives, against maxLag.
+func JudgeLag(lag time.Duration, known bool, err error, maxLag time.Duration) ReplicaStatus {
+	return judgeLag("replica", lag, known, err, maxLag)
+}

@@ -3,6 +3,7 @@ package wpdb_test
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
@@ -213,6 +215,50 @@ func TestReplicaLag(t *testing.T) {
 		took, st = waitReplica(t, s, true, 10*time.Second)
 		t.Logf("back in use %v after MASTER_DELAY=0: %+v", took, st)
 	})
+}
+
+// TestReplicaLagBound decides from a measured lag without waiting for one:
+// a replica as far behind as -max-replica-lag allows is still healthy,
+// one second more is set aside, and a lag unknown sets it aside whatever
+// the bound.
+func TestReplicaLagBound(t *testing.T) {
+	t.Parallel()
+	healthy := func(lag time.Duration) wpdb.ReplicaStatus {
+		return wpdb.ReplicaStatus{Name: "replica", Healthy: true, Lag: lag, LagKnown: true, Answering: true}
+	}
+	tests := []struct {
+		name   string
+		lag    time.Duration
+		known  bool
+		err    error
+		maxLag time.Duration
+		want   wpdb.ReplicaStatus
+	}{
+		{"caught up", 0, true, nil, time.Second, healthy(0)},
+		{"under the bound", time.Second, true, nil, 2 * time.Second, healthy(time.Second)},
+		{"at the bound", time.Second, true, nil, time.Second, healthy(time.Second)},
+		{"at a bound of minutes", 5 * time.Minute, true, nil, 5 * time.Minute, healthy(5 * time.Minute)},
+		{"over the bound", 2 * time.Second, true, nil, time.Second, wpdb.ReplicaStatus{
+			Name: "replica", Lag: 2 * time.Second, LagKnown: true, Answering: true, Aside: wpdb.AsideBehind,
+		}},
+		{"NULL", 0, false, nil, time.Hour, wpdb.ReplicaStatus{Name: "replica", Answering: true, Aside: wpdb.AsideStopped}},
+		{"refused by the server", 0, false, &mysql.MySQLError{Number: 1227, Message: "Access denied; you need the REPLICA MONITOR privilege"}, time.Hour,
+			wpdb.ReplicaStatus{Name: "replica", Answering: true, Aside: wpdb.AsideLagUnknown}},
+		{"unreachable", 0, false, errors.New("dial tcp: connection refused"), time.Hour,
+			wpdb.ReplicaStatus{Name: "replica", Aside: wpdb.AsideUnreachable}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := wpdb.JudgeLag(tt.lag, tt.known, tt.err, tt.maxLag)
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(wpdb.ReplicaStatus{}, "Reason")); diff != "" {
+				t.Errorf("lag %v (known %v, err %v) against %v (-want +got):\n%s", tt.lag, tt.known, tt.err, tt.maxLag, diff)
+			}
+			if got.Aside != "" && got.Reason == "" {
+				t.Errorf("set aside (%s) with no reason", got.Aside)
+			}
+		})
+	}
 }
 
 // write inserts a newer post into cfg's database every 20 ms until t ends,
