@@ -113,22 +113,32 @@ func TestExcerpt(t *testing.T) {
 			strings.TrimSpace(strings.Repeat("ab ", 67)) + "...",
 		},
 	}
-	e := NewExcerpter(nil)
-	tiny := tinyWindowExcerpter()
-	policy := bluemonday.StrictPolicy()
+	check := newExcerptCheck()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if diff := cmp.Diff(tt.want, e.Excerpt(tt.content)); diff != "" {
-				t.Errorf("Excerpt(%q) (-want +got):\n%s", tt.content, diff)
-			}
-			if diff := cmp.Diff(tt.want, tiny.Excerpt(tt.content)); diff != "" {
-				t.Errorf("Excerpt(%q) with a tiny window (-want +got):\n%s", tt.content, diff)
-			}
-			if diff := cmp.Diff(tt.want, referenceExcerpt(policy, tt.content)); diff != "" {
-				t.Errorf("referenceExcerpt(%q) (-want +got):\n%s", tt.content, diff)
-			}
+			check(t, tt.content, tt.want)
 		})
+	}
+}
+
+// newExcerptCheck returns a check that an Excerpter, one with a tiny
+// window and referenceExcerpt each give want for content.
+func newExcerptCheck() func(t *testing.T, content, want string) {
+	e := NewExcerpter(nil)
+	tiny := tinyWindowExcerpter()
+	policy := bluemonday.StrictPolicy()
+	return func(t *testing.T, content, want string) {
+		t.Helper()
+		if diff := cmp.Diff(want, e.Excerpt(content)); diff != "" {
+			t.Errorf("Excerpt(%q) (-want +got):\n%s", content, diff)
+		}
+		if diff := cmp.Diff(want, tiny.Excerpt(content)); diff != "" {
+			t.Errorf("Excerpt(%q) with a tiny window (-want +got):\n%s", content, diff)
+		}
+		if diff := cmp.Diff(want, referenceExcerpt(policy, content)); diff != "" {
+			t.Errorf("referenceExcerpt(%q) (-want +got):\n%s", content, diff)
+		}
 	}
 }
 
@@ -158,17 +168,11 @@ func TestExcerptBlockElementsSpace(t *testing.T) {
 	for _, el := range inline {
 		rows = append(rows, row{el + " inline", "one<" + el + ">two</" + el + ">three", "onetwothree..."})
 	}
-	e := NewExcerpter(nil)
-	tiny := tinyWindowExcerpter()
+	check := newExcerptCheck()
 	for _, tt := range rows {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if diff := cmp.Diff(tt.want, e.Excerpt(tt.content)); diff != "" {
-				t.Errorf("Excerpt(%q) (-want +got):\n%s", tt.content, diff)
-			}
-			if diff := cmp.Diff(tt.want, tiny.Excerpt(tt.content)); diff != "" {
-				t.Errorf("Excerpt(%q) with a tiny window (-want +got):\n%s", tt.content, diff)
-			}
+			check(t, tt.content, tt.want)
 		})
 	}
 }
