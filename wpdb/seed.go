@@ -249,7 +249,9 @@ func (s *Seeder) bulk(ctx context.Context, tx *sql.Tx, b bulkInsert, n int, row 
 
 // Size returns the number of rows in the posts table and the bytes the
 // site's tables (those of [Schema]) take: data and indexes as MySQL
-// reports them; for SQLite, the whole file.
+// reports them once ANALYZE TABLE has brought its figures up to date
+// (InnoDB updates them late, in the background); for SQLite, the whole
+// file.
 //
 // It returns the driver's error, wrapped, when a query fails.
 func (s *Seeder) Size(ctx context.Context) (rows, bytes int64, err error) {
@@ -265,11 +267,19 @@ func (s *Seeder) Size(ctx context.Context) (rows, bytes int64, err error) {
 	query := "SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables" +
 		" WHERE table_schema = DATABASE() AND table_name IN (?" + strings.Repeat(", ?", len(tables)-1) + ")"
 	args := make([]any, len(tables))
+	quoted := make([]string, len(tables))
 	for i, t := range tables {
-		args[i] = s.prefix + t.name
+		args[i], quoted[i] = s.prefix+t.name, s.table(t.name)
 	}
 	if s.driver == DriverSQLite {
 		query, args = "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()", nil
+	} else {
+		// ANALYZE TABLE answers with a status row per table.
+		status, err := s.db.QueryContext(ctx, "ANALYZE TABLE "+strings.Join(quoted, ", "))
+		if err != nil {
+			return 0, 0, fmt.Errorf("wpdb: seeder: analyze tables: %w", err)
+		}
+		status.Close()
 	}
 	if err := s.db.QueryRowContext(ctx, query, args...).Scan(&bytes); err != nil {
 		return 0, 0, fmt.Errorf("wpdb: seeder: database size: %w", err)
