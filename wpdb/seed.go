@@ -249,9 +249,8 @@ func (s *Seeder) bulk(ctx context.Context, tx *sql.Tx, b bulkInsert, n int, row 
 
 // Size returns the number of rows in the posts table and the bytes the
 // site's tables (those of [Schema]) take: data and indexes as MySQL
-// reports them once ANALYZE TABLE has brought its figures up to date
-// (InnoDB updates them late, in the background); for SQLite, the whole
-// file.
+// reports them (InnoDB updates its figures late, in the background; see
+// [Seeder.Analyze]); for SQLite, the whole file.
 //
 // It returns the driver's error, wrapped, when a query fails.
 func (s *Seeder) Size(ctx context.Context) (rows, bytes int64, err error) {
@@ -267,24 +266,52 @@ func (s *Seeder) Size(ctx context.Context) (rows, bytes int64, err error) {
 	query := "SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables" +
 		" WHERE table_schema = DATABASE() AND table_name IN (?" + strings.Repeat(", ?", len(tables)-1) + ")"
 	args := make([]any, len(tables))
-	quoted := make([]string, len(tables))
 	for i, t := range tables {
-		args[i], quoted[i] = s.prefix+t.name, s.table(t.name)
+		args[i] = s.prefix + t.name
 	}
 	if s.driver == DriverSQLite {
 		query, args = "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()", nil
-	} else {
-		// ANALYZE TABLE answers with a status row per table.
-		status, err := s.db.QueryContext(ctx, "ANALYZE TABLE "+strings.Join(quoted, ", "))
-		if err != nil {
-			return 0, 0, fmt.Errorf("wpdb: seeder: analyze tables: %w", err)
-		}
-		status.Close()
 	}
 	if err := s.db.QueryRowContext(ctx, query, args...).Scan(&bytes); err != nil {
 		return 0, 0, fmt.Errorf("wpdb: seeder: database size: %w", err)
 	}
 	return rows, bytes, nil
+}
+
+// Analyze has MySQL bring its statistics of the site's tables up to date
+// (ANALYZE TABLE), as after any bulk load: InnoDB otherwise updates them
+// late, in the background, and until then query plans and [Seeder.Size]
+// go by old figures. On SQLite it does nothing: a site there has no
+// statistics (sqlite_stat1) unless someone ran ANALYZE, and a seed should
+// not give the planner what real sites lack.
+//
+// It returns the driver's error, wrapped, when the statement fails.
+func (s *Seeder) Analyze(ctx context.Context) error {
+	if s.driver == DriverSQLite {
+		return nil
+	}
+	tables, err := schemaTables(s.driver, s.prefix)
+	if err != nil {
+		return err
+	}
+	quoted := make([]string, len(tables))
+	for i, t := range tables {
+		quoted[i] = s.table(t.name)
+	}
+	ctx, cancel := context.WithTimeout(ctx, seederTimeout)
+	defer cancel()
+	// ANALYZE TABLE answers with a status row per table.
+	status, err := s.db.QueryContext(ctx, "ANALYZE TABLE "+strings.Join(quoted, ", "))
+	if err != nil {
+		return fmt.Errorf("wpdb: seeder: analyze tables: %w", err)
+	}
+	defer status.Close()
+	for status.Next() {
+	}
+	if err := status.Err(); err != nil {
+		return fmt.Errorf("wpdb: seeder: analyze tables: %w", err)
+	}
+	return nil
 }
 
 // Close closes the connection pool. It returns the driver's error, if any.

@@ -114,6 +114,13 @@ func TestSeederSiteTables(t *testing.T) {
 				}
 			}
 
+			if err := s.Analyze(ctx); err != nil {
+				t.Errorf("Analyze: %v", err)
+			}
+			if _, size, err := s.Size(ctx); err != nil || driver == wpdb.DriverMySQL && size < 18<<20 {
+				t.Errorf("Size = %d bytes, %v; want the 18 MB of meta and more, counted once analyzed", size, err)
+			}
+
 			got, err := s.Options(ctx, "blogname", "home", "missing")
 			if diff := cmp.Diff(map[string]string{"blogname": "First", "home": "https://example.com"}, got); err != nil || diff != "" {
 				t.Errorf("Options: %v (-want +got):\n%s", err, diff)

@@ -189,6 +189,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	if err := s.Analyze(ctx); err != nil {
+		return err
+	}
 	total, size, err := s.Size(ctx)
 	if err != nil {
 		return err
