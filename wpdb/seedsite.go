@@ -27,8 +27,8 @@ type PostMeta struct {
 type Term struct {
 	ID uint64 // term_id
 	// TaxonomyID is term_taxonomy_id, which term_relationships name; 0
-	// means ID, as WordPress numbers them on a site whose terms were never
-	// shared or deleted.
+	// means ID: WordPress inserts a row of each table per term, so the two
+	// numbers stay equal on most sites.
 	TaxonomyID  uint64
 	Name        string // name, as stored: WordPress stores "Food &amp; Drink"
 	Slug        string // slug, percent-encoded as WordPress stores it
