@@ -2,7 +2,6 @@ package wpdb_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
@@ -109,7 +108,7 @@ func TestSeederSiteTables(t *testing.T) {
 					[]string{"blogname First yes", "date_format F j, Y yes", "home https://example.com yes"}},
 			}
 			for _, tt := range tests {
-				if diff := cmp.Diff(tt.want, queryRows(t, db, tt.query)); diff != "" {
+				if diff := cmp.Diff(tt.want, wpdbtest.Rows(t, db, tt.query)); diff != "" {
 					t.Errorf("%s: %s (-want +got):\n%s", tt.name, tt.query, diff)
 				}
 			}
@@ -135,38 +134,4 @@ func metaBytes(meta []wpdb.PostMeta) int {
 		n += len(m.Value)
 	}
 	return n
-}
-
-// queryRows returns each row of query as its columns joined by spaces.
-func queryRows(t *testing.T, db *sql.DB, query string) []string {
-	t.Helper()
-	rows, err := db.Query(query)
-	if err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for rows.Next() {
-		values := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range values {
-			ptrs[i] = &values[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		fields := make([]string, len(cols))
-		for i, v := range values {
-			fields[i] = v.String
-		}
-		out = append(out, strings.Join(fields, " "))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }

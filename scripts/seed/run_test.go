@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"io"
 	"path/filepath"
 	"strconv"
@@ -164,7 +163,7 @@ func TestRunWritesSite(t *testing.T) {
 			db := wpdbtest.OpenDB(t, cfg)
 			for _, tt := range tests {
 				t.Run(tt.name, func(t *testing.T) {
-					got := queryRows(t, db, driver, tt.query)
+					got := wpdbtest.Rows(t, db, tt.query)
 					if tt.share == nil {
 						if diff := cmp.Diff(tt.want, got); diff != "" {
 							t.Errorf("%s\n(-want +got):\n%s", tt.query, diff)
@@ -179,44 +178,6 @@ func TestRunWritesSite(t *testing.T) {
 			}
 		})
 	}
-}
-
-// queryRows returns each row of query as its columns joined by spaces;
-// CONCAT becomes || for SQLite.
-func queryRows(t *testing.T, db *sql.DB, driver, query string) []string {
-	t.Helper()
-	if driver == wpdb.DriverSQLite {
-		query = strings.ReplaceAll(query, "CONCAT('%s:4:\"file\";s:__:\"', f.meta_value, '\";%')", "('%s:4:\"file\";s:__:\"' || f.meta_value || '\";%')")
-	}
-	rows, err := db.Query(query)
-	if err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for rows.Next() {
-		values := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range values {
-			ptrs[i] = &values[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			t.Fatal(err)
-		}
-		fields := make([]string, len(cols))
-		for i, v := range values {
-			fields[i] = v.String
-		}
-		out = append(out, strings.Join(fields, " "))
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // TestRunRefusesAnotherDataSet: a rerun never continues posts another seed

@@ -241,3 +241,39 @@ func Posts(n int) []wpdb.SeedRow {
 	}
 	return rows
 }
+
+// Rows runs query on db and returns each row as its columns joined by
+// spaces (NULL as the empty string), for tests that check tables with
+// plain SQL. It fails t on any error.
+func Rows(t testing.TB, db *sql.DB, query string, args ...any) []string {
+	t.Helper()
+	rows, err := db.Query(query, args...)
+	if err != nil {
+		t.Fatalf("wpdbtest: %s: %v", query, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatalf("wpdbtest: %s: %v", query, err)
+	}
+	var out []string
+	for rows.Next() {
+		values := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range values {
+			ptrs[i] = &values[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatalf("wpdbtest: %s: %v", query, err)
+		}
+		fields := make([]string, len(cols))
+		for i, v := range values {
+			fields[i] = v.String
+		}
+		out = append(out, strings.Join(fields, " "))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("wpdbtest: %s: %v", query, err)
+	}
+	return out
+}
