@@ -64,7 +64,7 @@ tag.patch: ## Patch tag incrementation
 SEEDFLAGS ?= -db mysql://root@127.0.0.1:3306/wploadmore_bench
 BENCHFLAGS ?=
 .PHONY: seed bench
-seed: services ## Seed a WordPress database with 100 000 posts (SEEDFLAGS="-db … -n …")
+seed: services ## Seed a WordPress site of 100 000 posts, its images, categories, tags and authors (SEEDFLAGS="-db … -n …")
 	$(GO) run ./scripts/seed $(SEEDFLAGS)
 bench: assets services ## Benchmark the server beside its limits (SQL+Redis, Redis alone); print the targets (BENCHFLAGS)
 	@command -v wrk >/dev/null 2>&1 || { echo "installing wrk (apt-get)"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; } \

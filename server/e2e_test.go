@@ -8,16 +8,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
-	"net/url"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
 // testServer is the real server, started by run as main starts it.
@@ -161,27 +159,7 @@ func (r response) posts(t testing.TB) []postView {
 }
 
 // dbURL turns a test database's Config into the -db URL an operator types.
-func dbURL(t testing.TB, cfg wpdb.Config) string {
-	t.Helper()
-	switch cfg.Driver {
-	case wpdb.DriverSQLite:
-		return "sqlite:" + cfg.DSN
-	case wpdb.DriverMySQL:
-		dsn, err := mysql.ParseDSN(cfg.DSN)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u := url.URL{Scheme: "mysql", Host: dsn.Addr, Path: "/" + dsn.DBName}
-		if dsn.Passwd != "" {
-			u.User = url.UserPassword(dsn.User, dsn.Passwd)
-		} else {
-			u.User = url.User(dsn.User)
-		}
-		return u.String()
-	}
-	t.Fatalf("unknown driver %q", cfg.Driver)
-	return ""
-}
+func dbURL(t testing.TB, cfg wpdb.Config) string { return wpdbtest.URL(t, cfg) }
 
 func postIDs(posts []postView) []uint64 {
 	ids := make([]uint64, len(posts))

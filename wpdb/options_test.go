@@ -81,6 +81,12 @@ func TestOptions(t *testing.T) {
 				}
 				if tt.options != nil {
 					wpdbtest.Options(t, cfg, tt.options)
+				} else {
+					// New made every table of the schema; a posts table
+					// copied on its own comes without them.
+					if _, err := wpdbtest.OpenDB(t, cfg).Exec("DROP TABLE " + tt.prefix + "options"); err != nil {
+						t.Fatal(err)
+					}
 				}
 				if tt.prefix != "wp_" {
 					// Another site's table in the same database must not be read.

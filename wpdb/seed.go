@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -55,19 +56,20 @@ const (
 	seedMaxStmtRows  = 500
 )
 
-// Seeder writes rows into a WordPress posts table: the embedded demo
+// Seeder writes rows into a WordPress site's tables: the embedded demo
 // database, seed scripts and tests filling their databases. Unlike [Store]
 // it creates what is missing (the MySQL database, the SQLite file, the
-// posts table); the server itself never writes.
+// tables of [Schema]); the server itself never writes.
 type Seeder struct {
 	db     *sql.DB
 	driver string
-	table  string
+	prefix string
 }
 
 // OpenSeeder connects to the database cfg names for writing. It creates the
 // MySQL database (utf8mb4, as WordPress does) or the SQLite file when it
-// does not exist, and the posts table with [Schema] when it is missing.
+// does not exist, and those tables of [Schema] that are missing: all of
+// them in a new database, the others beside an existing posts table.
 // It uses cfg's Driver, DSN and TablePrefix only.
 //
 // It returns an error when cfg is invalid, the database cannot be reached
@@ -81,23 +83,23 @@ func OpenSeeder(ctx context.Context, cfg Config) (*Seeder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("wpdb: seeder: %w", err)
 	}
-	s := &Seeder{db: db, driver: cfg.Driver, table: cfg.TablePrefix + "posts"}
-	err = checkTable(ctx, db, cfg)
-	switch {
-	case err == nil:
-	case errors.Is(err, ErrNoPostsTable):
-		cctx, cancel := context.WithTimeout(ctx, seederTimeout)
-		defer cancel()
-		if err := CreateSchema(cctx, db, cfg.Driver, cfg.TablePrefix); err != nil {
-			db.Close()
-			return nil, err
-		}
-	default:
+	// checkTable first, for its messages naming the server that did not
+	// answer; a missing posts table is one of those created next.
+	if err := checkTable(ctx, db, cfg); err != nil && !errors.Is(err, ErrNoPostsTable) {
 		db.Close()
 		return nil, fmt.Errorf("wpdb: seeder: %w", err)
 	}
-	return s, nil
+	cctx, cancel := context.WithTimeout(ctx, seederTimeout)
+	defer cancel()
+	if err := CreateSchema(cctx, db, cfg.Driver, cfg.TablePrefix); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("wpdb: seeder: %w", err)
+	}
+	return &Seeder{db: db, driver: cfg.Driver, prefix: cfg.TablePrefix}, nil
 }
+
+// table returns the site's table name ("posts"), prefixed and quoted.
+func (s *Seeder) table(name string) string { return quoteIdent(s.driver, s.prefix+name) }
 
 // MaxID returns the largest ID in the posts table, 0 when it is empty. A
 // seed script that inserts in ID order resumes after it.
@@ -107,22 +109,31 @@ func (s *Seeder) MaxID(ctx context.Context) (uint64, error) {
 	ctx, cancel := context.WithTimeout(ctx, seederTimeout)
 	defer cancel()
 	var id sql.NullInt64
-	if err := s.db.QueryRowContext(ctx, "SELECT MAX(ID) FROM "+quoteIdent(s.driver, s.table)).Scan(&id); err != nil {
+	if err := s.db.QueryRowContext(ctx, "SELECT MAX(ID) FROM "+s.table("posts")).Scan(&id); err != nil {
 		return 0, fmt.Errorf("wpdb: seeder: max ID: %w", err)
 	}
 	return uint64(id.Int64), nil
 }
 
-// Insert writes rows in one transaction, as few multi-row INSERTs as the
-// statement limits allow. A row whose ID is already present is skipped
-// (INSERT IGNORE), so rerunning an interrupted seed is safe.
+// Insert writes rows into the posts table in one transaction, as few
+// multi-row INSERTs as the statement limits allow. A row whose ID is
+// already present is skipped (INSERT IGNORE), so rerunning an interrupted
+// seed is safe.
 //
 // It returns the driver's error, wrapped, when a statement or the commit
 // fails; nothing of rows is written then.
 func (s *Seeder) Insert(ctx context.Context, rows []SeedRow) error {
-	if len(rows) == 0 {
-		return nil
-	}
+	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		return s.bulk(ctx, tx, bulkInsert{table: "posts", columns: seedColumns}, len(rows), func(i int, args []any) ([]any, int) {
+			r := &rows[i]
+			return r.args(args), len(r.Content) + len(r.Title) + len(r.Excerpt) + 512
+		})
+	})
+}
+
+// write runs fill in one transaction under the seeder's timeout and
+// commits it.
+func (s *Seeder) write(ctx context.Context, fill func(ctx context.Context, tx *sql.Tx) error) error {
 	ctx, cancel := context.WithTimeout(ctx, seederTimeout)
 	defer cancel()
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -130,40 +141,7 @@ func (s *Seeder) Insert(ctx context.Context, rows []SeedRow) error {
 		return fmt.Errorf("wpdb: seeder: begin: %w", err)
 	}
 	defer tx.Rollback()
-	var stmt strings.Builder
-	args := make([]any, 0, seedMaxStmtRows*len(seedColumns))
-	size, n := 0, 0
-	flush := func() error {
-		if n == 0 {
-			return nil
-		}
-		if _, err := tx.ExecContext(ctx, stmt.String(), args...); err != nil {
-			return fmt.Errorf("wpdb: seeder: insert %d rows from ID %d: %w", n, args[0], err)
-		}
-		stmt.Reset()
-		args, size, n = args[:0], 0, 0
-		return nil
-	}
-	row := "(?" + strings.Repeat(", ?", len(seedColumns)-1) + ")"
-	for i := range rows {
-		r := &rows[i]
-		rowSize := len(r.Content) + len(r.Title) + len(r.Excerpt) + 512
-		if n > 0 && (n == seedMaxStmtRows || size+rowSize > seedMaxStmtBytes) {
-			if err := flush(); err != nil {
-				return err
-			}
-		}
-		if n == 0 {
-			stmt.WriteString(s.insertHead())
-		} else {
-			stmt.WriteString(", ")
-		}
-		stmt.WriteString(row)
-		args = r.args(args)
-		size += rowSize
-		n++
-	}
-	if err := flush(); err != nil {
+	if err := fill(ctx, tx); err != nil {
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -172,39 +150,168 @@ func (s *Seeder) Insert(ctx context.Context, rows []SeedRow) error {
 	return nil
 }
 
-func (s *Seeder) insertHead() string {
+// bulkInsert is the shape of the multi-row INSERTs into one table.
+type bulkInsert struct {
+	table   string   // without the prefix
+	columns []string // in the order of a row's arguments
+	// update lists the columns a row already present (its key, conflict,
+	// taken) takes from the new one: an upsert. Without it a row already
+	// present is skipped (INSERT IGNORE).
+	update   []string
+	conflict []string
+}
+
+// head is the statement up to its first row.
+func (b bulkInsert) head(s *Seeder) string {
 	verb := "INSERT IGNORE INTO "
-	if s.driver == DriverSQLite {
+	switch {
+	case len(b.update) > 0:
+		verb = "INSERT INTO "
+	case s.driver == DriverSQLite:
 		verb = "INSERT OR IGNORE INTO "
 	}
-	cols := make([]string, len(seedColumns))
-	for i, c := range seedColumns {
+	cols := make([]string, len(b.columns))
+	for i, c := range b.columns {
 		cols[i] = quoteIdent(s.driver, c)
 	}
-	return verb + quoteIdent(s.driver, s.table) + " (" + strings.Join(cols, ", ") + ") VALUES "
+	return verb + s.table(b.table) + " (" + strings.Join(cols, ", ") + ") VALUES "
+}
+
+// tail is what follows the last row: the upsert clause, if any.
+func (b bulkInsert) tail(s *Seeder) string {
+	if len(b.update) == 0 {
+		return ""
+	}
+	set := make([]string, len(b.update))
+	for i, c := range b.update {
+		q := quoteIdent(s.driver, c)
+		if s.driver == DriverSQLite {
+			set[i] = q + " = excluded." + q
+		} else {
+			set[i] = q + " = VALUES(" + q + ")"
+		}
+	}
+	if s.driver == DriverMySQL {
+		return " ON DUPLICATE KEY UPDATE " + strings.Join(set, ", ")
+	}
+	target := make([]string, len(b.conflict))
+	for i, c := range b.conflict {
+		target[i] = quoteIdent(s.driver, c)
+	}
+	return " ON CONFLICT (" + strings.Join(target, ", ") + ") DO UPDATE SET " + strings.Join(set, ", ")
+}
+
+// bulk writes n rows into b.table within tx, in as few statements as the
+// limits allow. row appends row i's arguments to args and says about how
+// many bytes they take in a statement.
+func (s *Seeder) bulk(ctx context.Context, tx *sql.Tx, b bulkInsert, n int, row func(i int, args []any) ([]any, int)) error {
+	head, tail := b.head(s), b.tail(s)
+	placeholders := "(?" + strings.Repeat(", ?", len(b.columns)-1) + ")"
+	var stmt strings.Builder
+	args := make([]any, 0, min(n, seedMaxStmtRows)*len(b.columns))
+	size, rows := 0, 0
+	flush := func() error {
+		if rows == 0 {
+			return nil
+		}
+		stmt.WriteString(tail)
+		if _, err := tx.ExecContext(ctx, stmt.String(), args...); err != nil {
+			return fmt.Errorf("wpdb: seeder: insert %d rows into %s%s: %w", rows, s.prefix, b.table, err)
+		}
+		stmt.Reset()
+		args, size, rows = args[:0], 0, 0
+		return nil
+	}
+	for i := range n {
+		before := len(args)
+		var rowSize int
+		args, rowSize = row(i, args)
+		if rows > 0 && (rows == seedMaxStmtRows || size+rowSize > seedMaxStmtBytes) {
+			// Row i starts the next statement.
+			next := slices.Clone(args[before:])
+			args = args[:before]
+			if err := flush(); err != nil {
+				return err
+			}
+			args = append(args, next...)
+		}
+		if rows == 0 {
+			stmt.WriteString(head)
+		} else {
+			stmt.WriteString(", ")
+		}
+		stmt.WriteString(placeholders)
+		size += rowSize
+		rows++
+	}
+	return flush()
 }
 
 // Size returns the number of rows in the posts table and the bytes the
-// table takes (data and indexes as MySQL reports them; for SQLite, the
-// whole file).
+// site's tables (those of [Schema]) take: data and indexes as MySQL
+// reports them (InnoDB updates its figures late, in the background; see
+// [Seeder.Analyze]); for SQLite, the whole file.
 //
 // It returns the driver's error, wrapped, when a query fails.
 func (s *Seeder) Size(ctx context.Context) (rows, bytes int64, err error) {
 	ctx, cancel := context.WithTimeout(ctx, seederTimeout)
 	defer cancel()
-	if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+quoteIdent(s.driver, s.table)).Scan(&rows); err != nil {
+	if err := s.db.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+s.table("posts")).Scan(&rows); err != nil {
 		return 0, 0, fmt.Errorf("wpdb: seeder: count rows: %w", err)
 	}
-	query := "SELECT data_length + index_length FROM information_schema.tables" +
-		" WHERE table_schema = DATABASE() AND table_name = ?"
-	args := []any{s.table}
+	tables, err := schemaTables(s.driver, s.prefix)
+	if err != nil {
+		return 0, 0, err
+	}
+	query := "SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables" +
+		" WHERE table_schema = DATABASE() AND table_name IN (?" + strings.Repeat(", ?", len(tables)-1) + ")"
+	args := make([]any, len(tables))
+	for i, t := range tables {
+		args[i] = s.prefix + t.name
+	}
 	if s.driver == DriverSQLite {
 		query, args = "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()", nil
 	}
 	if err := s.db.QueryRowContext(ctx, query, args...).Scan(&bytes); err != nil {
-		return 0, 0, fmt.Errorf("wpdb: seeder: table size: %w", err)
+		return 0, 0, fmt.Errorf("wpdb: seeder: database size: %w", err)
 	}
 	return rows, bytes, nil
+}
+
+// Analyze has MySQL bring its statistics of the site's tables up to date
+// (ANALYZE TABLE), as after any bulk load: InnoDB otherwise updates them
+// late, in the background, and until then query plans and [Seeder.Size]
+// go by old figures. On SQLite it does nothing: a site there has no
+// statistics (sqlite_stat1) unless someone ran ANALYZE, and a seed should
+// not give the planner what real sites lack.
+//
+// It returns the driver's error, wrapped, when the statement fails.
+func (s *Seeder) Analyze(ctx context.Context) error {
+	if s.driver == DriverSQLite {
+		return nil
+	}
+	tables, err := schemaTables(s.driver, s.prefix)
+	if err != nil {
+		return err
+	}
+	quoted := make([]string, len(tables))
+	for i, t := range tables {
+		quoted[i] = s.table(t.name)
+	}
+	ctx, cancel := context.WithTimeout(ctx, seederTimeout)
+	defer cancel()
+	// ANALYZE TABLE answers with a status row per table.
+	status, err := s.db.QueryContext(ctx, "ANALYZE TABLE "+strings.Join(quoted, ", "))
+	if err != nil {
+		return fmt.Errorf("wpdb: seeder: analyze tables: %w", err)
+	}
+	defer status.Close()
+	for status.Next() {
+	}
+	if err := status.Err(); err != nil {
+		return fmt.Errorf("wpdb: seeder: analyze tables: %w", err)
+	}
+	return nil
 }
 
 // Close closes the connection pool. It returns the driver's error, if any.

@@ -82,6 +82,12 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	return o, nil
 }
 
+// dataSetOption is the option that names the data set a database holds:
+// the fixture's version and the seed. A rerun continues only the same one.
+const dataSetOption = "wploadmore_seed"
+
+func dataSet(seed uint64) string { return fmt.Sprintf("fixture %d, seed %d", fixture.Version, seed) }
+
 // run seeds the database the command line names and reports the rate.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	o, err := parseOptions(args, getenv, stderr)
@@ -101,16 +107,39 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("the table holds ID %d, beyond the %d posts asked for: "+
 			"not a data set of this seed script, or made with a larger -n", maxID, o.posts)
 	}
-	// Batches commit in order, so every post before the one holding the
-	// largest ID is complete; that one is written again and its present
-	// rows are skipped.
+	options, err := s.Options(ctx, dataSetOption)
+	if err != nil {
+		return err
+	}
+	want := dataSet(o.seed)
+	if got, ok := options[dataSetOption]; maxID > 0 && got != want {
+		if !ok {
+			got = "none named: made before the seed wrote the other tables, or not by it"
+		}
+		return fmt.Errorf("the database holds posts of another data set (%s), not %s: "+
+			"seed into an empty database, or drop this one's tables first", got, want)
+	}
+	// The rows that do not depend on the posts first: a rerun skips them.
+	site := fixture.Options()
+	site[dataSetOption] = want
+	if err := s.InsertOptions(ctx, site); err != nil {
+		return err
+	}
+	if err := s.InsertUsers(ctx, fixture.Users()); err != nil {
+		return err
+	}
+
+	// Batches commit in order, each its posts last, so every post before
+	// the one holding the largest ID is complete in every table; that one
+	// is written again and its present rows are skipped.
 	first := 0
 	if maxID > 0 {
 		first = fixture.PostIndex(maxID)
 	}
 	if maxID >= fixture.PostID(o.posts-1) && o.posts > 0 && complete(maxID, o) {
 		fmt.Fprintf(stdout, "seed: %s already holds the %d posts of seed %d\n", o.description, o.posts, o.seed)
-		return nil
+		// The terms come last: an earlier run may have stopped before.
+		return s.InsertTerms(ctx, fixture.Terms(o.seed, o.posts))
 	}
 	if first > 0 {
 		fmt.Fprintf(stdout, "seed: resuming at post %d of %d\n", first, o.posts)
@@ -127,25 +156,48 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		progressbar.OptionClearOnFinish(),
 	)
 	start := time.Now()
-	var rows, bytes int64
+	var rows, meta, relationships, bytes int64
 	written := 0
-	err = generate(ctx, o, first, func(batch []wpdb.SeedRow, posts int) error {
-		if err := s.Insert(ctx, batch); err != nil {
+	err = generate(ctx, o, first, func(b batch) error {
+		// Posts last: MaxID then vouches for the batch's other rows.
+		if err := s.InsertPostMeta(ctx, b.meta); err != nil {
 			return err
 		}
-		written += posts
-		rows += int64(len(batch))
-		for i := range batch {
-			bytes += int64(len(batch[i].Content))
+		if err := s.InsertTermRelationships(ctx, b.relationships); err != nil {
+			return err
 		}
-		return bar.Add(posts)
+		if err := s.Insert(ctx, b.rows); err != nil {
+			return err
+		}
+		written += b.posts
+		rows, meta, relationships = rows+int64(len(b.rows)), meta+int64(len(b.meta)), relationships+int64(len(b.relationships))
+		for i := range b.rows {
+			bytes += int64(len(b.rows[i].Content))
+		}
+		return bar.Add(b.posts)
 	})
 	bar.Finish()
+	if err == nil {
+		// Counts of published posts, as WordPress keeps them, once every
+		// post is there.
+		err = s.InsertTerms(ctx, fixture.Terms(o.seed, o.posts))
+	}
 	elapsed := time.Since(start)
-	fmt.Fprintf(stdout, "seed: wrote %d posts (%d rows, %.0f MB of content) in %s: %.0f rows/s, %.1f MB/s\n",
-		written, rows, float64(bytes)/1e6, elapsed.Round(time.Millisecond),
+	fmt.Fprintf(stdout, "seed: wrote %d posts (%d rows, %d postmeta, %d term relationships, %.0f MB of content) in %s: %.0f rows/s, %.1f MB/s\n",
+		written, rows, meta, relationships, float64(bytes)/1e6, elapsed.Round(time.Millisecond),
 		float64(rows)/elapsed.Seconds(), float64(bytes)/1e6/elapsed.Seconds())
-	return err
+	if err != nil {
+		return err
+	}
+	if err := s.Analyze(ctx); err != nil {
+		return err
+	}
+	total, size, err := s.Size(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "seed: %s: %d rows in the posts table, %.0f MB in the site's tables\n", o.description, total, float64(size)/1e6)
+	return nil
 }
 
 // complete says whether the last post's rows are all written: its own ID
@@ -155,15 +207,19 @@ func complete(maxID uint64, o options) bool {
 	return maxID >= rows[len(rows)-1].ID
 }
 
+// batch is the rows of consecutive posts in every table.
+type batch struct {
+	rows          []wpdb.SeedRow
+	meta          []wpdb.PostMeta
+	relationships []wpdb.TermRelationship
+	posts         int
+}
+
 // generate makes the rows of posts first..o.posts-1 in batches of o.batch
 // posts on o.workers goroutines and hands them to write in ID order.
-func generate(ctx context.Context, o options, first int, write func(rows []wpdb.SeedRow, posts int) error) error {
+func generate(ctx context.Context, o options, first int, write func(batch) error) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	type batch struct {
-		rows  []wpdb.SeedRow
-		posts int
-	}
 	// Each batch gets its own result channel, queued in order: workers
 	// finish in any order, the writer still takes them in sequence.
 	queue := make(chan chan batch, o.workers*2)
@@ -185,11 +241,14 @@ func generate(ctx context.Context, o options, first int, write func(rows []wpdb.
 			}
 			go func() {
 				defer func() { <-sem }()
-				var rows []wpdb.SeedRow
+				b := batch{posts: hi - lo}
 				for i := lo; i < hi; i++ {
-					rows = append(rows, fixture.Rows(o.seed, i)...)
+					set := fixture.PostSet(o.seed, i)
+					b.rows = append(b.rows, set.Posts...)
+					b.meta = append(b.meta, set.Meta...)
+					b.relationships = append(b.relationships, set.Relationships...)
 				}
-				result <- batch{rows, hi - lo}
+				result <- b
 			}()
 		}
 	}()
@@ -200,7 +259,7 @@ func generate(ctx context.Context, o options, first int, write func(rows []wpdb.
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		if err := write(b.rows, b.posts); err != nil {
+		if err := write(b); err != nil {
 			return err
 		}
 	}

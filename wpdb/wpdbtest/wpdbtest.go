@@ -1,6 +1,7 @@
-// Package wpdbtest gives tests a real, empty WordPress posts table to read:
-// a fresh MariaDB database or SQLite file per test, removed when the test
-// ends, and a way to insert rows into it.
+// Package wpdbtest gives tests a real, empty WordPress site to read: the
+// tables of wpdb.Schema (posts, postmeta, terms, users, options…) in a
+// fresh MariaDB database or SQLite file per test, removed when the test
+// ends, and ways to insert rows into them.
 package wpdbtest
 
 import (
@@ -10,6 +11,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -26,20 +28,21 @@ import (
 const MySQLAddr = "127.0.0.1:3306"
 
 // MySQL creates a uniquely named MariaDB database holding WordPress's
-// wp_posts table, drops it when t ends, and returns a Config for it. It
-// fails t (never skips) when MariaDB is unreachable.
+// tables with the prefix wp_, drops it when t ends, and returns a Config
+// for it. It fails t (never skips) when MariaDB is unreachable.
 func MySQL(t testing.TB) wpdb.Config { return New(t, wpdb.DriverMySQL, "wp_") }
 
-// SQLite creates an SQLite file in t.TempDir() holding WordPress's wp_posts
-// table and returns a Config for it.
+// SQLite creates an SQLite file in t.TempDir() holding WordPress's tables
+// with the prefix wp_ and returns a Config for it.
 func SQLite(t testing.TB) wpdb.Config { return New(t, wpdb.DriverSQLite, "wp_") }
 
 // Drivers lists the drivers a store test suite runs against.
 func Drivers() []string { return []string{wpdb.DriverMySQL, wpdb.DriverSQLite} }
 
-// New creates an empty posts table named <prefix>posts for driver and
-// returns a Config for it listing posts of type "post" with a 5 s query
-// timeout, the server's defaults.
+// New creates WordPress's tables, empty, named <prefix>posts and so on
+// (those of [wpdb.Schema]) for driver, and returns a Config for them
+// listing posts of type "post" with a 5 s query timeout, the server's
+// defaults.
 func New(t testing.TB, driver, prefix string) wpdb.Config {
 	t.Helper()
 	cfg := wpdb.Config{TablePrefix: prefix, PostTypes: []string{"post"}, QueryTimeout: 5 * time.Second}
@@ -187,6 +190,30 @@ func Insert(t testing.TB, cfg wpdb.Config, rows ...wpdb.SeedRow) []uint64 {
 	return ids
 }
 
+// URL returns cfg's database as the -db URL an operator types:
+// mysql://user@host:port/dbname or sqlite:PATH.
+func URL(t testing.TB, cfg wpdb.Config) string {
+	t.Helper()
+	switch cfg.Driver {
+	case wpdb.DriverSQLite:
+		return "sqlite:" + cfg.DSN
+	case wpdb.DriverMySQL:
+		dsn, err := mysql.ParseDSN(cfg.DSN)
+		if err != nil {
+			t.Fatalf("wpdbtest: %v", err)
+		}
+		u := url.URL{Scheme: "mysql", Host: dsn.Addr, Path: "/" + dsn.DBName}
+		if dsn.Passwd != "" {
+			u.User = url.UserPassword(dsn.User, dsn.Passwd)
+		} else {
+			u.User = url.User(dsn.User)
+		}
+		return u.String()
+	}
+	t.Fatalf("wpdbtest: unknown driver %q", cfg.Driver)
+	return ""
+}
+
 // Store opens a wpdb.Store on cfg and closes it when t ends.
 func Store(t testing.TB, cfg wpdb.Config) *wpdb.Store {
 	t.Helper()
@@ -213,4 +240,40 @@ func Posts(n int) []wpdb.SeedRow {
 		}
 	}
 	return rows
+}
+
+// Rows runs query on db and returns each row as its columns joined by
+// spaces (NULL as the empty string), for tests that check tables with
+// plain SQL. It fails t on any error.
+func Rows(t testing.TB, db *sql.DB, query string, args ...any) []string {
+	t.Helper()
+	rows, err := db.Query(query, args...)
+	if err != nil {
+		t.Fatalf("wpdbtest: %s: %v", query, err)
+	}
+	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		t.Fatalf("wpdbtest: %s: %v", query, err)
+	}
+	var out []string
+	for rows.Next() {
+		values := make([]sql.NullString, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range values {
+			ptrs[i] = &values[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatalf("wpdbtest: %s: %v", query, err)
+		}
+		fields := make([]string, len(cols))
+		for i, v := range values {
+			fields[i] = v.String
+		}
+		out = append(out, strings.Join(fields, " "))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("wpdbtest: %s: %v", query, err)
+	}
+	return out
 }
