@@ -4,9 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	sitefixture "github.com/wploadmore/wploadmore/wpdb/wpdbtest/fixture"
 )
 
 // cardsPHP makes n posts through WordPress, each in a grandchild category
@@ -107,8 +112,8 @@ func TestCardQueries(t *testing.T) {
 }
 
 // TestCardsWithoutTables reads posts from a database that holds only the
-// posts table, as the embedded demo and a table copied on its own do:
-// no card rows, and no error.
+// posts and options tables, as a table copied on its own may: no card
+// rows, and no error.
 func TestCardsWithoutTables(t *testing.T) {
 	t.Parallel()
 	for _, driver := range wpdbtest.Drivers() {
@@ -117,6 +122,12 @@ func TestCardsWithoutTables(t *testing.T) {
 			cfg := wpdbtest.New(t, driver, "wp_")
 			wpdbtest.Insert(t, cfg, wpdbtest.Posts(3)...)
 			wpdbtest.Options(t, cfg, map[string]string{"permalink_structure": "/%category%/%author%/%postname%/"})
+			db := wpdbtest.OpenDB(t, cfg)
+			for _, table := range []string{"postmeta", "terms", "term_taxonomy", "term_relationships", "users"} {
+				if _, err := db.Exec("DROP TABLE wp_" + table); err != nil {
+					t.Fatal(err)
+				}
+			}
 			store := open(t, cfg)
 			if _, err := store.Options(context.Background()); err != nil {
 				t.Fatal(err)
@@ -131,5 +142,84 @@ func TestCardsWithoutTables(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// seedSite writes the first n posts of the fixture's site into cfg's
+// database: posts, their meta and terms, the authors and the options.
+func seedSite(t *testing.T, cfg wpdb.Config, n int) {
+	t.Helper()
+	ctx := context.Background()
+	s, err := wpdb.OpenSeeder(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var set sitefixture.Set
+	for i := range n {
+		one := sitefixture.PostSet(1, i)
+		set.Posts = append(set.Posts, one.Posts...)
+		set.Meta = append(set.Meta, one.Meta...)
+		set.Relationships = append(set.Relationships, one.Relationships...)
+	}
+	for _, err := range []error{
+		s.Insert(ctx, set.Posts),
+		s.InsertPostMeta(ctx, set.Meta),
+		s.InsertTermRelationships(ctx, set.Relationships),
+		s.InsertTerms(ctx, sitefixture.Terms(1, n)),
+		s.InsertUsers(ctx, sitefixture.Users()),
+		s.InsertOptions(ctx, sitefixture.Options()),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestCardsSQLite reads the same site's cards from MariaDB and from
+// SQLite (the SQLite Database Integration plugin's tables): the same
+// categories, authors and featured images, offset and keyset pages alike.
+// MariaDB's are WordPress's own (TestCardQueries, and the server's card
+// tests against get_permalink() and wp_get_attachment_image()).
+func TestCardsSQLite(t *testing.T) {
+	t.Parallel()
+	const n = 120
+	read := func(driver string) [][]wpdb.Post {
+		cfg := wpdbtest.New(t, driver, "wp_")
+		seedSite(t, cfg, n)
+		store := open(t, cfg)
+		ctx := context.Background()
+		if _, err := store.Options(ctx); err != nil {
+			t.Fatal(err)
+		}
+		first, err := store.Posts(ctx, 0, 60)
+		if err != nil {
+			t.Fatal(err)
+		}
+		after, err := store.PostsAfter(ctx, first[29].ID, 30, 60)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return [][]wpdb.Post{first, after}
+	}
+	mysql, sqlite := read(wpdb.DriverMySQL), read(wpdb.DriverSQLite)
+	if diff := cmp.Diff(mysql, sqlite); diff != "" {
+		t.Errorf("cards (-MariaDB +SQLite)\n%s", diff)
+	}
+	var thumbs, nested, authors int
+	for _, p := range mysql[0] {
+		if p.Thumbnail != nil && p.Thumbnail.Metadata != "" {
+			thumbs++
+		}
+		if strings.Contains(p.Category, "/") {
+			nested++
+		}
+		if p.Author != "" {
+			authors++
+		}
+	}
+	// The fixture's structure is /%category%/%postname%/: no authors read.
+	if thumbs < 30 || nested == 0 || authors != 0 {
+		t.Errorf("of 60 posts: %d with a featured image, %d in a child category, %d with an author; want most, some, none", thumbs, nested, authors)
 	}
 }
