@@ -16,12 +16,18 @@ BUILDFLAGS := -buildvcs=auto -ldflags "$(LDFLAGS)"
 help: ## List the targets with what they do
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_.-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-$(VENDORED): package.json package-lock.json
+# npm ci writes node_modules/.package-lock.json: it stands for the installed
+# packages, mustache.js for the binary and axe-core for the browser tests.
+NODE_MODULES := node_modules/.package-lock.json
+
+$(NODE_MODULES): package.json package-lock.json
 	npm ci --no-audit --no-fund
+
+$(VENDORED): $(NODE_MODULES)
 	cp node_modules/mustache/mustache.mjs $@
 
 .PHONY: assets
-assets: $(VENDORED) ## Install the front-end packages (npm ci) the binary embeds
+assets: $(VENDORED) ## Install the front-end packages (npm ci): what the binary embeds, and axe-core for the browser tests
 
 .PHONY: run
 run: assets ## Run the server (embedded SQLite and in-memory sessions unless configured)
