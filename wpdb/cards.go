@@ -1,10 +1,12 @@
 package wpdb
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/wploadmore/wploadmore/wpdb/permalink"
@@ -112,26 +114,34 @@ func (s *Store) addCards(ctx context.Context, t *target, posts []Post) error {
 	return s.addPagePaths(ctx, t, posts)
 }
 
-// idList is the placeholders and arguments of an IN list of ids.
-func idList(ids []uint64) (string, []any) {
-	args := make([]any, len(ids))
+// idList is an IN list of ids, written out: they are IDs the database
+// gave, never a visitor's text, and a query without parameters is one
+// round trip (a text query) where one with them is three (prepare,
+// execute, close) for a list whose length changes with every page.
+func idList(ids []uint64) string {
+	b := make([]byte, 0, 2+8*len(ids))
+	b = append(b, '(')
 	for i, id := range ids {
-		args[i] = id
+		if i > 0 {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendUint(b, id, 10)
 	}
-	return "(?" + strings.Repeat(", ?", len(ids)-1) + ")", args
+	return string(append(b, ')'))
 }
 
 // thumbnailRow is one meta row of a post's featured image: the post, its
 // attachment's row, and one of the attachment's meta rows (all NULL when it
 // has none of them).
 type thumbnailRow struct {
-	PostID   uint64         `db:"post_id"`
-	MetaID   uint64         `db:"meta_id"`
-	ID       uint64         `db:"ID"`
-	MimeType string         `db:"post_mime_type"`
-	GUID     string         `db:"guid"`
-	Key      sql.NullString `db:"meta_key"`
-	Value    sql.NullString `db:"meta_value"`
+	PostID    uint64         `db:"post_id"`
+	MetaID    uint64         `db:"meta_id"` // of the _thumbnail_id row
+	ID        uint64         `db:"ID"`
+	MimeType  string         `db:"post_mime_type"`
+	GUID      string         `db:"guid"`
+	AttMetaID sql.NullInt64  `db:"att_meta_id"`
+	Key       sql.NullString `db:"meta_key"`
+	Value     sql.NullString `db:"meta_value"`
 }
 
 // addThumbnails reads each post's featured image in one query: the
@@ -142,22 +152,27 @@ func (s *Store) addThumbnails(ctx context.Context, t *target, posts []Post) erro
 	for i, p := range posts {
 		ids[i] = p.ID
 	}
-	in, args := idList(ids)
+	in := idList(ids)
 	meta := quoteIdent(s.driver, s.prefix+"postmeta")
 	cast := "CAST(th.meta_value AS UNSIGNED)"
 	if s.driver == DriverSQLite {
 		cast = "CAST(th.meta_value AS INTEGER)"
 	}
-	query := "SELECT th.post_id, th.meta_id, a.ID, a.post_mime_type, a.guid, m.meta_key, m.meta_value" +
+	// No ORDER BY: with meta_value, a TEXT column, in the rows MariaDB
+	// would sort them in an on-disk temporary table. The first rows, as
+	// get_post_meta() reads them, are picked here instead, by meta_id.
+	query := "SELECT th.post_id, th.meta_id, a.ID, a.post_mime_type, a.guid, m.meta_id AS att_meta_id, m.meta_key, m.meta_value" +
 		" FROM " + meta + " AS th" +
 		" JOIN " + quoteIdent(s.driver, s.table) + " AS a ON a.ID = " + cast +
 		" LEFT JOIN " + meta + " AS m ON m.post_id = a.ID AND m.meta_key IN ('_wp_attached_file', '_wp_attachment_metadata', '_wp_attachment_image_alt')" +
-		" WHERE th.meta_key = '_thumbnail_id' AND th.post_id IN " + in +
-		" ORDER BY th.post_id, th.meta_id, m.meta_id"
+		" WHERE th.meta_key = '_thumbnail_id' AND th.post_id IN " + in
 	var rows []thumbnailRow
-	if err := t.db.SelectContext(ctx, &rows, query, args...); err != nil {
+	if err := t.db.SelectContext(ctx, &rows, query); err != nil {
 		return fmt.Errorf("wpdb: featured images of %d posts: %w", len(posts), unavailable(err))
 	}
+	slices.SortFunc(rows, func(a, b thumbnailRow) int {
+		return cmp.Or(cmp.Compare(a.PostID, b.PostID), cmp.Compare(a.MetaID, b.MetaID), cmp.Compare(a.AttMetaID.Int64, b.AttMetaID.Int64))
+	})
 	type pick struct {
 		metaID uint64
 		att    *Attachment
@@ -220,7 +235,7 @@ func (s *Store) addCategories(ctx context.Context, t *target, posts []Post, defa
 	for i, p := range posts {
 		ids[i] = p.ID
 	}
-	in, args := idList(ids)
+	in := idList(ids)
 	terms, taxonomy := quoteIdent(s.driver, s.prefix+"terms"), quoteIdent(s.driver, s.prefix+"term_taxonomy")
 	query := "SELECT tr.object_id, tt.term_id, t.slug, tt.parent" +
 		" FROM " + quoteIdent(s.driver, s.prefix+"term_relationships") + " AS tr" +
@@ -228,7 +243,7 @@ func (s *Store) addCategories(ctx context.Context, t *target, posts []Post, defa
 		" JOIN " + terms + " AS t ON t.term_id = tt.term_id" +
 		" WHERE tr.object_id IN " + in
 	var rows []categoryRow
-	if err := t.db.SelectContext(ctx, &rows, query, args...); err != nil {
+	if err := t.db.SelectContext(ctx, &rows, query); err != nil {
 		return fmt.Errorf("wpdb: categories of %d posts: %w", len(posts), unavailable(err))
 	}
 	tree := map[uint64]permalink.Category{}
@@ -255,12 +270,12 @@ func (s *Store) addCategories(ctx context.Context, t *target, posts []Post, defa
 		if len(wanted) == 0 {
 			break
 		}
-		in, args := idList(wanted)
+		in := idList(wanted)
 		query := "SELECT t.term_id, t.slug, tt.parent FROM " + terms + " AS t" +
 			" JOIN " + taxonomy + " AS tt ON tt.term_id = t.term_id AND tt.taxonomy = 'category'" +
 			" WHERE t.term_id IN " + in
 		var parents []categoryRow
-		if err := t.db.SelectContext(ctx, &parents, query, args...); err != nil {
+		if err := t.db.SelectContext(ctx, &parents, query); err != nil {
 			return fmt.Errorf("wpdb: parents of %d categories: %w", len(wanted), unavailable(err))
 		}
 		for _, r := range parents {
@@ -286,9 +301,9 @@ func (s *Store) addAuthors(ctx context.Context, t *target, posts []Post) error {
 			ids = append(ids, p.AuthorID)
 		}
 	}
-	in, args := idList(ids)
+	in := idList(ids)
 	query := "SELECT ID, user_nicename FROM " + quoteIdent(s.driver, s.prefix+"users") + " WHERE ID IN " + in
-	rows, err := t.db.QueryContext(ctx, query, args...)
+	rows, err := t.db.QueryContext(ctx, query)
 	if err != nil {
 		return fmt.Errorf("wpdb: authors of %d posts: %w", len(posts), unavailable(err))
 	}
@@ -335,9 +350,9 @@ func (s *Store) addPagePaths(ctx context.Context, t *target, posts []Post) error
 		if len(wanted) == 0 {
 			break
 		}
-		in, args := idList(wanted)
+		in := idList(wanted)
 		query := "SELECT ID, post_name, post_parent FROM " + quoteIdent(s.driver, s.table) + " WHERE ID IN " + in
-		rows, err := t.db.QueryContext(ctx, query, args...)
+		rows, err := t.db.QueryContext(ctx, query)
 		if err != nil {
 			return fmt.Errorf("wpdb: parents of %d pages: %w", len(wanted), unavailable(err))
 		}
