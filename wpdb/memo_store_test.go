@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/excerpt/excerpttest"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
@@ -27,7 +29,7 @@ func TestExcerptMemo(t *testing.T) {
 			db := wpdbtest.OpenDB(t, cfg)
 			on := cfg
 			on.ExcerptMemoEntries, on.ExcerptMemoBytes = 100, 1<<20
-			s := wpdbtest.Store(t, on)
+			s, shaped := openCountingShapes(t, on)
 			excerptOf := func(id uint64) string {
 				t.Helper()
 				posts, err := s.Posts(ctx, 0, 10)
@@ -54,7 +56,7 @@ func TestExcerptMemo(t *testing.T) {
 					t.Fatalf("excerpt of post 3 = %q", got)
 				}
 			}
-			if n := wpdb.Shaped(s); n != 5 {
+			if n := shaped.Load(); n != 5 {
 				t.Errorf("5 posts read 20 times each were shaped %d times, want 5", n)
 			}
 
@@ -72,22 +74,33 @@ func TestExcerptMemo(t *testing.T) {
 				if got := excerptOf(3); got != e.want {
 					t.Errorf("%s: excerpt = %q, want %q", e.name, got, e.want)
 				}
-				if n := wpdb.Shaped(s); n != int64(6+i) {
+				if n := shaped.Load(); n != int64(6+i) {
 					t.Errorf("%s: %d posts shaped in all, want %d: the edited post once more", e.name, n, 6+i)
 				}
 			}
 
-			off := wpdbtest.Store(t, cfg)
+			off, shapedOff := openCountingShapes(t, cfg)
 			for range 3 {
 				if _, err := off.Posts(ctx, 0, 10); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if n := wpdb.Shaped(off); n != 15 {
+			if n := shapedOff.Load(); n != 15 {
 				t.Errorf("memo off: 5 posts read 3 times were shaped %d times, want 15", n)
 			}
 		})
 	}
+}
+
+// openCountingShapes opens a Store on cfg that counts the posts it shapes.
+func openCountingShapes(t *testing.T, cfg wpdb.Config) (*wpdb.Store, *atomic.Int64) {
+	t.Helper()
+	s, shaped, err := wpdb.OpenCountingShapes(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, shaped
 }
 
 // TestExcerptMemoBudget fills a small memo with the excerpts of 200 KB
@@ -100,7 +113,7 @@ func TestExcerptMemoBudget(t *testing.T) {
 	cfg := wpdbtest.New(t, wpdb.DriverSQLite, "wp_")
 	rows := wpdbtest.Posts(posts)
 	for i := range rows {
-		rows[i].Content = fmt.Sprintf("<p>Post %d.</p>", i) + wpdb.GutenbergPost(200<<10)
+		rows[i].Content = fmt.Sprintf("<p>Post %d.</p>", i) + excerpttest.GutenbergPost(200<<10)
 	}
 	wpdbtest.Insert(t, cfg, rows...)
 	cfg.ExcerptMemoEntries, cfg.ExcerptMemoBytes = 1000, budget

@@ -93,6 +93,9 @@ func randomFloats(seed uint64, n int) []string {
 // package ports on many generated inputs, in WordPress, and compares the
 // port with each answer.
 func TestPHPSemanticsMatchWordPress(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: bulk comparisons with PHP")
+	}
 	t.Parallel()
 	wp := wpdbtest.NewWordPress(t)
 	markup := []string{"<", ">", "!", "-", "?", "'", `"`, "a", "b", "x", "m", "l", " ", "\n", "\\", "(", ")", "\x00",

@@ -1,4 +1,4 @@
-package wpdb
+package excerpt
 
 import (
 	"fmt"
@@ -16,8 +16,8 @@ import (
 // to re-check, rather than only when the fuzzer happens on a difference.
 func TestExcerptDependencyVersions(t *testing.T) {
 	t.Parallel()
-	const fuzz = "then rerun go test -run '^$' -fuzz '^FuzzExcerpt$' -fuzztime 2m ./wpdb, " +
-		"and update the version here and wherever excerpt.go's comments name it"
+	const fuzz = "then rerun go test -run '^$' -fuzz '^FuzzExcerpt$' -fuzztime 2m ./wpdb/excerpt, " +
+		"and update the version here and wherever walk.go's comments name it"
 	tests := []struct {
 		path, version string
 		fn            any // a function of the module, to find its version
@@ -25,7 +25,7 @@ func TestExcerptDependencyVersions(t *testing.T) {
 	}{
 		{
 			"github.com/microcosm-cc/bluemonday", "v1.0.27", bluemonday.StrictPolicy,
-			"re-check walkPrefix against bluemonday's sanitize loop (sanitize.go: skipElementContent, " +
+			"re-check walkPrefix and visibility against bluemonday's sanitize loop (sanitize.go: skipElementContent, " +
 				"skippingElementsCount, mostRecentlyStartedToken and the script/style cases) and skipsContent " +
 				"against policy.go's addDefaultSkipElementContent",
 		},

@@ -1,4 +1,4 @@
-package wpdb
+package excerpt
 
 import (
 	"fmt"
@@ -10,10 +10,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/microcosm-cc/bluemonday"
+	"github.com/wploadmore/wploadmore/wpdb/excerpt/excerpttest"
 	nethtml "golang.org/x/net/html"
 )
 
-// referenceExcerpt is the definition Excerpter.Excerpt must match: the
+// referenceExcerpt is the definition Shaper.Excerpt must match: the
 // whole post made valid UTF-8, spaced before block tags, sanitized by the
 // same policy, unescaped, collapsed and cut. It is slow on long posts.
 func referenceExcerpt(policy *bluemonday.Policy, content string) string {
@@ -48,10 +49,10 @@ func referenceSpaceBlocks(s string) string {
 	return b.String()
 }
 
-// tinyWindowExcerpter reads posts 7 bytes at first, so that short test
+// tinyWindowShaper reads posts 7 bytes at first, so that short test
 // inputs cross the walk's read limit inside tags, entities and characters.
-func tinyWindowExcerpter() *Excerpter {
-	e := NewExcerpter(nil)
+func tinyWindowShaper() *Shaper {
+	e := New(nil)
 	e.window = 7
 	return e
 }
@@ -122,11 +123,11 @@ func TestExcerpt(t *testing.T) {
 	}
 }
 
-// newExcerptCheck returns a check that an Excerpter, one with a tiny
+// newExcerptCheck returns a check that a Shaper, one with a tiny
 // window and referenceExcerpt each give want for content.
 func newExcerptCheck() func(t *testing.T, content, want string) {
-	e := NewExcerpter(nil)
-	tiny := tinyWindowExcerpter()
+	e := New(nil)
+	tiny := tinyWindowShaper()
 	policy := bluemonday.StrictPolicy()
 	return func(t *testing.T, content, want string) {
 		t.Helper()
@@ -192,8 +193,8 @@ func TestExcerptNoMarkupSurvives(t *testing.T) {
 		"<!DOCTYPE html>", "<?php echo 1; ?>", "</>", "</ 3>",
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	e := NewExcerpter(nil)
-	tiny := tinyWindowExcerpter()
+	e := New(nil)
+	tiny := tinyWindowShaper()
 	policy := bluemonday.StrictPolicy()
 	for i := range 3000 {
 		var b strings.Builder
@@ -229,8 +230,8 @@ func TestExcerptHostileMarkup(t *testing.T) {
 		"<![CDATA[", "]]>", "<SCRIPT>", "</SCRIPT>", "<frameset>", "</object>",
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	e := NewExcerpter(nil)
-	tiny := tinyWindowExcerpter()
+	e := New(nil)
+	tiny := tinyWindowShaper()
 	policy := bluemonday.StrictPolicy()
 	for i := range 5000 {
 		var b strings.Builder
@@ -253,7 +254,7 @@ func TestExcerptHostileMarkup(t *testing.T) {
 // post: valid UTF-8, at most 200 characters before "...", collapsed white
 // space, and plain text: sanitizing its escaped form changes nothing, so no
 // element survives (a decoded "a < b" is text, not a tag).
-func checkExcerptInvariants(t *testing.T, e *Excerpter, content, got string) {
+func checkExcerptInvariants(t *testing.T, e *Shaper, content, got string) {
 	t.Helper()
 	if !utf8.ValidString(got) {
 		t.Fatalf("Excerpt(%q) = %q: invalid UTF-8", content, got)
@@ -274,37 +275,6 @@ func checkExcerptInvariants(t *testing.T, e *Excerpter, content, got string) {
 	}
 }
 
-// excerptSeeds is realistic Gutenberg content and the edges of the cut.
-func excerptSeeds() []string {
-	long := strings.Repeat("Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 8)
-	return []string{
-		"",
-		"plain text",
-		gutenbergPost(2 << 10),
-		gutenbergPost(8 << 10),
-		"<!-- wp:paragraph -->\n<p>" + long + "</p>\n<!-- /wp:paragraph -->",
-		"<!-- wp:heading {\"level\":3} -->\n<h3 class=\"wp-block-heading\">Title &amp; more</h3>\n<!-- /wp:heading -->\n\n<!-- wp:list -->\n<ul class=\"wp-block-list\"><!-- wp:list-item -->\n<li>one</li>\n<!-- /wp:list-item --></ul>\n<!-- /wp:list -->",
-		"<!-- wp:gallery {\"linkTo\":\"none\"} -->\n<figure class=\"wp-block-gallery has-nested-images columns-default\"><!-- wp:image {\"id\":12} -->\n<figure class=\"wp-block-image size-large\"><img src=\"https://example.com/a.jpg\" alt=\"A &quot;quoted&quot; alt\" class=\"wp-image-12\"/><figcaption class=\"wp-element-caption\">Caption one</figcaption></figure>\n<!-- /wp:image --></figure>\n<!-- /wp:gallery -->",
-		"<!-- wp:embed {\"url\":\"https://www.youtube.com/watch?v=x\",\"type\":\"video\"} -->\n<figure class=\"wp-block-embed is-type-video\"><div class=\"wp-block-embed__wrapper\">\nhttps://www.youtube.com/watch?v=x\n</div><figcaption>Video</figcaption></figure>\n<!-- /wp:embed -->",
-		"<!-- wp:html -->\n<script>document.write('<p>" + long + "</p>')</script><style>p{}</style><noscript>" + long + "</noscript>\n<!-- /wp:html -->" + long,
-		strings.Repeat("漢字かな交じり文。", 30),
-		strings.Repeat("👩‍👩‍👧‍👦 🇫🇷 ", 60),
-		strings.Repeat("a", 199) + "é" + strings.Repeat("b", 10),
-		strings.Repeat("x ", 100) + "<p>y</p>",
-		strings.Repeat("&nbsp;", 300) + long,
-		strings.Repeat("&amp;&#8217;&#x1F600;&notit;&amp", 60),
-		"<p>unclosed <b>bold <i>italic " + long,
-		"<div><p>a < b and c > d, 1 <2, x<y " + long,
-		"<img src=\"" + strings.Repeat("x", 5000) + "\" alt=\"" + strings.Repeat("&lt;", 100) + "\">" + long,
-		"<p>" + long + "<!-- unterminated comment " + long,
-		"<xmp><b>shown &amp; raw</b></xmp><plaintext>" + long + "</plaintext>" + long,
-		"</iframe><iframe>" + long + "</iframe>" + long,
-		"<script/>" + long + "</script>" + long,
-		"\xff\xfe<p>\xe4\xb8</p>\xad" + long,
-		"a\r\nb\rc\x00d " + long,
-	}
-}
-
 // FuzzExcerpt checks the prefix walk against the definition: without
 // shortcodes, the whole-post pipeline; with core's, strip_shortcodes of the
 // whole post (stripShortcodes, which TestStripShortcodesMatchesWordPress
@@ -314,16 +284,16 @@ func excerptSeeds() []string {
 // (excerptStart, what the Store shapes from a bounded read) gives the
 // whole post's.
 func FuzzExcerpt(f *testing.F) {
-	for _, s := range excerptSeeds() {
+	for _, s := range excerpttest.Seeds() {
 		f.Add(s)
 	}
-	for _, s := range shortcodeSeeds() {
+	for _, s := range excerpttest.ShortcodeSeeds() {
 		f.Add(s)
 	}
-	e, strip := NewExcerpter(nil), NewExcerpter(coreShortcodes)
-	tiny, tinyStrip := tinyWindowExcerpter(), NewExcerpter(coreShortcodes)
+	e, strip := New(nil), New(coreShortcodes)
+	tiny, tinyStrip := tinyWindowShaper(), New(coreShortcodes)
 	tinyStrip.window = 7
-	starts := startExcerpters()
+	starts := startShapers()
 	policy := bluemonday.StrictPolicy()
 	f.Fuzz(func(t *testing.T, content string) {
 		got := e.Excerpt(content)
@@ -363,11 +333,11 @@ func FuzzExcerpt(f *testing.F) {
 // editor posts and for classic-editor posts (no tags, one long text token).
 func TestExcerptReadsOnlyAPrefix(t *testing.T) {
 	t.Parallel()
-	e := NewExcerpter(nil)
+	e := New(nil)
 	for _, size := range []int{20 << 10, 200 << 10, 2 << 20} {
 		for name, post := range map[string]string{
-			"gutenberg": gutenbergPost(size),
-			"classic":   classicPost(size),
+			"gutenberg": excerpttest.GutenbergPost(size),
+			"classic":   excerpttest.ClassicPost(size),
 			"one word":  strings.Repeat("x", size),
 		} {
 			got, read, _ := visiblePrefix(nil, post, excerptRunes, e.window, false)
@@ -378,22 +348,12 @@ func TestExcerptReadsOnlyAPrefix(t *testing.T) {
 	}
 }
 
-// classicPost is a classic-editor post: text and inline tags, paragraphs
-// split by blank lines that wpautop turns into <p> only when rendering.
-func classicPost(size int) string {
-	var b strings.Builder
-	for b.Len() < size {
-		b.WriteString("The <strong>classic</strong> editor stores paragraphs as plain text &amp; blank lines.\n\n")
-	}
-	return b.String()
-}
-
-// TestExcerptConcurrent shares one Excerpter between goroutines; run it with
+// TestExcerptConcurrent shares one Shaper between goroutines; run it with
 // -race to check the pooled buffers.
 func TestExcerptConcurrent(t *testing.T) {
 	t.Parallel()
-	e := NewExcerpter(nil)
-	seeds := excerptSeeds()
+	e := New(nil)
+	seeds := excerpttest.Seeds()
 	policy := bluemonday.StrictPolicy()
 	want := make([]string, len(seeds))
 	for i, s := range seeds {

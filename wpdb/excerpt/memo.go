@@ -1,0 +1,104 @@
+package excerpt
+
+import (
+	"container/list"
+	"sync"
+)
+
+// Version names one version of a post, the key of a [Memo]: WordPress sets
+// post_modified_gmt on every save, and the content's length also changes
+// with most edits made by raw SQL that forget to set it.
+type Version struct {
+	ID       uint64 // the post's ID
+	Modified string // post_modified_gmt as stored
+	Length   int64  // of post_content, in bytes
+}
+
+type memoEntry struct {
+	version Version
+	excerpt string
+}
+
+// memoEntryOverhead approximates what an entry costs beside its strings:
+// the list element, the entry, the map's key and pointer.
+const memoEntryOverhead = 160
+
+// Memo keeps the excerpts of the posts shaped last, by post version, so
+// that a post is shaped once per version, not on every request or cache
+// refresh. It holds at most a number of excerpts and about a number of
+// bytes, dropping the least recently used. A nil *Memo keeps nothing. It
+// is safe for concurrent use.
+type Memo struct {
+	maxEntries, maxBytes int
+
+	mu      sync.Mutex
+	bytes   int // the sizes of the entries held
+	entries map[Version]*list.Element
+	lru     list.List // of *memoEntry, front: most recently used
+}
+
+// NewMemo returns a Memo of at most maxEntries excerpts and about maxBytes
+// bytes, or nil, which keeps nothing, when maxEntries is 0.
+func NewMemo(maxEntries, maxBytes int) *Memo {
+	if maxEntries == 0 {
+		return nil
+	}
+	return &Memo{maxEntries: maxEntries, maxBytes: maxBytes, entries: make(map[Version]*list.Element)}
+}
+
+func (e *memoEntry) size() int {
+	return len(e.excerpt) + len(e.version.Modified) + memoEntryOverhead
+}
+
+// Get returns the excerpt kept for version v, and whether there is one.
+func (m *Memo) Get(v Version) (string, bool) {
+	if m == nil {
+		return "", false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	el, ok := m.entries[v]
+	if !ok {
+		return "", false
+	}
+	m.lru.MoveToFront(el)
+	return el.Value.(*memoEntry).excerpt, true
+}
+
+// Put keeps excerpt under version v, then drops the least recently used
+// entries until the memo is within its bounds again. An excerpt larger
+// than the whole budget is not kept.
+func (m *Memo) Put(v Version, excerpt string) {
+	if m == nil {
+		return
+	}
+	entry := &memoEntry{version: v, excerpt: excerpt}
+	if entry.size() > m.maxBytes {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if el, ok := m.entries[v]; ok {
+		m.bytes -= el.Value.(*memoEntry).size()
+		m.lru.Remove(el)
+	}
+	m.entries[v] = m.lru.PushFront(entry)
+	m.bytes += entry.size()
+	for m.lru.Len() > m.maxEntries || m.bytes > m.maxBytes {
+		oldest := m.lru.Back()
+		old := m.lru.Remove(oldest).(*memoEntry)
+		delete(m.entries, old.version)
+		m.bytes -= old.size()
+	}
+}
+
+// Usage returns the number of excerpts held and about how many bytes they
+// take, as counted against the memo's bounds.
+func (m *Memo) Usage() (entries, bytes int) {
+	if m == nil {
+		return 0, 0
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.lru.Len(), m.bytes
+}
