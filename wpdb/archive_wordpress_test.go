@@ -1,0 +1,330 @@
+package wpdb_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+)
+
+// archivesPHP makes, through WordPress, a category tree (parent > child >
+// grandchild), two more categories (one rare), three tags and two authors,
+// and 80 posts filed among them, three to a post_date (ties in every
+// archive), from 2024-03-12 back to late 2023, a few left as drafts or
+// trashed; it prints the term and user IDs.
+const archivesPHP = `
+wp_delete_post(1, true);
+$cat = function ($name, $slug, $parent = 0) { return wp_insert_term($name, 'category', array('slug' => $slug, 'parent' => $parent))['term_id']; };
+$parent = $cat('Parent', 'parent');
+$child = $cat('Child', 'child', $parent);
+$grand = $cat('Grandchild', 'grandchild', $child);
+$other = $cat('Other & More', 'other');
+$rare = $cat('Rare', 'rare');
+$tag = function ($name) { return wp_insert_term($name, 'post_tag')['term_id']; };
+$red = $tag('red'); $blue = $tag('blue'); $green = $tag('green');
+$ann = wp_insert_user(array('user_login' => 'ann', 'user_pass' => 'x', 'user_nicename' => 'ann-lee', 'display_name' => 'Ann Lee'));
+$bo = wp_insert_user(array('user_login' => 'bo', 'user_pass' => 'x', 'user_nicename' => 'bo-ng', 'display_name' => 'Bo Ng'));
+$filed = array(array($parent), array($child), array($grand, $other), array($other), array(1), array($child, $other), array($parent));
+for ($i = 0; $i < 80; $i++) {
+	$cats = $filed[$i % 7];
+	if ($i % 23 == 5) { $cats[] = $rare; }
+	$tags = array();
+	if ($i % 3 != 1) { $tags[] = 'red'; }
+	if ($i % 4 < 2) { $tags[] = 'blue'; }
+	if ($i % 5 == 0) { $tags[] = 'green'; }
+	$id = wp_insert_post(array('post_title' => "Post $i", 'post_content' => "<p>Content $i</p>",
+		'post_status' => $i % 11 == 7 ? 'draft' : 'publish', 'post_author' => $i % 2 ? $bo : $ann,
+		'post_date' => date('Y-m-d H:i:s', strtotime('2024-03-12 12:00:00') - intdiv($i, 3) * 4 * 86400),
+		'post_category' => $cats, 'tags_input' => $tags));
+	if ($i % 13 == 9) { wp_trash_post($id); }
+}
+echo json_encode(array('parent' => $parent, 'child' => $child, 'grand' => $grand, 'other' => $other, 'rare' => $rare,
+	'red' => $red, 'blue' => $blue, 'green' => $green, 'ann' => $ann, 'bo' => $bo));
+`
+
+// wpQueryPHP runs WP_Query for each case (query vars, and pages as
+// offset and size) in the listing's order, and prints the IDs of the
+// whole archive and of each page.
+const wpQueryPHP = `
+$out = array();
+foreach (json_decode(base64_decode('%s'), true) as $c) {
+	$base = array_merge($c['vars'], array('post_type' => 'post', 'post_status' => 'publish',
+		'orderby' => array('date' => 'DESC', 'ID' => 'DESC'), 'ignore_sticky_posts' => true, 'fields' => 'ids', 'no_found_rows' => true));
+	$all = (new WP_Query(array_merge($base, array('posts_per_page' => -1))))->posts;
+	$pages = array();
+	foreach ($c['pages'] as $p) {
+		$pages[] = array_map('intval', (new WP_Query(array_merge($base, array('posts_per_page' => $p[1], 'offset' => $p[0]))))->posts);
+	}
+	$out[] = array('all' => array_map('intval', $all), 'pages' => $pages);
+}
+echo json_encode($out);
+`
+
+// archivePages are the pages (offset, size) each archive is read at.
+var archivePages = [][2]int{{0, 5}, {3, 4}, {10, 7}, {0, 100}, {25, 3}}
+
+// archiveCase is one archive's query vars and what WP_Query lists for it.
+type archiveCase struct {
+	Vars  map[string]string `json:"vars"`
+	Pages [][2]int          `json:"pages"`
+	want  struct {
+		All   []uint64   `json:"all"`
+		Pages [][]uint64 `json:"pages"`
+	}
+}
+
+// archiveCases builds a WordPress site with archivesPHP and asks WP_Query
+// for each archive.
+func archiveCases(t *testing.T, wp *wpdbtest.WordPress) []archiveCase {
+	t.Helper()
+	var ids map[string]uint64
+	if err := json.Unmarshal(wp.PHP(t, archivesPHP), &ids); err != nil {
+		t.Fatal(err)
+	}
+	id := func(name string) string { return fmt.Sprint(ids[name]) }
+	var cases []archiveCase
+	for _, vars := range []map[string]string{
+		{"category_name": "parent"}, {"category_name": "child"}, {"category_name": "parent/child"}, {"category_name": "parent/child/"},
+		{"category_name": "rare"}, {"category_name": "child,rare"}, {"category_name": "parent+other"},
+		{"cat": id("parent")}, {"cat": id("child") + "," + id("other")}, {"cat": "-" + id("other")},
+		{"cat": id("parent") + ",-" + id("child")}, {"cat": id("rare")},
+		{"tag": "red"}, {"tag": "red,green"}, {"tag": "red+blue"}, {"tag": "red blue green"}, {"tag_id": id("green")},
+		{"author": id("ann")}, {"author": "-" + id("ann")}, {"author_name": "bo-ng"},
+		{"year": "2024"}, {"year": "2023"}, {"year": "2024", "monthnum": "2"}, {"year": "2024", "monthnum": "3", "day": "12"},
+		{"monthnum": "3"}, {"day": "8"},
+		{"category_name": "parent", "tag": "red", "author": id("ann")},
+		{"cat": "-" + id("other"), "year": "2024"},
+		{"category_name": "other", "tag": "blue", "monthnum": "2"},
+		{"tag": "red", "cat": id("child")}, {"author_name": "ann-lee", "tag": "blue,green", "year": "2024"},
+	} {
+		cases = append(cases, archiveCase{Vars: vars, Pages: archivePages[:]})
+	}
+	payload, err := json.Marshal(cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []json.RawMessage
+	if err := json.Unmarshal(wp.PHP(t, fmt.Sprintf(wpQueryPHP, base64.StdEncoding.EncodeToString(payload))), &got); err != nil {
+		t.Fatal(err)
+	}
+	for i := range cases {
+		if err := json.Unmarshal(got[i], &cases[i].want); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cases
+}
+
+// TestArchivesWordPress reads each archive from WordPress's own database
+// (MariaDB) and from a copy of it in SQLite, walking type_status_date and
+// reading from term_relationships alike, and compares the IDs with
+// WP_Query's for the same query vars: every page at several offsets and
+// sizes, and a whole lastPost walk with the whole list.
+func TestArchivesWordPress(t *testing.T) {
+	t.Parallel()
+	wp := wpdbtest.NewWordPress(t)
+	cases := archiveCases(t, wp)
+	var nonEmpty int
+	for _, c := range cases {
+		if len(c.want.All) > 0 {
+			nonEmpty++
+		}
+		t.Logf("%v: %d posts", c.Vars, len(c.want.All))
+	}
+	if nonEmpty < len(cases)-1 {
+		t.Fatalf("only %d of %d archives hold posts: the fixture is wrong", nonEmpty, len(cases))
+	}
+	sqlite := wpdbtest.SQLite(t)
+	copySite(t, wp.Config, sqlite)
+	for _, cfg := range []wpdb.Config{wp.Config, sqlite} {
+		t.Run(cfg.Driver, func(t *testing.T) {
+			t.Parallel()
+			store := open(t, cfg)
+			terms, err := store.Terms(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range cases {
+				q, err := wpdb.ParseArchive(archiveVars(c.Vars))
+				if err != nil {
+					t.Fatalf("%v: %v", c.Vars, err)
+				}
+				a, err := terms.Resolve(q)
+				if err != nil {
+					t.Fatalf("%v: %v", c.Vars, err)
+				}
+				for _, plan := range []string{"auto", "dense", "sparse"} {
+					read := a
+					if plan != "auto" {
+						read = wpdb.ForceArchivePlan(a, plan == "sparse")
+					}
+					checkArchive(t, store, read, fmt.Sprintf("%v %s", c.Vars, plan), c)
+				}
+			}
+		})
+	}
+}
+
+// checkArchive compares a's pages and its lastPost walk with c's.
+func checkArchive(t *testing.T, store *wpdb.Store, a wpdb.Archive, name string, c archiveCase) {
+	t.Helper()
+	ctx := context.Background()
+	for i, p := range c.Pages {
+		got, err := store.PostsIn(ctx, a, p[0], p[1])
+		if err != nil {
+			t.Fatalf("%s: PostsIn(%d, %d): %v", name, p[0], p[1], err)
+		}
+		if diff := cmp.Diff(c.want.Pages[i], ids(got)); diff != "" {
+			t.Errorf("%s: offset %d, %d posts (-WP_Query +PostsIn):\n%s", name, p[0], p[1], diff)
+		}
+	}
+	for _, size := range []int{1, 3} {
+		var walked []uint64
+		page, err := store.PostsIn(ctx, a, 0, size)
+		for err == nil && len(page) > 0 && len(walked) <= len(c.want.All) {
+			walked = append(walked, ids(page)...)
+			page, err = store.PostsAfterIn(ctx, a, walked[len(walked)-1], len(walked), size)
+		}
+		if err != nil {
+			t.Fatalf("%s: walk by %d: %v", name, size, err)
+		}
+		if diff := cmp.Diff(c.want.All, walked); diff != "" {
+			t.Errorf("%s: lastPost walk by %d (-WP_Query +PostsAfterIn):\n%s", name, size, diff)
+		}
+	}
+}
+
+// archiveVars turns a case's vars into what a request's query holds.
+func archiveVars(vars map[string]string) map[string][]string {
+	out := map[string][]string{}
+	for k, v := range vars {
+		out[k] = []string{v}
+	}
+	return out
+}
+
+// TestArchiveNotFound resolves archives of names and IDs the site does
+// not have, and a day the calendar does not: each a NotFoundError naming
+// it, wrapping ErrNoArchive.
+func TestArchiveNotFound(t *testing.T) {
+	t.Parallel()
+	wp := wpdbtest.NewWordPress(t)
+	archiveIDs := map[string]uint64{}
+	if err := json.Unmarshal(wp.PHP(t, archivesPHP), &archiveIDs); err != nil {
+		t.Fatal(err)
+	}
+	store := open(t, wp.Config)
+	terms, err := store.Terms(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ query, want string }{
+		{"category_name=nope", `no category "nope"`},
+		{"cat=999999", `no category "999999"`},
+		{"category_name=red", `no category "red"`},
+		{"tag=red,nope", `no tag "nope"`},
+		{"tag=parent", `no tag "parent"`},
+		{"tag_id=999999", `no tag "999999"`},
+		{"author=999999", `no author "999999"`},
+		{"author_name=nobody", `no author "nobody"`},
+		{"year=2023&monthnum=2&day=29", `no day "2023-02-29"`},
+	} {
+		q, err := wpdb.ParseArchive(phpQueryVars(t, c.query))
+		if err != nil {
+			t.Fatalf("%s: %v", c.query, err)
+		}
+		_, err = terms.Resolve(q)
+		var nf *wpdb.NotFoundError
+		if !errors.As(err, &nf) || !errors.Is(err, wpdb.ErrNoArchive) || !strings.HasSuffix(err.Error(), c.want) {
+			t.Errorf("%s: %v, want a NotFoundError %s", c.query, err, c.want)
+		}
+	}
+	// What a heading is made of: the names as stored, the author's
+	// display name.
+	q, _ := wpdb.ParseArchive(phpQueryVars(t, "category_name=other&author_name=ann-lee"))
+	a, err := terms.Resolve(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Terms) != 1 || a.Terms[0].Name != "Other &amp; More" || a.Author == nil || a.Author.DisplayName != "Ann Lee" {
+		t.Errorf("heading: %+v, %+v", a.Terms, a.Author)
+	}
+}
+
+// copySite copies the posts, terms and users of the site in from into
+// the empty database to, as the SQLite Database Integration plugin holds
+// the same tables.
+func copySite(t *testing.T, from, to wpdb.Config) {
+	t.Helper()
+	ctx := context.Background()
+	db := wpdbtest.OpenDB(t, from)
+	var posts []wpdb.SeedRow
+	copyRows(t, db, "SELECT ID, post_author, CAST(post_date AS CHAR), CAST(post_date_gmt AS CHAR), post_content, post_title, post_status,"+
+		" post_name, CAST(post_modified AS CHAR), post_parent, post_type, post_password FROM wp_posts", func(rows *sql.Rows) error {
+		var r wpdb.SeedRow
+		err := rows.Scan(&r.ID, &r.Author, &r.Date, &r.DateGMT, &r.Content, &r.Title, &r.Status, &r.Name, &r.Modified, &r.Parent, &r.Type, &r.Password)
+		posts = append(posts, r)
+		return err
+	})
+	var terms []wpdb.Term
+	copyRows(t, db, "SELECT t.term_id, tt.term_taxonomy_id, t.name, t.slug, tt.taxonomy, tt.parent, tt.count"+
+		" FROM wp_terms AS t JOIN wp_term_taxonomy AS tt ON tt.term_id = t.term_id", func(rows *sql.Rows) error {
+		var r wpdb.Term
+		err := rows.Scan(&r.ID, &r.TaxonomyID, &r.Name, &r.Slug, &r.Taxonomy, &r.Parent, &r.Count)
+		terms = append(terms, r)
+		return err
+	})
+	var rels []wpdb.TermRelationship
+	copyRows(t, db, "SELECT object_id, term_taxonomy_id FROM wp_term_relationships", func(rows *sql.Rows) error {
+		var r wpdb.TermRelationship
+		err := rows.Scan(&r.ObjectID, &r.TermTaxonomyID)
+		rels = append(rels, r)
+		return err
+	})
+	var users []wpdb.User
+	copyRows(t, db, "SELECT ID, user_login, user_nicename, user_email, display_name FROM wp_users", func(rows *sql.Rows) error {
+		var r wpdb.User
+		err := rows.Scan(&r.ID, &r.Login, &r.Nicename, &r.Email, &r.DisplayName)
+		users = append(users, r)
+		return err
+	})
+	s, err := wpdb.OpenSeeder(ctx, to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, err := range []error{
+		s.Insert(ctx, posts), s.InsertTerms(ctx, terms), s.InsertTermRelationships(ctx, rels), s.InsertUsers(ctx, users),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// copyRows runs query on db and calls row for each row.
+func copyRows(t *testing.T, db *sql.DB, query string, row func(*sql.Rows) error) {
+	t.Helper()
+	rows, err := db.Query(query)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := row(rows); err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+}

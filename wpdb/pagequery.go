@@ -1,0 +1,88 @@
+package wpdb
+
+import (
+	"fmt"
+	"strings"
+)
+
+// queryTexts are the texts of the statements a Store prepares on each of
+// its databases, built once at Open.
+type queryTexts struct {
+	page, keyset string
+	startChars   int // what each page reads of post_content, for the queries built per call
+}
+
+// buildQueries returns the statements for table (already validated) and n
+// post types, reading startChars characters of each post's content.
+func buildQueries(driver, table string, n, startChars int) queryTexts {
+	return queryTexts{
+		page:       postsQuery(driver, table, n, startChars),
+		keyset:     keysetQuery(driver, table, n, startChars),
+		startChars: startChars,
+	}
+}
+
+// postsQuery builds the page query for table (already validated) and n
+// post types, reading startChars characters of each post's content. Only
+// the table name and startChars are placed in the text; post types, LIMIT
+// and OFFSET are bound parameters (see [Store.args]).
+//
+// The page query is a deferred join: the inner SELECT walks the
+// type_status_date (post_type, post_status, post_date, ID) index backwards,
+// reading index entries only, so skipping OFFSET rows touches no row data;
+// the outer query then fetches the full rows of just the LIMIT IDs it
+// returned. The outer sort is over the derived (ID, post_date) rows, so no
+// temporary table holds full rows (MariaDB writes those to disk when they
+// have TEXT columns), and SQLite needs no sort at all.
+//
+// With several post types the index holds one ordered range per type; an IN
+// list would make the database sort the entries of every published post of
+// those types on each request. Instead each type gets its own backward
+// index scan, cut at OFFSET+LIMIT entries, and only those are merged.
+func postsQuery(driver, table string, n, startChars int) string {
+	return outerPageQuery(driver, table, startChars, offsetScan(driver, table, n, ""))
+}
+
+// offsetScan is the inner (ID, post_date) query of the page after OFFSET
+// entries, each post type's scan also held to the condition also (empty,
+// or starting with " AND"). Its parameters are, for each post type, the
+// type, those of also, and OFFSET+LIMIT when there are several types; then
+// LIMIT and OFFSET.
+func offsetScan(driver, table string, n int, also string) string {
+	const order = " ORDER BY post_date DESC, ID DESC"
+	scan := "SELECT ID, post_date FROM " + quoteIdent(driver, table) +
+		" WHERE post_type = ? AND post_status = 'publish'" + also + order
+	if n == 1 {
+		return scan + " LIMIT ? OFFSET ?"
+	}
+	branches := make([]string, n)
+	for i := range branches {
+		branches[i] = fmt.Sprintf("SELECT ID, post_date FROM (%s LIMIT ?) AS t%d", scan, i)
+	}
+	return "SELECT ID, post_date FROM (" + strings.Join(branches, " UNION ALL ") + ") AS u" +
+		order + " LIMIT ? OFFSET ?"
+}
+
+// outerPageQuery fetches the rows of the (ID, post_date) rows inner
+// returns, by primary key, in the listing order, with the first
+// startChars characters of their content (see contentColumns).
+func outerPageQuery(driver, table string, startChars int, inner string) string {
+	return "SELECT p.ID, p.post_title, p.post_name, p.post_type, p.post_author, p.post_parent, " + contentColumns(driver, startChars) +
+		" FROM " + quoteIdent(driver, table) + " AS p" +
+		" JOIN (" + inner + ") AS page ON page.ID = p.ID" +
+		" ORDER BY page.post_date DESC, page.ID DESC"
+}
+
+// args returns the parameters of the page query: each post type (followed,
+// when there are several, by OFFSET+LIMIT, where its own scan is cut), then
+// LIMIT and OFFSET.
+func (s *Store) args(offset, limit int) []any {
+	args := make([]any, 0, 2*len(s.types)+2)
+	for _, pt := range s.types {
+		args = append(args, pt)
+		if len(s.types) > 1 {
+			args = append(args, offset+limit)
+		}
+	}
+	return append(args, limit, offset)
+}
