@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/excerpt/excerpttest"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
@@ -88,8 +89,7 @@ func BenchmarkPosts(b *testing.B) {
 // 2 KB or of 200 KB, excerpt memo off, on MariaDB: the bounded read must make
 // the long posts cost about what the short ones do, on the wire and in
 // memory (the target is at most 1.5 times, in ns/op and in B/op).
-// read=whole reads all of post_content, as the page queries did before,
-// for comparison.
+// read=whole reads all of post_content in the page query, for comparison.
 func BenchmarkPostsLongContent(b *testing.B) {
 	ctx := context.Background()
 	for _, size := range []int{2 << 10, 200 << 10} {
@@ -105,7 +105,7 @@ func BenchmarkPostsLongContent(b *testing.B) {
 			}
 			if i >= len(rows)-10 {
 				rows[i].Date = fmt.Sprintf("2030-01-01 00:%02d:00", i%60)
-				rows[i].Content = wpdb.GutenbergPost(size)
+				rows[i].Content = excerpttest.GutenbergPost(size)
 			}
 		}
 		wpdbtest.Insert(b, cfg, rows...)

@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/excerpt"
+	"github.com/wploadmore/wploadmore/wpdb/excerpt/excerpttest"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
@@ -53,7 +55,7 @@ func adversarialPosts() []string {
 		strings.Repeat("&nbsp;", 400) + long,
 		strings.Repeat(" \n\t", 300) + long,
 		"a\x00b " + long + "\x00" + long,
-		wpdb.GutenbergPost(8 << 10),
+		excerpttest.GutenbergPost(8 << 10),
 	}
 }
 
@@ -62,7 +64,7 @@ func adversarialPosts() []string {
 type boundedStore struct {
 	name     string
 	store    *wpdb.Store
-	excerpts *wpdb.Excerpter // the same shortcodes, for the whole post
+	excerpts *excerpt.Shaper // the same shortcodes, for the whole post
 }
 
 // boundedStores opens, for cfg, a Store per content start and per
@@ -70,7 +72,7 @@ type boundedStore struct {
 func boundedStores(t testing.TB, cfg wpdb.Config) []boundedStore {
 	t.Helper()
 	var stores []boundedStore
-	for _, shortcodes := range [][]string{nil, wpdb.CoreShortcodes} {
+	for _, shortcodes := range [][]string{nil, excerpt.CoreShortcodes()} {
 		for _, n := range boundedStarts {
 			c := cfg
 			c.Shortcodes = shortcodes
@@ -80,7 +82,7 @@ func boundedStores(t testing.TB, cfg wpdb.Config) []boundedStore {
 			}
 			t.Cleanup(func() { s.Close() })
 			name := fmt.Sprintf("%s start=%d shortcodes=%d", cfg.Driver, n, len(shortcodes))
-			stores = append(stores, boundedStore{name, s, wpdb.NewExcerpter(shortcodes)})
+			stores = append(stores, boundedStore{name, s, excerpt.New(shortcodes)})
 		}
 	}
 	return stores
@@ -132,7 +134,7 @@ func newBoundedTable(t testing.TB, driver string) *boundedTable {
 
 // check stores content in the checked post, has every store read it
 // through Posts and through PostsAfter the newer post, and compares the
-// excerpts with the Excerpter's of the whole content.
+// excerpts with the Shaper's of the whole content.
 func (tb *boundedTable) check(t *testing.T, content string) {
 	t.Helper()
 	ctx := context.Background()
@@ -166,8 +168,8 @@ func (tb *boundedTable) check(t *testing.T, content string) {
 // return exactly the excerpt of the whole post.
 func TestBoundedRead(t *testing.T) {
 	t.Parallel()
-	posts := append(adversarialPosts(), wpdb.ExcerptSeeds()...)
-	posts = append(posts, wpdb.ShortcodeSeeds()...)
+	posts := append(adversarialPosts(), excerpttest.Seeds()...)
+	posts = append(posts, excerpttest.ShortcodeSeeds()...)
 	for _, driver := range wpdbtest.Drivers() {
 		t.Run(driver, func(t *testing.T) {
 			t.Parallel()
@@ -181,13 +183,16 @@ func TestBoundedRead(t *testing.T) {
 
 // FuzzBoundedExcerpt is TestBoundedRead over fuzzed posts: a Store reading
 // a bounded start of post_content, on MariaDB and SQLite, returns exactly
-// Excerpter.Excerpt of the whole post, with and without shortcodes, for
+// excerpt.Shaper.Excerpt of the whole post, with and without shortcodes, for
 // starts from 1 character to the product's.
 func FuzzBoundedExcerpt(f *testing.F) {
+	if testing.Short() {
+		f.Skip("-short: every seed through every content start, on MariaDB and SQLite")
+	}
 	for _, s := range adversarialPosts() {
 		f.Add(s)
 	}
-	for _, s := range wpdb.ShortcodeSeeds()[:20] {
+	for _, s := range excerpttest.ShortcodeSeeds()[:20] {
 		f.Add(s)
 	}
 	var tables []*boundedTable

@@ -55,19 +55,19 @@ func findCardTables(ctx context.Context, db *sql.DB, cfg Config) (cardTables, er
 	}
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return cardTables{}, fmt.Errorf("wpdb: look for the site's tables: %w", unavailable(err))
+		return cardTables{}, atOpen(fmt.Errorf("wpdb: look for the site's tables: %w", err))
 	}
 	defer rows.Close()
 	found := map[string]bool{}
 	for rows.Next() {
 		var name string
 		if err := rows.Scan(&name); err != nil {
-			return cardTables{}, fmt.Errorf("wpdb: look for the site's tables: %w", unavailable(err))
+			return cardTables{}, atOpen(fmt.Errorf("wpdb: look for the site's tables: %w", err))
 		}
 		found[strings.TrimPrefix(name, cfg.TablePrefix)] = true
 	}
 	if err := rows.Err(); err != nil {
-		return cardTables{}, fmt.Errorf("wpdb: look for the site's tables: %w", unavailable(err))
+		return cardTables{}, atOpen(fmt.Errorf("wpdb: look for the site's tables: %w", err))
 	}
 	return cardTables{
 		postmeta: found["postmeta"],

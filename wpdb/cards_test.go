@@ -47,6 +47,9 @@ echo json_encode(array('ids' => $ids, 'c' => $c, 'd' => $d));
 // image), and counts the statements: the same small number for 2 posts
 // as for 50, never one a post.
 func TestCardQueries(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: counts statements on a seeded whole site")
+	}
 	t.Parallel()
 	wp := wpdbtest.NewWordPress(t)
 	var made struct {

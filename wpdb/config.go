@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/wploadmore/wploadmore/wpdb/excerpt"
 )
 
 // The drivers a Config can name.
@@ -40,8 +41,9 @@ type Config struct {
 	LocalSocket bool
 	// Shortcodes are the tags whose shortcodes are stripped from excerpts,
 	// as WordPress strips its registered ones, each checked by
-	// ValidateShortcode. None is a valid choice: unlike the other fields it
-	// may be empty (the server's Config owns the default, core's tags).
+	// [excerpt.ValidateShortcode]. None is a valid choice: unlike the
+	// other fields it may be empty (the server's Config owns the default,
+	// core's tags).
 	Shortcodes []string
 	// ExcerptMemoEntries is how many excerpts the Store keeps, each under
 	// its post's ID, post_modified_gmt and content length, so that a post
@@ -87,7 +89,7 @@ func (cfg Config) validate() error {
 		}
 	}
 	for _, tag := range cfg.Shortcodes {
-		if err := ValidateShortcode(tag); err != nil {
+		if err := excerpt.ValidateShortcode(tag); err != nil {
 			return fmt.Errorf("config: %w", err)
 		}
 	}
@@ -308,8 +310,9 @@ func parseMySQLURLParts(s string) (Config, error) {
 		}
 		mc.Net, mc.Addr = "tcp", net.JoinHostPort(host, port)
 		// A bare localhost is the socket, as in PHP. A URL that names a
-		// port means TCP to it (an SSH tunnel, a second server), which is
-		// what the URL has always meant here; DB_HOST follows mysqli instead.
+		// port means TCP to it: a port is only worth writing for a TCP
+		// listener (an SSH tunnel, a second server). DB_HOST follows
+		// mysqli instead, which ignores a port beside localhost.
 		local = strings.EqualFold(host, "localhost") && u.Port() == ""
 	}
 	dsn := mc.FormatDSN()

@@ -9,6 +9,10 @@ import (
 	"path/filepath"
 )
 
+// DefaultTablePrefix is WordPress's own default $table_prefix: a site
+// whose wp-config.php does not change it keeps its tables under wp_.
+const DefaultTablePrefix = "wp_"
+
 // DefaultDatabaseFile is the name of the SQLite file CreateDefault keeps in
 // its data directory. It holds the same wp_posts table a WordPress site has.
 const DefaultDatabaseFile = "wordpress.sqlite"
@@ -32,7 +36,7 @@ func CreateDefault(ctx context.Context, dataDir string) (Config, error) {
 	case err != nil:
 		return Config{}, fmt.Errorf("wpdb: default database: %w", err)
 	}
-	return Config{Driver: DriverSQLite, DSN: path, TablePrefix: "wp_"}, nil
+	return Config{Driver: DriverSQLite, DSN: path, TablePrefix: DefaultTablePrefix}, nil
 }
 
 // createDefault builds the demo database in a temporary file and renames it
@@ -49,7 +53,7 @@ func createDefault(ctx context.Context, dir, path string) error {
 	tmp := f.Name()
 	f.Close()
 	defer os.Remove(tmp) // fails harmlessly once renamed
-	seeder, err := OpenSeeder(ctx, Config{Driver: DriverSQLite, DSN: tmp, TablePrefix: "wp_"})
+	seeder, err := OpenSeeder(ctx, Config{Driver: DriverSQLite, DSN: tmp, TablePrefix: DefaultTablePrefix})
 	if err != nil {
 		return fmt.Errorf("wpdb: default database: %w", err)
 	}

@@ -42,6 +42,57 @@ func unavailable(err error) error {
 	return err
 }
 
+// transientMySQL are the MySQL server errors that say the server cannot
+// take us now rather than that we asked wrong: ER_CON_COUNT_ERROR,
+// ER_SERVER_SHUTDOWN, ER_TOO_MANY_USER_CONNECTIONS, ER_LOCK_WAIT_TIMEOUT,
+// ER_LOCK_DEADLOCK, ER_USER_LIMIT_REACHED, ER_CONNECTION_KILLED.
+var transientMySQL = map[uint16]bool{1040: true, 1053: true, 1203: true, 1205: true, 1213: true, 1226: true, 1927: true}
+
+// SQLITE_BUSY and SQLITE_LOCKED: another connection holds the file.
+const sqliteBusy, sqliteLocked = 5, 6
+
+// unreachable says err, met while opening the database, is an outage to
+// wait out: the server did not answer, dropped us, or said it cannot take
+// us now. Anything else there (a refused password, an unknown database, a
+// missing table or socket path's file, a TLS certificate) is the
+// operator's to fix, and waiting would only hide it. It is narrower than
+// isUnavailable, which judges a query on a database that did open.
+func unreachable(err error) bool {
+	if mysqlErr, ok := errors.AsType[*mysql.MySQLError](err); ok {
+		return transientMySQL[mysqlErr.Number]
+	}
+	if sqliteErr, ok := errors.AsType[*sqlite.Error](err); ok {
+		code := sqliteErr.Code() & 0xff
+		return code == sqliteBusy || code == sqliteLocked
+	}
+	if _, ok := errors.AsType[net.Error](err); ok {
+		return true
+	}
+	for _, target := range []error{
+		context.DeadlineExceeded, context.Canceled,
+		driver.ErrBadConn, mysql.ErrInvalidConn, io.EOF, io.ErrUnexpectedEOF,
+	} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
+}
+
+// atOpen marks err, met while opening the database, with ErrUnavailable
+// when unreachable says it is an outage, its message unchanged.
+func atOpen(err error) error {
+	if !unreachable(err) {
+		return err
+	}
+	return openOutage{err}
+}
+
+type openOutage struct{ err error }
+
+func (o openOutage) Error() string   { return o.err.Error() }
+func (o openOutage) Unwrap() []error { return []error{o.err, ErrUnavailable} }
+
 func isUnavailable(err error) bool {
 	if mysqlErr, ok := errors.AsType[*mysql.MySQLError](err); ok {
 		return !mysqlStatementErrors[mysqlErr.Number]

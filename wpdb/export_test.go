@@ -2,6 +2,7 @@ package wpdb
 
 import (
 	"context"
+	"sync/atomic"
 	"time"
 )
 
@@ -9,35 +10,52 @@ import (
 
 // PostsQuery returns the page query and its parameters for one page.
 func PostsQuery(s *Store, offset, limit int) (string, []any) {
-	return postsQuery(s.driver, s.table, len(s.types), s.startChars), s.args(offset, limit)
+	return s.queries.page, s.args(offset, limit)
 }
 
 // KeysetQuery returns the keyset query and its parameters for the page
-// after post id.
-func KeysetQuery(s *Store, id uint64, limit int) (string, []any) {
-	return keysetQuery(s.driver, s.table, len(s.types), s.startChars), s.keysetArgs(id, limit)
+// after post id, or after offset when no row has that ID.
+func KeysetQuery(s *Store, id uint64, offset, limit int) (string, []any) {
+	return s.queries.keyset, s.keysetArgs(id, offset, limit)
 }
 
 // OpenReadingStart is Open reading only the first startChars characters
 // of each post's content, so that short test posts cross the cut.
 func OpenReadingStart(ctx context.Context, cfg Config, startChars int) (*Store, error) {
-	return open(ctx, cfg, Replication{}, nil, startChars)
+	r := contentReading(cfg)
+	r.startChars = startChars
+	return open(ctx, cfg, Replication{}, nil, r)
 }
 
-// Shaped returns how many posts s has shaped rather than found in its
-// excerpt memo.
-func Shaped(s *Store) int64 { return s.shaped.Load() }
+// OpenCountingShapes is Open with a count of the times the Store shapes
+// post content rather than finding the excerpt in its memo: once for a
+// post whose start decides, twice for one read again whole.
+func OpenCountingShapes(ctx context.Context, cfg Config) (*Store, *atomic.Int64, error) {
+	r := contentReading(cfg)
+	counting := &countingShaper{shaper: r.shaper}
+	r.shaper = counting
+	s, err := open(ctx, cfg, Replication{}, nil, r)
+	return s, &counting.shapes, err
+}
+
+// countingShaper counts the calls to its shaper.
+type countingShaper struct {
+	shaper
+	shapes atomic.Int64
+}
+
+func (c *countingShaper) Excerpt(content string) string {
+	c.shapes.Add(1)
+	return c.shaper.Excerpt(content)
+}
+
+func (c *countingShaper) FromStart(start string) (string, bool) {
+	c.shapes.Add(1)
+	return c.shaper.FromStart(start)
+}
 
 // MemoUsage returns the entries the excerpt memo of s holds and their size.
-func MemoUsage(s *Store) (entries, bytes int) { return s.memo.usage() }
-
-// Test inputs of the in-package tests, for the store tests.
-var (
-	ExcerptSeeds   = excerptSeeds
-	ShortcodeSeeds = shortcodeSeeds
-	CoreShortcodes = coreShortcodes
-	GutenbergPost  = gutenbergPost
-)
+func MemoUsage(s *Store) (entries, bytes int) { return s.memo.Usage() }
 
 // JudgeLag is the status a replica's lag check gives, against maxLag.
 func JudgeLag(lag time.Duration, known bool, err error, maxLag time.Duration) ReplicaStatus {

@@ -2,8 +2,6 @@ package wpdb
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -18,6 +16,15 @@ import (
 // as MariaDB does not use the index for a row constructor
 // (post_date, ID) < (?, ?), and led by post_date <= ?, the range both
 // engines seek (SQLite does not seek on the OR alone).
+//
+// When no row has the position's ID, the offset decides: that page is a
+// second branch of the same query, postsQuery's scan held to NOT EXISTS
+// the row. Both branches test the one row by primary key, an uncorrelated
+// subquery both engines evaluate once, before any scan: when the row is
+// there the offset branch reads no index entry, when it is gone the seek
+// has no position and reads none. So a lastPost that does not exist costs
+// one round trip, not three (seek, position, offset), and the end of the
+// listing one, not two: a client making up IDs cannot triple its cost.
 func keysetQuery(driver, table string, n, startChars int) string {
 	const order = " ORDER BY post_date DESC, ID DESC"
 	// The position is read in the same round trip: an uncorrelated scalar
@@ -27,40 +34,40 @@ func keysetQuery(driver, table string, n, startChars int) string {
 		" WHERE post_type = ? AND post_status = 'publish'" +
 		" AND post_date <= " + at + " AND (post_date < " + at + " OR (post_date = " + at + " AND ID < ?))" +
 		order + " LIMIT ?"
-	inner := scan
+	seek := scan
 	if n > 1 {
 		branches := make([]string, n)
 		for i := range branches {
 			branches[i] = fmt.Sprintf("SELECT ID, post_date FROM (%s) AS t%d", scan, i)
 		}
-		inner = "SELECT ID, post_date FROM (" + strings.Join(branches, " UNION ALL ") + ") AS u" + order + " LIMIT ?"
+		seek = "SELECT ID, post_date FROM (" + strings.Join(branches, " UNION ALL ") + ") AS u" + order + " LIMIT ?"
 	}
+	gone := " AND NOT EXISTS (SELECT 1 FROM " + quoteIdent(driver, table) + " WHERE ID = ?)"
+	inner := "SELECT ID, post_date FROM (" + seek + ") AS k" +
+		" UNION ALL SELECT ID, post_date FROM (" + offsetScan(driver, table, n, gone) + ") AS o"
 	return outerPageQuery(driver, table, startChars, inner)
 }
 
 // keysetArgs returns keysetQuery's parameters: for each post type the type,
 // the position's ID four times (three to read its date), and LIMIT, then
-// LIMIT again when there are several types.
-func (s *Store) keysetArgs(id uint64, limit int) []any {
-	args := make([]any, 0, 6*len(s.types)+1)
+// LIMIT again when there are several types; then the offset branch's: for
+// each type the type, the ID, and OFFSET+LIMIT when there are several,
+// then LIMIT and OFFSET.
+func (s *Store) keysetArgs(id uint64, offset, limit int) []any {
+	args := make([]any, 0, 9*len(s.types)+3)
 	for _, pt := range s.types {
 		args = append(args, pt, id, id, id, id, limit)
 	}
 	if len(s.types) > 1 {
 		args = append(args, limit)
 	}
-	return args
-}
-
-// anchorQuery reads the position of a post, whatever its status and type:
-// a post unpublished or trashed since the visitor saw it still marks where
-// the listing goes on.
-func anchorQuery(driver, table string) string {
-	date := "post_date"
-	if driver == DriverSQLite {
-		date = "CAST(post_date AS TEXT)"
+	for _, pt := range s.types {
+		args = append(args, pt, id)
+		if len(s.types) > 1 {
+			args = append(args, offset+limit)
+		}
 	}
-	return "SELECT " + date + " FROM " + quoteIdent(driver, table) + " WHERE ID = ?"
+	return append(args, limit, offset)
 }
 
 // PostsAfter returns up to limit published posts of the configured types
@@ -85,29 +92,17 @@ func (s *Store) PostsAfter(ctx context.Context, lastID uint64, offset, limit int
 	})
 }
 
-// postsAfter is PostsAfter on t, each query under the query timeout.
+// postsAfter is PostsAfter on t, in one query under the query timeout.
 func (s *Store) postsAfter(ctx context.Context, t *target, lastID uint64, offset, limit int) ([]Post, error) {
-	qctx, cancel := context.WithTimeout(ctx, s.timeout)
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	st := t.stmts.Load()
 	var rows []pageRow
-	if err := st.keyset.SelectContext(qctx, &rows, s.keysetArgs(lastID, limit)...); err != nil {
+	if err := t.stmts.Load().keyset.SelectContext(ctx, &rows, s.keysetArgs(lastID, offset, limit)...); err != nil {
 		return nil, fmt.Errorf("wpdb: posts after post %d: %w", lastID, unavailable(err))
 	}
-	if len(rows) == 0 {
-		// The end of the listing, or no row has that ID any more: only
-		// then does the offset decide.
-		var date string
-		switch err := st.anchor.QueryRowContext(qctx, lastID).Scan(&date); {
-		case errors.Is(err, sql.ErrNoRows):
-			return s.posts(ctx, t, offset, limit)
-		case err != nil:
-			return nil, fmt.Errorf("wpdb: position of post %d: %w", lastID, unavailable(err))
-		}
-	}
-	posts, err := s.shape(qctx, t, rows)
+	posts, err := s.shape(ctx, t, rows)
 	if err == nil {
-		err = s.addCards(qctx, t, posts)
+		err = s.addCards(ctx, t, posts)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("wpdb: posts after post %d: %w", lastID, err)

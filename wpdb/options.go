@@ -42,6 +42,10 @@ type Options struct {
 	// thumbnail_size_w, thumbnail_size_h, medium_size_w…, as stored, by
 	// option_name (package media reads them as WordPress does).
 	ImageSizes map[string]string
+
+	// StickyPosts is sticky_posts: the IDs of the posts stuck to the top
+	// of the blog's home, in the option's order (see [Store.StickyPosts]).
+	StickyPosts []uint64
 }
 
 // optionNames are the rows Options reads, by option_name.
@@ -49,7 +53,8 @@ var optionNames = []string{"blogname", "date_format", "timezone_string", "gmt_of
 	"permalink_structure", "home", "siteurl", "category_base", "default_category", "show_on_front", "page_on_front",
 	"upload_url_path", "upload_path",
 	"thumbnail_size_w", "thumbnail_size_h", "medium_size_w", "medium_size_h",
-	"medium_large_size_w", "medium_large_size_h", "large_size_w", "large_size_h"}
+	"medium_large_size_w", "medium_large_size_h", "large_size_w", "large_size_h",
+	"sticky_posts"}
 
 // Options reads the site's settings the server shows posts with from
 // <prefix>options. The server reads them at start and again in the
@@ -125,6 +130,8 @@ func (s *Store) readOptions(ctx context.Context, t *target) (Options, error) {
 			o.UploadURLPath = value
 		case "upload_path":
 			o.UploadPath = value
+		case "sticky_posts":
+			o.StickyPosts = stickyIDs(value)
 		default: // the image size limits, <size>_size_w and _h
 			if o.ImageSizes == nil {
 				o.ImageSizes = map[string]string{}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
-	"github.com/wploadmore/wploadmore/session/sessiontest"
+
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -18,13 +18,16 @@ import (
 // (with the deadline, when the database hangs) rather than block, and work
 // again once the database is back, with no reopening.
 func TestOutage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: waits for the database to come back")
+	}
 	cfg := wpdbtest.MySQL(t)
 	wpdbtest.Insert(t, cfg, wpdb.SeedRow{ID: 1, Title: "one"}, wpdb.SeedRow{ID: 2, Title: "two"})
 	cfg, p := wpdbtest.ThroughProxy(t, cfg)
 	// Long enough for a loaded machine to reconnect within it, short
 	// enough for the hung case not to drag.
 	cfg.QueryTimeout = 2 * time.Second
-	var logged sessiontest.SyncBuffer
+	var logged wpdbtest.LogBuffer
 	ctx := context.Background()
 	s, err := wpdb.Open(ctx, cfg, slog.New(slog.NewTextHandler(&logged, nil)))
 	if err != nil {

@@ -104,7 +104,7 @@ const (
 // answers but has no posts table (wrapping [ErrNoPostsTable]) or refuses
 // its credentials or database.
 func OpenReplicated(ctx context.Context, cfg Config, rep Replication, logger *slog.Logger) (*Store, error) {
-	return open(ctx, cfg, rep, logger, contentStartChars)
+	return open(ctx, cfg, rep, logger, contentReading(cfg))
 }
 
 // openReplicas opens a pool per replica, connects those that answer, and

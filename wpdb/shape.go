@@ -5,24 +5,46 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/wploadmore/wploadmore/wpdb/excerpt"
 )
 
 // contentStartChars is how many characters of post_content the page
 // queries read. The excerpt needs the first 200 visible characters, and the
-// Excerpter's walk first reads a window of 4 KB, the tokenizer's own read
-// size, before it reads four times more: 4 096 characters (at least 4 096
-// bytes) hold that whole first window, so every post the walk decides in
-// its first window is decided from this start, whatever the post's length.
-// That is a block-editor post's opening blocks (an image, a gallery, an
-// embed, each a few hundred bytes of markup) and its first paragraphs. The
-// rest are read again whole (see Store.shape); a smaller start would send
-// more of them back for a second query, a larger one more bytes on every
-// read. A shorter post is read whole, as before.
+// excerpt walk first reads a window of excerpt.WindowBytes, 4 KB, the
+// tokenizer's own read size, before it reads four times more: as many
+// characters (at least as many bytes) hold that whole first window, so
+// every post the walk decides in its first window is decided from this
+// start, whatever the post's length. That is a block-editor post's opening
+// blocks (an image, a gallery, an embed, each a few hundred bytes of
+// markup) and its first paragraphs. The rest are read again whole (see
+// Store.shape); a smaller start would send more of them back for a second
+// query, a larger one more bytes on every read. A shorter post is read
+// whole in the first query.
 //
 // It must stay far below 2^28: MariaDB 10.11 sizes the sort column of
 // SUBSTRING at 4 bytes a character, and at 2^30 characters that overflows
 // to an empty start while content_whole still says whole.
-const contentStartChars = 4096
+const contentStartChars = excerpt.WindowBytes
+
+// shaper is what the Store asks of the excerpt engine, an
+// [*excerpt.Shaper]: the excerpt of a whole post, or of a start of one,
+// which may not decide it.
+type shaper interface {
+	Excerpt(content string) string
+	FromStart(start string) (excerpt string, decided bool)
+}
+
+// reading is how a Store reads post_content and shapes it into excerpts.
+type reading struct {
+	startChars int    // characters of post_content the page queries read
+	shaper     shaper // strips the Config's shortcodes
+}
+
+// contentReading is how Open reads and shapes the content of posts.
+func contentReading(cfg Config) reading {
+	return reading{startChars: contentStartChars, shaper: excerpt.New(cfg.Shortcodes)}
+}
 
 // pageRow is one row of the page queries: the Post's fields, what names
 // its version for the excerpt memo, and the start of its content.
@@ -116,25 +138,44 @@ func (s *Store) shape(ctx context.Context, t *target, rows []pageRow) ([]Post, e
 	for i := range rows {
 		r := &rows[i]
 		posts[i] = r.Post
-		key := memoKey{id: r.ID, modified: r.Modified, length: r.ContentLength}
-		if excerpt, ok := s.memo.get(key); ok {
-			posts[i].Excerpt = excerpt
+		version := excerpt.Version{ID: r.ID, Modified: r.Modified, Length: r.ContentLength}
+		if text, ok := s.memo.Get(version); ok {
+			posts[i].Excerpt = text
 			continue
 		}
-		s.shaped.Add(1)
 		if r.ContentWhole {
-			posts[i].Excerpt = s.excerpter.Excerpt(r.ContentStart)
-		} else if excerpt, ok := s.excerpter.excerptStart(r.ContentStart); ok {
-			posts[i].Excerpt = excerpt
+			posts[i].Excerpt = s.shaper.Excerpt(r.ContentStart)
+		} else if text, ok := s.shaper.FromStart(r.ContentStart); ok {
+			posts[i].Excerpt = text
 		} else {
 			undecided = append(undecided, i)
 			continue
 		}
-		s.memo.put(key, posts[i].Excerpt)
+		s.memo.Put(version, posts[i].Excerpt)
 	}
 	if len(undecided) == 0 {
 		return posts, nil
 	}
+	excerpts, err := s.shapeWhole(ctx, t, rows, undecided)
+	if err != nil {
+		return nil, err
+	}
+	for _, i := range undecided {
+		text, ok := excerpts[rows[i].ID]
+		if !ok {
+			// Deleted between the two queries: its start is all there is
+			// left to show.
+			text = s.shaper.Excerpt(rows[i].ContentStart)
+		}
+		posts[i].Excerpt = text
+	}
+	return posts, nil
+}
+
+// shapeWhole reads the whole content of the posts rows[undecided] on t
+// and returns their excerpts by ID; a post deleted since has none. It
+// returns an error when the query fails.
+func (s *Store) shapeWhole(ctx context.Context, t *target, rows []pageRow, undecided []int) (map[uint64]string, error) {
 	ids := make([]any, len(undecided))
 	for j, i := range undecided {
 		ids[j] = rows[i].ID
@@ -145,19 +186,10 @@ func (s *Store) shape(ctx context.Context, t *target, rows []pageRow) ([]Post, e
 	}
 	excerpts := make(map[uint64]string, len(whole))
 	for _, w := range whole {
-		excerpts[w.ID] = s.excerpter.Excerpt(w.Content)
+		excerpts[w.ID] = s.shaper.Excerpt(w.Content)
 		// Keyed by what this query read: an edit between the two queries
 		// must not file the new excerpt under the old version.
-		s.memo.put(memoKey{id: w.ID, modified: w.Modified, length: w.ContentLength}, excerpts[w.ID])
+		s.memo.Put(excerpt.Version{ID: w.ID, Modified: w.Modified, Length: w.ContentLength}, excerpts[w.ID])
 	}
-	for _, i := range undecided {
-		excerpt, ok := excerpts[rows[i].ID]
-		if !ok {
-			// Deleted between the two queries: its start is all there is
-			// left to show.
-			excerpt = s.excerpter.Excerpt(rows[i].ContentStart)
-		}
-		posts[i].Excerpt = excerpt
-	}
-	return posts, nil
+	return excerpts, nil
 }

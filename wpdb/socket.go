@@ -2,6 +2,7 @@ package wpdb
 
 import (
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"strings"
@@ -23,6 +24,39 @@ func DefaultSocketPaths() []string {
 // the loopback address itself, so the name never resolves to ::1 instead.
 const fallbackHost = "127.0.0.1"
 
+// Connection says how a resolved Config reaches its MySQL server, for the
+// start log and beside an error, which names only the address. Its zero
+// value is a Config that is not MySQL.
+type Connection struct {
+	Network string // "unix" or "tcp"
+	Address string // the socket's path, or host:port
+	// Reason says why the localhost rule chose this way ("localhost",
+	// "localhost: no Unix socket at /run/mysqld/mysqld.sock"); it is empty
+	// when the Config named its own address or socket.
+	Reason string
+}
+
+// String is "Unix socket /run/mysqld/mysqld.sock (localhost)", "TCP
+// db:3306", or "" for the zero Connection.
+func (c Connection) String() string {
+	if c.Network == "" {
+		return ""
+	}
+	s := describe(c.Network, c.Address)
+	if c.Reason != "" {
+		s += " (" + c.Reason + ")"
+	}
+	return s
+}
+
+// LogValue logs a Connection as its String.
+func (c Connection) LogValue() slog.Value { return slog.StringValue(c.String()) }
+
+// Chosen reports whether the localhost rule chose the connection rather
+// than the Config naming it: then the address an error names is not one the
+// operator wrote, and the Connection says where it came from.
+func (c Connection) Chosen() bool { return c.Reason != "" }
+
 // ResolveLocalSocket settles a Config whose MySQL host is localhost
 // (cfg.LocalSocket, set by ParseURL and ParseWPConfig): PHP's mysqli
 // connects localhost through the local Unix socket, never TCP, and that is
@@ -32,27 +66,26 @@ const fallbackHost = "127.0.0.1"
 // the port DB_HOST named (3306 by default). It is the one place that looks
 // at the file system; sockets is the caller's list, in order.
 //
-// It returns the resolved Config, with LocalSocket cleared, and says how it
-// connects ("Unix socket /run/mysqld/mysqld.sock", "TCP db:3306", ...) for
-// the start log; the reason is added when localhost chose. A Config that is
-// not MySQL is returned unchanged with an empty description. It returns an
+// It returns the resolved Config, with LocalSocket cleared, and how it
+// connects, with the reason when localhost chose. A Config that is not
+// MySQL is returned unchanged with the zero Connection. It returns an
 // error only when cfg's DSN cannot be read.
-func ResolveLocalSocket(cfg Config, sockets []string) (resolved Config, how string, err error) {
+func ResolveLocalSocket(cfg Config, sockets []string) (resolved Config, conn Connection, err error) {
 	if cfg.Driver != DriverMySQL {
-		return cfg, "", nil
+		return cfg, Connection{}, nil
 	}
 	mc, err := mysql.ParseDSN(cfg.DSN)
 	if err != nil {
-		return cfg, "", fmt.Errorf("wpdb: mysql DSN: %w", err)
+		return cfg, Connection{}, fmt.Errorf("wpdb: mysql DSN: %w", err)
 	}
 	if !cfg.LocalSocket {
-		return cfg, describe(mc.Net, mc.Addr), nil
+		return cfg, Connection{Network: mc.Net, Address: mc.Addr}, nil
 	}
-	// Until now the address is the TCP one DB_HOST or the URL named:
+	// Parsing left the address at the TCP one DB_HOST or the URL named:
 	// localhost (any case) and a port, which mysqli ignores for a socket.
 	_, port, err := net.SplitHostPort(mc.Addr)
 	if err != nil {
-		return cfg, "", fmt.Errorf("wpdb: mysql DSN address %q: %w", mc.Addr, err)
+		return cfg, Connection{}, fmt.Errorf("wpdb: mysql DSN address %q: %w", mc.Addr, err)
 	}
 	why := "localhost"
 	if port != "3306" {
@@ -63,16 +96,15 @@ func ResolveLocalSocket(cfg Config, sockets []string) (resolved Config, how stri
 		if i > 0 { // an operator's -mysql-socket passed over is worth a word
 			why += "; no Unix socket at " + strings.Join(sockets[:i], ", ")
 		}
-		how = fmt.Sprintf("%s (%s)", describe(mc.Net, mc.Addr), why)
 	} else {
 		mc.Net, mc.Addr = "tcp", net.JoinHostPort(fallbackHost, port)
-		how = fmt.Sprintf("%s (localhost: no Unix socket at %s)", describe(mc.Net, mc.Addr), strings.Join(sockets, ", "))
+		why = "localhost: no Unix socket at " + strings.Join(sockets, ", ")
 		if len(sockets) == 0 {
-			how = describe(mc.Net, mc.Addr) + " (localhost: no Unix socket to try)"
+			why = "localhost: no Unix socket to try"
 		}
 	}
 	cfg.DSN, cfg.LocalSocket = mc.FormatDSN(), false
-	return cfg, how, nil
+	return cfg, Connection{Network: mc.Net, Address: mc.Addr, Reason: why}, nil
 }
 
 // findSocket returns the index of the first of paths that exists and is a

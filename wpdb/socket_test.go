@@ -177,16 +177,21 @@ func TestResolveLocalSocket(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, how, err := wpdb.ResolveLocalSocket(tt.cfg, tt.sockets)
+			got, conn, err := wpdb.ResolveLocalSocket(tt.cfg, tt.sockets)
 			if err != nil {
 				t.Fatal(err)
 			}
+			how := conn.String()
 			mc, err := mysql.ParseDSN(got.DSN)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if mc.Net != tt.wantNet || mc.Addr != tt.wantAddr || how != tt.wantHow || got.LocalSocket {
 				t.Errorf("resolved to %s(%s), %q, LocalSocket %v;\nwant %s(%s), %q", mc.Net, mc.Addr, how, got.LocalSocket, tt.wantNet, tt.wantAddr, tt.wantHow)
+			}
+			// The localhost rule chose only for a Config that asked for it.
+			if conn.Chosen() != tt.cfg.LocalSocket || conn.Network != mc.Net || conn.Address != mc.Addr {
+				t.Errorf("connection %+v: chosen %v, want %v, and %s(%s)", conn, conn.Chosen(), tt.cfg.LocalSocket, mc.Net, mc.Addr)
 			}
 			if mc.User != "u" || mc.Passwd != "p" || mc.DBName != "wp" {
 				t.Errorf("the credentials changed: %s", got.DSN)
@@ -199,8 +204,8 @@ func TestResolveLocalSocket(t *testing.T) {
 	t.Run("sqlite unchanged", func(t *testing.T) {
 		t.Parallel()
 		cfg := parse("sqlite:" + filepath.Join(dir, "wp.sqlite"))
-		if got, how, err := wpdb.ResolveLocalSocket(cfg, []string{first}); err != nil || got.DSN != cfg.DSN || how != "" {
-			t.Errorf("got %+v, %q, %v; want it unchanged", got, how, err)
+		if got, conn, err := wpdb.ResolveLocalSocket(cfg, []string{first}); err != nil || got.DSN != cfg.DSN || conn != (wpdb.Connection{}) {
+			t.Errorf("got %+v, %+v, %v; want it unchanged", got, conn, err)
 		}
 	})
 }
@@ -255,9 +260,9 @@ func TestLocalhostThroughTheSocket(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg, how, err := wpdb.ResolveLocalSocket(complete(cfg), []string{missing, sock})
-			if err != nil || how != tt.wantHow {
-				t.Fatalf("resolved: %q, %v; want %q", how, err, tt.wantHow)
+			cfg, conn, err := wpdb.ResolveLocalSocket(complete(cfg), []string{missing, sock})
+			if err != nil || conn.String() != tt.wantHow {
+				t.Fatalf("resolved: %q, %v; want %q", conn, err, tt.wantHow)
 			}
 			dropDatabase(t, cfg)
 			wpdbtest.Insert(t, cfg, wpdbtest.Posts(3)...) // creates the database and WordPress's table
@@ -296,6 +301,9 @@ func dropDatabase(t *testing.T, cfg wpdb.Config) {
 // it: mysqli reads a socket only for localhost), so it reaches the
 // machine's MariaDB on 127.0.0.1:3306, not the socket-only one.
 func TestLoopbackStaysTCP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: waits out connection attempts")
+	}
 	t.Parallel()
 	sock := socketOnly.Socket(t)
 	tcp := wpdbtest.MySQL(t)
@@ -333,12 +341,12 @@ func TestLoopbackStaysTCP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cfg, how, err := wpdb.ResolveLocalSocket(complete(cfg), []string{sock})
+			cfg, conn, err := wpdb.ResolveLocalSocket(complete(cfg), []string{sock})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if network, addr := transport(t, cfg); network != "tcp" || addr != tt.wantAddr || how != "TCP "+tt.wantAddr {
-				t.Fatalf("resolved to %s(%s), %q; want tcp(%s)", network, addr, how, tt.wantAddr)
+			if network, addr := transport(t, cfg); network != "tcp" || addr != tt.wantAddr || conn.String() != "TCP "+tt.wantAddr || conn.Chosen() {
+				t.Fatalf("resolved to %s(%s), %q; want tcp(%s)", network, addr, conn, tt.wantAddr)
 			}
 			posts, err := wpdbtest.Store(t, cfg).Posts(context.Background(), 0, 3)
 			if err != nil || len(posts) != 3 {
@@ -359,6 +367,9 @@ func TestLoopbackStaysTCP(t *testing.T) {
 // deliberate: a port that is not a number ("localhost:abc") is an error
 // here, where WordPress drops it.
 func TestDBHostAsPHP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: PHP connects to every DB_HOST form")
+	}
 	t.Parallel()
 	needPHPMySQLi(t)
 	sock := socketOnly.Socket(t)

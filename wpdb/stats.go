@@ -20,3 +20,9 @@ func (s *Store) StatsDBs() map[string]*sql.DB {
 	}
 	return pools
 }
+
+// PoolSize returns the most connections the primary's pool opens (each
+// replica's is the same size): 16 on MySQL, 8 on SQLite. A caller that
+// bounds its own queries below it keeps connections free for others, as
+// the server's post cache keeps them for its head.
+func (s *Store) PoolSize() int { return s.primary.db.Stats().MaxOpenConnections }

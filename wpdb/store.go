@@ -9,12 +9,12 @@ import (
 	"log/slog"
 	"math"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/wploadmore/wploadmore/wpdb/excerpt"
 )
 
 // Post is one published post as the database holds it, with its content
@@ -36,7 +36,8 @@ type Post struct {
 	// database: the queries read this one bit of it.
 	Protected bool `db:"protected"`
 
-	// Excerpt is the post's content shaped into plain text: see [Excerpter].
+	// Excerpt is the post's content shaped into plain text: see
+	// [excerpt.Shaper].
 	Excerpt string `db:"-"`
 
 	// What the post's link is built from beyond its row, read only when
@@ -72,12 +73,12 @@ type Store struct {
 	watching sync.WaitGroup
 	logger   *slog.Logger
 
-	excerpter *Excerpter
-	// startChars is how much of post_content the page queries read:
-	// contentStartChars, which tests make tiny.
-	startChars int
-	memo       *excerptMemo
-	shaped     atomic.Int64 // posts shaped rather than found in the memo, for tests
+	// queries are the texts of the statements prepared on each target.
+	queries queryTexts
+	// shaper turns each post's content into its excerpt, and memo keeps
+	// the excerpts by post version (see shape.go).
+	shaper shaper
+	memo   *excerpt.Memo
 
 	addresses Addresses
 	// site is the last Options read: which rows the links need.
@@ -110,13 +111,11 @@ type target struct {
 type statements struct {
 	page   *sqlx.Stmt
 	keyset *sqlx.Stmt // see PostsAfter
-	anchor *sqlx.Stmt
 }
 
 func (st *statements) close() {
 	st.page.Close()
 	st.keyset.Close()
-	st.anchor.Close()
 }
 
 // Open connects to the database cfg names, checks that the posts table
@@ -125,35 +124,38 @@ func (st *statements) close() {
 // Warn level; a nil logger drops them, since every failure that matters
 // also comes back as an error from a Store method.
 //
-// It returns an error when cfg is invalid, the database cannot be reached
-// within the query timeout, or the table <prefix>posts does not exist
-// (wrapping [ErrNoPostsTable]).
+// It returns an error wrapping [ErrUnavailable] when the database cannot
+// be reached within the query timeout, drops the connection, or says it
+// cannot take one now (too many connections, shutting down): an outage
+// that may end. Any other error is a configuration to fix: cfg is invalid,
+// the server refuses the user or its password or knows no such database,
+// or the table <prefix>posts does not exist (wrapping [ErrNoPostsTable]).
 func Open(ctx context.Context, cfg Config, logger *slog.Logger) (*Store, error) {
-	return open(ctx, cfg, Replication{}, logger, contentStartChars)
+	return open(ctx, cfg, Replication{}, logger, contentReading(cfg))
 }
 
-// open is OpenReplicated reading startChars characters of each post's
-// content.
-func open(ctx context.Context, cfg Config, rep Replication, logger *slog.Logger, startChars int) (*Store, error) {
+// open is OpenReplicated reading and shaping post_content as r says.
+func open(ctx context.Context, cfg Config, rep Replication, logger *slog.Logger, r reading) (*Store, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, fmt.Errorf("wpdb: %w", err)
 	}
 	if err := rep.validate(cfg); err != nil {
 		return nil, fmt.Errorf("wpdb: %w", err)
 	}
+	table := cfg.TablePrefix + "posts"
 	s := &Store{
-		driver:     cfg.Driver,
-		prefix:     cfg.TablePrefix,
-		addresses:  cfg.Addresses,
-		table:      cfg.TablePrefix + "posts",
-		options:    cfg.TablePrefix + "options",
-		timeout:    cfg.QueryTimeout,
-		types:      slices.Clone(cfg.PostTypes),
-		maxLag:     rep.MaxLag,
-		logger:     cmp.Or(logger, slog.New(slog.DiscardHandler)),
-		excerpter:  NewExcerpter(cfg.Shortcodes),
-		startChars: startChars,
-		memo:       newExcerptMemo(cfg.ExcerptMemoEntries, cfg.ExcerptMemoBytes),
+		driver:    cfg.Driver,
+		prefix:    cfg.TablePrefix,
+		addresses: cfg.Addresses,
+		table:     table,
+		options:   cfg.TablePrefix + "options",
+		timeout:   cfg.QueryTimeout,
+		types:     slices.Clone(cfg.PostTypes),
+		maxLag:    rep.MaxLag,
+		logger:    cmp.Or(logger, slog.New(slog.DiscardHandler)),
+		queries:   buildQueries(cfg.Driver, table, len(cfg.PostTypes), r.startChars),
+		shaper:    r.shaper,
+		memo:      excerpt.NewMemo(cfg.ExcerptMemoEntries, cfg.ExcerptMemoBytes),
 	}
 	primary, err := s.newTarget(ctx, cfg, logger)
 	if err != nil {
@@ -197,12 +199,11 @@ func (s *Store) connect(ctx context.Context, t *target) error {
 		stmt  **sqlx.Stmt
 		query string
 	}{
-		{&st.page, postsQuery(s.driver, s.table, len(s.types), s.startChars)},
-		{&st.keyset, keysetQuery(s.driver, s.table, len(s.types), s.startChars)},
-		{&st.anchor, anchorQuery(s.driver, s.table)},
+		{&st.page, s.queries.page},
+		{&st.keyset, s.queries.keyset},
 	} {
 		if err := s.prepare(ctx, t, q.stmt, q.query); err != nil {
-			for _, prepared := range []*sqlx.Stmt{st.page, st.keyset, st.anchor} {
+			for _, prepared := range []*sqlx.Stmt{st.page, st.keyset} {
 				if prepared != nil {
 					prepared.Close()
 				}
@@ -219,7 +220,7 @@ func (s *Store) prepare(ctx context.Context, t *target, stmt **sqlx.Stmt, query 
 	defer cancel()
 	prepared, err := t.db.PreparexContext(ctx, query)
 	if err != nil {
-		return fmt.Errorf("wpdb: prepare posts query: %w", unavailable(err))
+		return atOpen(fmt.Errorf("wpdb: prepare posts query: %w", err))
 	}
 	*stmt = prepared
 	return nil
@@ -232,63 +233,6 @@ func (t *target) close() error {
 		st.close()
 	}
 	return t.db.Close()
-}
-
-// postsQuery builds the page query for table (already validated) and n
-// post types, reading startChars characters of each post's content. Only
-// the table name and startChars are placed in the text; post types, LIMIT
-// and OFFSET are bound parameters (see [Store.args]).
-//
-// The page query is a deferred join: the inner SELECT walks the
-// type_status_date (post_type, post_status, post_date, ID) index backwards,
-// reading index entries only, so skipping OFFSET rows touches no row data;
-// the outer query then fetches the full rows of just the LIMIT IDs it
-// returned. The outer sort is over the derived (ID, post_date) rows, so no
-// temporary table holds full rows (MariaDB writes those to disk when they
-// have TEXT columns), and SQLite needs no sort at all.
-//
-// With several post types the index holds one ordered range per type; an IN
-// list would make the database sort the entries of every published post of
-// those types on each request. Instead each type gets its own backward
-// index scan, cut at OFFSET+LIMIT entries, and only those are merged.
-func postsQuery(driver, table string, n, startChars int) string {
-	const order = " ORDER BY post_date DESC, ID DESC"
-	scan := "SELECT ID, post_date FROM " + quoteIdent(driver, table) +
-		" WHERE post_type = ? AND post_status = 'publish'" + order
-	inner := scan + " LIMIT ? OFFSET ?"
-	if n > 1 {
-		branches := make([]string, n)
-		for i := range branches {
-			branches[i] = fmt.Sprintf("SELECT ID, post_date FROM (%s LIMIT ?) AS t%d", scan, i)
-		}
-		inner = "SELECT ID, post_date FROM (" + strings.Join(branches, " UNION ALL ") + ") AS u" +
-			order + " LIMIT ? OFFSET ?"
-	}
-	return outerPageQuery(driver, table, startChars, inner)
-}
-
-// outerPageQuery fetches the rows of the (ID, post_date) rows inner
-// returns, by primary key, in the listing order, with the first
-// startChars characters of their content (see contentColumns).
-func outerPageQuery(driver, table string, startChars int, inner string) string {
-	return "SELECT p.ID, p.post_title, p.post_name, p.post_type, p.post_author, p.post_parent, " + contentColumns(driver, startChars) +
-		" FROM " + quoteIdent(driver, table) + " AS p" +
-		" JOIN (" + inner + ") AS page ON page.ID = p.ID" +
-		" ORDER BY page.post_date DESC, page.ID DESC"
-}
-
-// args returns the parameters of the page query: each post type (followed,
-// when there are several, by OFFSET+LIMIT, where its own scan is cut), then
-// LIMIT and OFFSET.
-func (s *Store) args(offset, limit int) []any {
-	args := make([]any, 0, 2*len(s.types)+2)
-	for _, pt := range s.types {
-		args = append(args, pt)
-		if len(s.types) > 1 {
-			args = append(args, offset+limit)
-		}
-	}
-	return append(args, limit, offset)
 }
 
 // checkTable makes Open fail with a clear message rather than every later
@@ -308,13 +252,13 @@ func checkTable(ctx context.Context, db *sql.DB, cfg Config) error {
 	if err := db.PingContext(ctx); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			// The driver's own word is a bare "context deadline exceeded".
-			return fmt.Errorf("wpdb: connect to %s %s: no answer, timed out: %w", cfg.Driver, where, err)
+			return atOpen(fmt.Errorf("wpdb: connect to %s %s: no answer, timed out: %w", cfg.Driver, where, err))
 		}
-		return fmt.Errorf("wpdb: connect to %s %s: %w", cfg.Driver, where, err)
+		return atOpen(fmt.Errorf("wpdb: connect to %s %s: %w", cfg.Driver, where, err))
 	}
 	var n int
 	if err := db.QueryRowContext(ctx, query, table).Scan(&n); err != nil {
-		return fmt.Errorf("wpdb: look for table %s in %s: %w", table, where, err)
+		return atOpen(fmt.Errorf("wpdb: look for table %s in %s: %w", table, where, err))
 	}
 	if n == 0 {
 		return fmt.Errorf("wpdb: table %s not found in %s: %w", table, where, ErrNoPostsTable)

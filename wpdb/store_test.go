@@ -290,6 +290,7 @@ func TestOpenErrors(t *testing.T) {
 		{"mysql that never answers", timeout(config("mysql", "root@tcp("+silent.Addr+")/wordpress", "wp_"), 200*time.Millisecond), "connect to mysql database wordpress at TCP " + silent.Addr + ": no answer, timed out"},
 		{"mysql missing socket", config("mysql", "root@unix("+filepath.Join(t.TempDir(), "mysqld.sock")+")/wordpress", "wp_"), "connect to mysql database wordpress at Unix socket /"},
 		{"mysql unknown database", config("mysql", "root@tcp(127.0.0.1:3306)/wpdbtest_no_such_db", "wp_"), "Unknown database"},
+		{"mysql refused password", config("mysql", "root:wrong@tcp(127.0.0.1:3306)/wordpress", "wp_"), "Error 1045 (28000): Access denied"},
 		{"zero config", wpdb.Config{}, "unknown driver"},
 		{"no prefix", config("sqlite", "x", ""), "table prefix is empty"},
 		{"no post types", wpdb.Config{Driver: "sqlite", DSN: "x", TablePrefix: "wp_", QueryTimeout: time.Second}, "no post types"},
@@ -298,6 +299,9 @@ func TestOpenErrors(t *testing.T) {
 		{"memo without bytes", memo(config("sqlite", "x", "wp_"), 100, 0), "excerpt memo of 0 bytes"},
 		{"memo of negative bytes", memo(config("sqlite", "x", "wp_"), 100, -1), "excerpt memo of -1 bytes"},
 	}
+	// An outage, which a server waits out at start, wraps ErrUnavailable;
+	// the other rows are configurations to fix, which it must not wait on.
+	outages := map[string]bool{"mysql closed port": true, "mysql that never answers": true, "mysql missing socket": true}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := wpdb.Open(context.Background(), tt.cfg, nil)
@@ -307,6 +311,9 @@ func TestOpenErrors(t *testing.T) {
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %q does not say %q", err, tt.want)
+			}
+			if got := errors.Is(err, wpdb.ErrUnavailable); got != outages[tt.name] {
+				t.Errorf("errors.Is(%q, ErrUnavailable) = %v, want %v", err, got, outages[tt.name])
 			}
 		})
 	}

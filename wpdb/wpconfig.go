@@ -31,8 +31,8 @@ func LoadWPConfig(path string) (Config, error) {
 // wp-config.php: the constants DB_NAME, DB_USER, DB_PASSWORD, DB_HOST and
 // DB_CHARSET set with define() (or const), and $table_prefix, which is left
 // empty when the file sets none; and the site's Addresses, WP_HOME,
-// WP_SITEURL and WP_CONTENT_URL, when it defines them. It does not run PHP: each
-// must be a plain string literal (single or double quotes, any spacing,
+// WP_SITEURL and WP_CONTENT_URL, when it defines them. It does not run
+// PHP: each must be a plain string literal (single or double quotes, any spacing,
 // comments anywhere). As in PHP, the first define() of a constant wins and
 // the last assignment of $table_prefix wins.
 //
@@ -40,8 +40,9 @@ func LoadWPConfig(path string) (Config, error) {
 // [::1]:3306, or localhost:/path/to/mysqld.sock for a Unix socket. A host
 // of localhost without a socket path (any port, any case, or no host at
 // all) sets LocalSocket: mysqli connects it through the default socket,
-// which [ResolveLocalSocket] finds. DB_CHARSET 'utf8' is upgraded to utf8mb4, as WordPress does;
-// another charset (latin1 on an old site) is kept. DB_COLLATE is ignored:
+// which [ResolveLocalSocket] finds. DB_CHARSET 'utf8' is upgraded to
+// utf8mb4, as WordPress does; another charset (latin1 on an old site) is
+// kept. DB_COLLATE is ignored:
 // the store compares only ASCII post types and statuses.
 //
 // It returns an error naming the setting that is missing or not a literal.
@@ -50,91 +51,124 @@ func ParseWPConfig(src []byte) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("wpdb: wp-config: %w", err)
 	}
-	consts := map[string]string{}
-	notLiteral := map[string]bool{}
-	prefix, prefixSet, prefixLiteral := "", false, true
-	for i := range toks {
-		switch {
-		case toks[i].kind == tokIdent && strings.EqualFold(toks[i].text, "define") &&
-			i+3 < len(toks) && toks[i+1].is("(") && toks[i+2].kind == tokString && toks[i+3].is(","):
-			name := toks[i+2].text
-			if _, ok := consts[name]; ok || notLiteral[name] {
-				continue // PHP keeps the first definition
-			}
-			if i+5 < len(toks) && toks[i+4].kind == tokString && toks[i+5].is(")") {
-				consts[name] = toks[i+4].text
-			} else {
-				notLiteral[name] = true
-			}
-		case toks[i].kind == tokIdent && strings.EqualFold(toks[i].text, "const") &&
-			i+2 < len(toks) && toks[i+1].kind == tokIdent && toks[i+2].is("="):
-			name := toks[i+1].text
-			if _, ok := consts[name]; ok || notLiteral[name] {
-				continue
-			}
-			if i+4 < len(toks) && toks[i+3].kind == tokString && toks[i+4].is(";") {
-				consts[name] = toks[i+3].text
-			} else {
-				notLiteral[name] = true
-			}
-		case toks[i].kind == tokVar && toks[i].text == "$table_prefix" && i+1 < len(toks) && toks[i+1].is("="):
-			if i+3 < len(toks) && toks[i+2].kind == tokString && toks[i+3].is(";") {
-				prefix, prefixSet, prefixLiteral = toks[i+2].text, true, true
-			} else {
-				prefixLiteral = false
-			}
-		}
+	w := readWPSettings(toks)
+	mc, local, err := w.mysqlConfig()
+	if err != nil {
+		return Config{}, err
 	}
-	get := func(name string) (string, error) {
-		if notLiteral[name] {
-			return "", fmt.Errorf("wpdb: wp-config: %s is not a plain string literal (computed values such as getenv() are not supported; give a database URL instead)", name)
-		}
-		v, ok := consts[name]
-		if !ok {
-			return "", fmt.Errorf("wpdb: wp-config: %s is not defined", name)
-		}
-		return v, nil
-	}
-	mc := mysql.NewConfig()
-	for _, f := range []struct {
-		name string
-		dst  *string
-	}{{"DB_NAME", &mc.DBName}, {"DB_USER", &mc.User}, {"DB_PASSWORD", &mc.Passwd}, {"DB_HOST", &mc.Addr}} {
-		if *f.dst, err = get(f.name); err != nil {
-			return Config{}, err
-		}
-	}
-	if mc.DBName == "" {
-		return Config{}, errors.New("wpdb: wp-config: DB_NAME is empty")
-	}
-	var local bool
-	if mc.Net, mc.Addr, local, err = parseDBHost(mc.Addr); err != nil {
-		return Config{}, fmt.Errorf("wpdb: wp-config: DB_HOST: %w", err)
-	}
-	charset := "utf8mb4"
-	if cs, err := get("DB_CHARSET"); err == nil && cs != "" && cs != "utf8" && cs != "utf8mb3" {
-		charset = cs
-	}
-	if !isWord(charset) {
-		return Config{}, fmt.Errorf("wpdb: wp-config: DB_CHARSET %q is not a charset name", charset)
-	}
-	if err := mc.Apply(mysql.Charset(charset, "")); err != nil {
-		return Config{}, fmt.Errorf("wpdb: wp-config: DB_CHARSET: %w", err)
-	}
-	if !prefixLiteral {
+	if !w.prefixLiteral {
 		return Config{}, errors.New("wpdb: wp-config: $table_prefix is not set to a plain string literal")
 	}
 	// Only literals are read, as for the credentials; a computed address
 	// (a site that builds WP_HOME from $_SERVER) is left to the options.
 	cfg := Config{Driver: DriverMySQL, DSN: mc.FormatDSN(), LocalSocket: local,
-		Addresses: Addresses{Home: consts["WP_HOME"], SiteURL: consts["WP_SITEURL"], ContentURL: consts["WP_CONTENT_URL"]}}
-	if prefixSet {
-		if err := validatePrefix(prefix); err != nil {
+		Addresses: Addresses{Home: w.consts["WP_HOME"], SiteURL: w.consts["WP_SITEURL"], ContentURL: w.consts["WP_CONTENT_URL"]}}
+	if w.prefixSet {
+		if err := validatePrefix(w.prefix); err != nil {
 			return Config{}, fmt.Errorf("wpdb: wp-config: $table_prefix: %w", err)
 		}
-		cfg.TablePrefix = prefix
+		cfg.TablePrefix = w.prefix
 	}
 	return cfg, nil
+}
+
+// wpSettings are the constants and the table prefix a wp-config.php sets.
+type wpSettings struct {
+	consts     map[string]string // each constant set to a string literal
+	notLiteral map[string]bool   // each constant set to anything else
+	// prefix is the last $table_prefix assigned, when prefixSet;
+	// prefixLiteral is false when that last assignment was no literal.
+	prefix                   string
+	prefixSet, prefixLiteral bool
+}
+
+// readWPSettings finds the define() calls, const declarations and
+// $table_prefix assignments among toks.
+func readWPSettings(toks []token) wpSettings {
+	w := wpSettings{consts: map[string]string{}, notLiteral: map[string]bool{}, prefixLiteral: true}
+	for i := range toks {
+		switch {
+		case toks[i].kind == tokIdent && strings.EqualFold(toks[i].text, "define") &&
+			i+3 < len(toks) && toks[i+1].is("(") && toks[i+2].kind == tokString && toks[i+3].is(","):
+			w.define(toks[i+2].text, toks[i+4:], ")")
+		case toks[i].kind == tokIdent && strings.EqualFold(toks[i].text, "const") &&
+			i+2 < len(toks) && toks[i+1].kind == tokIdent && toks[i+2].is("="):
+			w.define(toks[i+1].text, toks[i+3:], ";")
+		case toks[i].kind == tokVar && toks[i].text == "$table_prefix" && i+1 < len(toks) && toks[i+1].is("="):
+			if value, ok := stringLiteral(toks[i+2:], ";"); ok {
+				w.prefix, w.prefixSet, w.prefixLiteral = value, true, true
+			} else {
+				w.prefixLiteral = false
+			}
+		}
+	}
+	return w
+}
+
+// define records the constant name as set to the value the tokens rest
+// start with, before end. As in PHP, the first definition wins.
+func (w *wpSettings) define(name string, rest []token, end string) {
+	if _, ok := w.consts[name]; ok || w.notLiteral[name] {
+		return
+	}
+	if value, ok := stringLiteral(rest, end); ok {
+		w.consts[name] = value
+	} else {
+		w.notLiteral[name] = true
+	}
+}
+
+// stringLiteral returns the string of toks when they start with a string
+// literal followed by end.
+func stringLiteral(toks []token, end string) (string, bool) {
+	if len(toks) >= 2 && toks[0].kind == tokString && toks[1].is(end) {
+		return toks[0].text, true
+	}
+	return "", false
+}
+
+// get returns the constant name, or an error when it is not defined or
+// not defined as a plain string literal.
+func (w *wpSettings) get(name string) (string, error) {
+	if w.notLiteral[name] {
+		return "", fmt.Errorf("wpdb: wp-config: %s is not a plain string literal (computed values such as getenv() are not supported; give a database URL instead)", name)
+	}
+	v, ok := w.consts[name]
+	if !ok {
+		return "", fmt.Errorf("wpdb: wp-config: %s is not defined", name)
+	}
+	return v, nil
+}
+
+// mysqlConfig returns the driver's config for the database the settings
+// name, and whether its host is the local socket (see [ParseWPConfig]).
+func (w *wpSettings) mysqlConfig() (_ *mysql.Config, local bool, err error) {
+	mc := mysql.NewConfig()
+	for _, f := range []struct {
+		name string
+		dst  *string
+	}{{"DB_NAME", &mc.DBName}, {"DB_USER", &mc.User}, {"DB_PASSWORD", &mc.Passwd}, {"DB_HOST", &mc.Addr}} {
+		if *f.dst, err = w.get(f.name); err != nil {
+			return nil, false, err
+		}
+	}
+	if mc.DBName == "" {
+		return nil, false, errors.New("wpdb: wp-config: DB_NAME is empty")
+	}
+	if mc.Net, mc.Addr, local, err = parseDBHost(mc.Addr); err != nil {
+		return nil, false, fmt.Errorf("wpdb: wp-config: DB_HOST: %w", err)
+	}
+	charset := "utf8mb4"
+	if cs, err := w.get("DB_CHARSET"); err == nil && cs != "" && cs != "utf8" && cs != "utf8mb3" {
+		charset = cs
+	}
+	if !isWord(charset) {
+		return nil, false, fmt.Errorf("wpdb: wp-config: DB_CHARSET %q is not a charset name", charset)
+	}
+	if err := mc.Apply(mysql.Charset(charset, "")); err != nil {
+		return nil, false, fmt.Errorf("wpdb: wp-config: DB_CHARSET: %w", err)
+	}
+	return mc, local, nil
 }
 
 func isWord(s string) bool {

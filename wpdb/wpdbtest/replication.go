@@ -139,6 +139,9 @@ func (r *Replication) Stop() {
 
 func (r *Replication) started(t testing.TB) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: a primary and a replica MariaDB of its own")
+	}
 	r.once.Do(func() { r.err = r.start() })
 	if r.err != nil {
 		if os.Getenv("CI") == "true" {

@@ -35,6 +35,9 @@ type SocketOnlyMariaDB struct {
 // fails under CI=true and is skipped otherwise, with the reason.
 func (m *SocketOnlyMariaDB) Socket(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: a MariaDB of its own, on a socket only")
+	}
 	m.once.Do(func() { m.err = m.start() })
 	if m.err != nil {
 		if os.Getenv("CI") == "true" {

@@ -47,6 +47,9 @@ type WordPress struct {
 // WordPress is missing it fails t under CI=true and skips it otherwise.
 func NewWordPress(t testing.TB) *WordPress {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: installs WordPress")
+	}
 	NeedWordPress(t)
 	dsn := newMySQL(t)
 	parsed, err := mysql.ParseDSN(dsn)

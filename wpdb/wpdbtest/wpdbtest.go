@@ -30,11 +30,11 @@ const MySQLAddr = "127.0.0.1:3306"
 // MySQL creates a uniquely named MariaDB database holding WordPress's
 // tables with the prefix wp_, drops it when t ends, and returns a Config
 // for it. It fails t (never skips) when MariaDB is unreachable.
-func MySQL(t testing.TB) wpdb.Config { return New(t, wpdb.DriverMySQL, "wp_") }
+func MySQL(t testing.TB) wpdb.Config { return New(t, wpdb.DriverMySQL, wpdb.DefaultTablePrefix) }
 
 // SQLite creates an SQLite file in t.TempDir() holding WordPress's tables
 // with the prefix wp_ and returns a Config for it.
-func SQLite(t testing.TB) wpdb.Config { return New(t, wpdb.DriverSQLite, "wp_") }
+func SQLite(t testing.TB) wpdb.Config { return New(t, wpdb.DriverSQLite, wpdb.DefaultTablePrefix) }
 
 // Drivers lists the drivers a store test suite runs against.
 func Drivers() []string { return []string{wpdb.DriverMySQL, wpdb.DriverSQLite} }
