@@ -23,16 +23,14 @@ func BenchmarkAddPostsStart(b *testing.B) {
 		{"redis-locking", "redis", Config{Locking: true}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
+			retries := &conflictCounter{}
+			bc.cfg.Updates = retries
 			h := newHarness(b, bc.kind, bc.cfg)
 			switch m := h.store.b.(type) {
 			case *memoryBackend:
 				m.set(b, idHex32, []byte(value))
 			default:
 				h.redis.Set(h.cfg.KeyPrefix+idHex32, []byte(value), 0)
-			}
-			var retries atomic.Int64
-			if rb, ok := h.store.b.(*redisBackend); ok {
-				rb.onConflict = func(int) { retries.Add(1) }
 			}
 			ctx := context.Background()
 			b.ReportAllocs()
@@ -51,7 +49,7 @@ func BenchmarkAddPostsStart(b *testing.B) {
 // BenchmarkAddPostsStartParallel is the same increment from many
 // goroutines (16 per CPU) on distinct sessions, the usual production load,
 // on each store and on the package's Redis Cluster, where each increment
-// goes alone to its key's node (see clusterNodes) while the single Redis
+// goes alone to its key's node (see clusterBackend) while the single Redis
 // batches them (see pipeline).
 func BenchmarkAddPostsStartParallel(b *testing.B) {
 	for _, kind := range append(slices.Clone(storeKinds), "cluster") {
@@ -94,16 +92,17 @@ func BenchmarkScriptVsWatch(b *testing.B) {
 		{"watch-locking", true, true},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			h := newHarness(b, "redis", Config{Locking: bc.locking, LockRetries: -1, LockWait: time.Millisecond})
+			retries := &conflictCounter{}
+			h := newHarness(b, "redis", Config{Locking: bc.locking, LockRetries: -1, LockWait: time.Millisecond, Updates: retries})
 			h.redis.Set(h.cfg.KeyPrefix+idHex32, []byte(value), 0)
-			rb := h.store.b.(*redisBackend)
-			rb.noScript = bc.noScript
-			var retries, fallbacks atomic.Int64
-			rb.onConflict = func(int) { retries.Add(1) }
-			rb.onScript = func(outcome, _ string) {
+			var fallbacks atomic.Int64
+			onScript(b, h.store, func(outcome, _ string) {
 				if outcome == scriptFallback {
 					fallbacks.Add(1)
 				}
+			})
+			if bc.noScript {
+				watchOnly(h.store)
 			}
 			ctx := context.Background()
 			b.SetParallelism(4) // 4 × GOMAXPROCS goroutines on one session

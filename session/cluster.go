@@ -1,7 +1,6 @@
 package session
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,55 +54,35 @@ func openCluster(ctx context.Context, rawURL string, cfg Config, logger *slog.Lo
 		return nil, fmt.Errorf("session: redis cluster URL %s: prefix=%q contradicts the key prefix %q", cu.safe, cu.prefix, cfg.KeyPrefix)
 	}
 	if cfg.Locking {
-		return nil, errors.New("session: redis cluster: phpredis's cluster session handler takes no lock, so there is none to honour; turn session locking off")
+		return nil, &ConfigError{Field: "Locking", Reason: "is on, but phpredis's cluster session handler takes no lock, so there is none to honour with a Redis Cluster"}
 	}
-	opts := []redis.DialOption{
-		redis.DialConnectTimeout(cmp.Or(cu.connectTimeout, cfg.OpTimeout)),
-		redis.DialReadTimeout(cmp.Or(cu.readTimeout, cfg.OpTimeout)),
-		redis.DialWriteTimeout(cmp.Or(cu.readTimeout, cfg.OpTimeout)),
-		redis.DialUseTLS(cu.tls),
-	}
-	if cu.user != "" {
-		opts = append(opts, redis.DialUsername(cu.user))
-	}
-	if cu.password != "" {
-		opts = append(opts, redis.DialPassword(cu.password))
-	}
-	b := &redisBackend{
-		cfg:         cfg,
-		lockOwner:   lockOwner(),
-		releaseLock: redis.NewScript(1, releaseLockScript),
-		updateLua:   redis.NewScript(-1, updateScript),
-	}
-	s := newStore(cfg, logger, b)
-	b.logger = s.logger
-	n := &clusterNodes{readReplicas: cu.readReplicas, logger: s.logger}
-	n.c = &redisc.Cluster{
+	b := &clusterBackend{readReplicas: cu.readReplicas}
+	b.c = &redisc.Cluster{
 		StartupNodes: cu.seeds,
-		DialOptions:  opts,
+		DialOptions:  cu.dialOptions(cfg.OpTimeout),
 		CreatePool:   nodePool,
 		PoolWaitTime: cfg.OpTimeout,
 		BgError: func(src redisc.BgErrorSrc, err error) {
 			if src == redisc.ClusterRefresh {
-				n.logger.Warn("redis cluster: slot map refresh failed", slog.Any("error", err))
+				logger.Warn("redis cluster: slot map refresh failed", slog.Any("error", err))
 			}
 		},
 	}
-	b.cluster = n
+	b.redisSessions = newRedisSessions(cfg, logger, b)
 	fail := func(err error) (*Store, error) {
-		n.c.Close()
-		return nil, fmt.Errorf("session: open redis cluster %s: %w", cu.safe, err)
+		b.close()
+		return nil, openError("redis cluster "+cu.safe, err)
 	}
-	if err := n.c.Refresh(); err != nil {
+	if err := b.c.Refresh(); err != nil {
 		return fail(unavailable("CLUSTER SLOTS", err))
 	}
-	if err := n.ping(ctx); err != nil {
+	if err := b.ping(ctx); err != nil {
 		return fail(err)
 	}
-	if err := n.loadScripts(ctx); err != nil {
+	if err := b.loadScripts(ctx); err != nil {
 		return fail(err)
 	}
-	return s, nil
+	return newStore(cfg, logger, b, time.Now), nil
 }
 
 // nodePool is the pool of one cluster node, sized and tested as the
@@ -117,23 +96,22 @@ func nodePool(addr string, opts ...redis.DialOption) (*redis.Pool, error) {
 	}), nil
 }
 
-// clusterNodes stands in for the pool and the pipeline in cluster mode.
+// clusterBackend keeps sessions in a Redis Cluster: each command goes to
+// its key's node. It is the redisRoute of its redisSessions.
 //
 // It does not batch: each one-command update (SET NX, EVALSHA) borrows a
 // connection to its key's node. The pipeline batches on a few connections
 // to one Redis; in a cluster a batch would have to be split by node, and
-// a MOVED in the middle of one would fail the whole batch. Measured
-// (BenchmarkAddPostsStartParallel, 32 goroutines, a 2-core machine
-// shared with other work, so only indicative): 50µs per increment on a
-// three-master cluster without batching against 91µs on one Redis with
-// it in one run, 41µs against 28µs in another. Either way batching would
-// save at most tens of µs per request on a deployment whose cluster
-// spreads the work over several machines, not worth a batch that a
-// failover can fail whole.
-type clusterNodes struct {
+// a MOVED in the middle of one would fail the whole batch. Batching would
+// save at most tens of µs per request (BenchmarkAddPostsStartParallel, 32
+// goroutines on a shared 2-core machine, so only indicative: 41 to 50µs
+// per increment on a three-master cluster without it, 28 to 91µs on one
+// Redis with it), on a deployment whose cluster spreads the work over
+// several machines: not worth a batch that a failover can fail whole.
+type clusterBackend struct {
+	*redisSessions
 	c            *redisc.Cluster
 	readReplicas bool
-	logger       *slog.Logger
 	lastRefresh  atomic.Int64 // UnixNano of the last refresh asked for
 }
 
@@ -145,9 +123,9 @@ type clusterNodes struct {
 // WATCH … EXEC must stay on one connection: a MOVED there (the slot moved
 // since the last refresh) fails that request, and redisc refreshes its
 // slot map for the next.
-func (n *clusterNodes) keyConn(key string, readOnly bool) (redis.Conn, error) {
-	c := n.c.Get()
-	if readOnly && n.readReplicas {
+func (b *clusterBackend) keyConn(_ context.Context, key string, readOnly bool) (redis.Conn, error) {
+	c := b.c.Get()
+	if readOnly && b.readReplicas {
 		if err := redisc.ReadOnlyConn(c); err != nil {
 			c.Close()
 			return nil, unavailable("READONLY", err)
@@ -155,7 +133,7 @@ func (n *clusterNodes) keyConn(key string, readOnly bool) (redis.Conn, error) {
 	}
 	if err := redisc.BindConn(c, key); err != nil {
 		c.Close()
-		n.failed(err)
+		b.failed(err)
 		return nil, unavailable("connect", err)
 	}
 	if !readOnly {
@@ -169,19 +147,24 @@ func (n *clusterNodes) keyConn(key string, readOnly bool) (redis.Conn, error) {
 	return rc, nil
 }
 
-// do runs one command about key on key's node, following MOVED and ASK
+// batched runs one command about key, alone: a cluster does not batch.
+func (b *clusterBackend) batched(ctx context.Context, key, cmd string, args ...any) (any, error) {
+	return b.alone(ctx, key, cmd, args...)
+}
+
+// alone runs one command about key on key's node, following MOVED and ASK
 // (redisc.RetryConn), and returns its reply. Bound before the command,
 // because redisc would take EVALSHA's first argument, the script's hash,
 // for the key. The read timeout of the node's connections (OpTimeout)
 // bounds it: redisc's RetryConn takes no context.
-func (n *clusterNodes) do(ctx context.Context, key, cmd string, args ...any) (any, error) {
+func (b *clusterBackend) alone(ctx context.Context, key, cmd string, args ...any) (any, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	c := n.c.Get()
+	c := b.c.Get()
 	defer c.Close()
 	if err := redisc.BindConn(c, key); err != nil {
-		n.failed(err)
+		b.failed(err)
 		return nil, err
 	}
 	rc, err := redisc.RetryConn(c, clusterAttempts, clusterTryAgainDelay)
@@ -189,7 +172,7 @@ func (n *clusterNodes) do(ctx context.Context, key, cmd string, args ...any) (an
 		return nil, err
 	}
 	reply, err := rc.Do(cmd, args...)
-	n.failed(err)
+	b.failed(err)
 	return reply, err
 }
 
@@ -197,7 +180,7 @@ func (n *clusterNodes) do(ctx context.Context, key, cmd string, args ...any) (an
 // refreshes by itself after a MOVED; but when a master dies, its slots'
 // commands fail to connect, and nothing would move the map to the replica
 // promoted in its place. Throttled, as every request then fails alike.
-func (n *clusterNodes) failed(err error) {
+func (b *clusterBackend) failed(err error) {
 	if err == nil {
 		return
 	}
@@ -205,25 +188,25 @@ func (n *clusterNodes) failed(err error) {
 		return
 	}
 	now := time.Now().UnixNano()
-	last := n.lastRefresh.Load()
-	if now-last < int64(clusterRefreshEvery) || !n.lastRefresh.CompareAndSwap(last, now) {
+	last := b.lastRefresh.Load()
+	if now-last < int64(clusterRefreshEvery) || !b.lastRefresh.CompareAndSwap(last, now) {
 		return
 	}
-	go n.c.Refresh() //nolint:errcheck // BgError logs a failed background refresh; this one is retried on the next error
+	go b.c.Refresh() //nolint:errcheck // BgError logs a failed background refresh; this one is retried on the next error
 }
 
 // ping checks that a node answers and that the cluster serves every slot:
 // CLUSTER INFO says cluster_state:ok. A node that answers while the
 // cluster cannot serve some slots (a master down and no replica promoted
 // yet) makes ping fail, so /readyz tells the load balancer.
-func (n *clusterNodes) ping(ctx context.Context) error {
+func (b *clusterBackend) ping(ctx context.Context) error {
 	// redisc takes "INFO" for a key: the node asked is the master of its
 	// slot, or any reachable node while that one is down.
-	c := n.c.Get()
+	c := b.c.Get()
 	defer c.Close()
 	reply, err := doContext(ctx, c, "CLUSTER", "INFO")
 	if err != nil {
-		n.failed(err)
+		b.failed(err)
 		return unavailable("CLUSTER INFO", err)
 	}
 	info, err := redis.String(reply, nil)
@@ -231,7 +214,7 @@ func (n *clusterNodes) ping(ctx context.Context) error {
 		err = clusterStateOK(info)
 	}
 	if err != nil {
-		n.failed(err)
+		b.failed(err)
 		return unavailable("CLUSTER INFO", err)
 	}
 	return nil
@@ -256,8 +239,8 @@ var errClusterDown = errors.New("the cluster does not serve every slot")
 // loadScripts loads update.lua and the lock release script on every
 // master, so the first EVALSHA finds them. A replica promoted later may
 // not know them: EVALSHA answers NOSCRIPT there and runScript sends EVAL.
-func (n *clusterNodes) loadScripts(ctx context.Context) error {
-	return n.c.EachNode(false, func(addr string, c redis.Conn) error {
+func (b *clusterBackend) loadScripts(ctx context.Context) error {
+	return b.c.EachNode(false, func(addr string, c redis.Conn) error {
 		for _, src := range []string{updateScript, releaseLockScript} {
 			if _, err := doContext(ctx, c, "SCRIPT", "LOAD", src); err != nil {
 				return unavailable("SCRIPT LOAD on "+addr, err)
@@ -267,43 +250,16 @@ func (n *clusterNodes) loadScripts(ctx context.Context) error {
 	})
 }
 
-func (n *clusterNodes) close() error {
-	return n.c.Close()
+func (b *clusterBackend) close() error {
+	return b.c.Close()
 }
 
-// doContext is redis.DoContext for connections that take a timeout but no
-// context, as redisc's do: the time left before ctx's deadline becomes
-// the command's read timeout. redisc's RetryConn takes neither: the read
-// timeout it was dialled with (OpTimeout) bounds it.
-func doContext(ctx context.Context, c redis.Conn, cmd string, args ...any) (any, error) {
-	if _, ok := c.(redis.ConnWithContext); ok {
-		return redis.DoContext(c, ctx, cmd, args...)
+func (b *clusterBackend) poolStats() PoolStats {
+	// One pool per node redisc has reached: the sums are the store's.
+	var sum PoolStats
+	for _, st := range b.c.Stats() {
+		sum.Active += st.ActiveCount
+		sum.Idle += st.IdleCount
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	deadline, ok := ctx.Deadline()
-	if cwt, takesTimeout := c.(redis.ConnWithTimeout); ok && takesTimeout {
-		return cwt.DoWithTimeout(time.Until(deadline), cmd, args...)
-	}
-	return c.Do(cmd, args...)
-}
-
-// keyConn borrows a connection for commands on key: from the pool, or in
-// cluster mode one bound to key's node. readOnly says the commands only
-// read (failover= may then send them to a replica).
-func (b *redisBackend) keyConn(ctx context.Context, key string, readOnly bool) (redis.Conn, error) {
-	if b.cluster != nil {
-		return b.cluster.keyConn(key, readOnly)
-	}
-	return b.conn(ctx)
-}
-
-// doKey runs one command about key: in the pipeline's next batch, or in
-// cluster mode on key's node.
-func (b *redisBackend) doKey(ctx context.Context, key, cmd string, args ...any) (any, error) {
-	if b.cluster != nil {
-		return b.cluster.do(ctx, key, cmd, args...)
-	}
-	return b.pipe.do(ctx, cmd, args...)
+	return sum
 }

@@ -132,6 +132,9 @@ func TestClusterURL(t *testing.T) {
 		"redis+cluster://h1:7000/?timeout=soon",
 		"redis+cluster://h1:7000/?failover=sometimes",
 		"redis+cluster://h1:7000/?auth=secret",
+		// auth= is hidden whichever part of the URL is wrong.
+		"redis+cluster://h1/?auth=secret",
+		"redis+cluster://h1:7000/0?auth=secret",
 		"redis+cluster://u:secret@h1:7000/?database=1",
 	} {
 		t.Run("bad "+bad, func(t *testing.T) {
@@ -144,7 +147,7 @@ func TestClusterURL(t *testing.T) {
 			}
 		})
 	}
-	if IsClusterURL("redis://h1:6379/0") || DefaultKeyPrefix("redis://h1:6379/0") != "PHPREDIS_SESSION:" {
+	if IsClusterURL("redis://h1:6379/0") || DefaultKeyPrefix("redis://h1:6379/0") != RedisKeyPrefix {
 		t.Error("redis:// taken for a cluster")
 	}
 }
@@ -229,16 +232,17 @@ func TestClusterConcurrentAddPostsStart(t *testing.T) {
 			name = "watch"
 		}
 		t.Run(name, func(t *testing.T) {
-			h := newClusterHarness(t, Config{})
-			rb := h.store.b.(*redisBackend)
-			rb.noScript = noScript
-			var scripted, conflicts atomic.Int64
-			rb.onScript = func(outcome, _ string) {
+			conflicts := &conflictCounter{}
+			h := newClusterHarness(t, Config{Updates: conflicts})
+			var scripted atomic.Int64
+			onScript(t, h.store, func(outcome, _ string) {
 				if outcome == scriptOK {
 					scripted.Add(1)
 				}
+			})
+			if noScript {
+				watchOnly(h.store)
 			}
-			rb.onConflict = func(int) { conflicts.Add(1) }
 			id := mustPostsStart(t, h, "").ID
 			seen := make(chan int, workers)
 			var wg sync.WaitGroup

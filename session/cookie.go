@@ -2,16 +2,19 @@ package session
 
 import (
 	"net/http"
-	"net/netip"
 	"strings"
 )
 
 // Cookie is PHP's session cookie. Name and Path are required: the server
 // sets them from its configuration.
 type Cookie struct {
-	Name           string         // session.name; PHP's is "PHPSESSID"
-	Path           string         // session.cookie_path; PHP's is "/"
-	TrustedProxies []netip.Prefix // X-Forwarded-Proto: https from these remote addrs means TLS
+	Name string // session.name; PHP's is "PHPSESSID"
+	Path string // session.cookie_path; PHP's is "/"
+	// OverHTTPS reports whether a request reached the site over HTTPS,
+	// which makes the cookie Secure. Behind a proxy only the server knows,
+	// as it knows which proxies' X-Forwarded-Proto to believe; nil counts a
+	// direct TLS connection alone.
+	OverHTTPS func(*http.Request) bool
 }
 
 // ID returns the session id the request's cookie carries, URL-decoded as
@@ -29,8 +32,8 @@ func (c Cookie) ID(r *http.Request) string {
 
 // Set sends the session cookie for id the way PHP does (path, no domain,
 // lifetime 0 so no Expires, value URL-encoded), plus HttpOnly and
-// SameSite=Lax, and Secure when the request came over TLS, directly or
-// through a trusted proxy saying so in X-Forwarded-Proto.
+// SameSite=Lax, and Secure when the request came over TLS, or OverHTTPS
+// says it did.
 func (c Cookie) Set(w http.ResponseWriter, r *http.Request, id string) {
 	http.SetCookie(w, &http.Cookie{
 		Name:     c.Name,
@@ -38,43 +41,8 @@ func (c Cookie) Set(w http.ResponseWriter, r *http.Request, id string) {
 		Path:     c.Path,
 		HttpOnly: true,
 		SameSite: http.SameSiteLaxMode,
-		Secure:   c.isTLS(r),
+		Secure:   r.TLS != nil || c.OverHTTPS != nil && c.OverHTTPS(r),
 	})
-}
-
-// isTLS reports whether the visitor reached us over HTTPS. A forwarded
-// protocol header counts only from a trusted proxy: anybody else could set
-// it.
-func (c Cookie) isTLS(r *http.Request) bool {
-	if r.TLS != nil {
-		return true
-	}
-	if len(c.TrustedProxies) == 0 {
-		return false
-	}
-	proto := r.Header.Get("X-Forwarded-Proto")
-	if proto == "" {
-		return false
-	}
-	// Behind several proxies the first entry is the visitor's protocol.
-	first, _, _ := strings.Cut(proto, ",")
-	if !strings.EqualFold(strings.TrimSpace(first), "https") {
-		return false
-	}
-	ap, err := netip.ParseAddrPort(r.RemoteAddr)
-	var addr netip.Addr
-	if err == nil {
-		addr = ap.Addr()
-	} else if addr, err = netip.ParseAddr(r.RemoteAddr); err != nil {
-		return false
-	}
-	addr = addr.Unmap()
-	for _, p := range c.TrustedProxies {
-		if p.Contains(addr) {
-			return true
-		}
-	}
-	return false
 }
 
 // phpURLEncode is PHP's urlencode, which ext/session applies to the id in

@@ -21,9 +21,10 @@ func newExpiryHarness(t *testing.T, kind string) (*harness, *[]string) {
 		return newHarness(t, "memory", Config{}), nil
 	case "redis script", "redis watch":
 		h := newHarness(t, "redis", Config{})
-		b := h.store.b.(*redisBackend)
-		b.noScript = kind == "redis watch"
-		b.onScript = func(outcome, _ string) { outcomes = append(outcomes, outcome) }
+		onScript(t, h.store, func(outcome, _ string) { outcomes = append(outcomes, outcome) })
+		if kind == "redis watch" {
+			watchOnly(h.store)
+		}
 		return h, &outcomes
 	}
 	t.Fatalf("unknown kind %q", kind)
@@ -130,10 +131,11 @@ func TestLifetimeRoundsUp(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, "redis", Config{MaxLifetime: 1500 * time.Millisecond})
-			b := h.store.b.(*redisBackend)
-			b.noScript = tt.noScript
 			var outcomes []string
-			b.onScript = func(outcome, _ string) { outcomes = append(outcomes, outcome) }
+			onScript(t, h.store, func(outcome, _ string) { outcomes = append(outcomes, outcome) })
+			if tt.noScript {
+				watchOnly(h.store)
+			}
 			if tt.stored {
 				h.set(t, idHex32, []byte("posts_start|i:4;"))
 			}

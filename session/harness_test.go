@@ -30,17 +30,17 @@ type harness struct {
 
 var storeKinds = []string{"redis", "memory"}
 
-// php is cfg with its zero fields set to PHP's and phpredis's values, as
-// the server's configuration sets them by default; the tests name only
-// what they change.
+// php is cfg with its zero fields set to PHP's and phpredis's values (the
+// Default constants, RedisKeyPrefix), as a caller sets them by default;
+// the tests name only what they change.
 func php(cfg Config) Config {
-	cfg.KeyPrefix = cmp.Or(cfg.KeyPrefix, "PHPREDIS_SESSION:")
-	cfg.MaxLifetime = cmp.Or(cfg.MaxLifetime, 1440*time.Second)
-	cfg.InitialPostsStart = cmp.Or(cfg.InitialPostsStart, 2)
-	cfg.LockExpire = cmp.Or(cfg.LockExpire, 30*time.Second)
-	cfg.LockRetries = cmp.Or(cfg.LockRetries, 100)
-	cfg.LockWait = cmp.Or(cfg.LockWait, 20*time.Millisecond)
-	cfg.OpTimeout = cmp.Or(cfg.OpTimeout, 2*time.Second)
+	cfg.KeyPrefix = cmp.Or(cfg.KeyPrefix, RedisKeyPrefix)
+	cfg.MaxLifetime = cmp.Or(cfg.MaxLifetime, DefaultMaxLifetime)
+	cfg.InitialPostsStart = cmp.Or(cfg.InitialPostsStart, DefaultInitialPostsStart)
+	cfg.LockExpire = cmp.Or(cfg.LockExpire, DefaultLockExpire)
+	cfg.LockRetries = cmp.Or(cfg.LockRetries, DefaultLockRetries)
+	cfg.LockWait = cmp.Or(cfg.LockWait, DefaultLockWait)
+	cfg.OpTimeout = cmp.Or(cfg.OpTimeout, DefaultOpTimeout)
 	cfg.MaxSessions = cmp.Or(cfg.MaxSessions, 100_000)
 	return cfg
 }
@@ -89,8 +89,8 @@ func newHarness(t testing.TB, kind string, cfg Config) *harness {
 	case "memory":
 		cfg.KeyPrefix = "test:"
 		clock := sessiontest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
-		m := newMemoryBackend(cfg.MaxLifetime, cfg.MaxSessions, clock.Now)
-		h.store = newStore(cfg, logger, m)
+		s, m := newMemoryOnClock(cfg, logger, clock)
+		h.store = s
 		h.cfg = cfg
 		h.get = func(t *testing.T, id string) ([]byte, bool) { return m.get(t, id) }
 		h.set = func(t *testing.T, id string, v []byte) { m.set(t, id, v) }

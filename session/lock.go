@@ -37,25 +37,25 @@ func lockOwner() string {
 // would lose what the lock holder is about to write.
 //
 // The returned func releases the lock, even when ctx is already cancelled.
-func (b *redisBackend) lock(ctx context.Context, c redis.Conn, key string) (func(), error) {
+func (r *redisSessions) lock(ctx context.Context, c redis.Conn, key string) (func(), error) {
 	lockKey := key + "_LOCK"
-	var r [8]byte
-	if _, err := rand.Read(r[:]); err != nil {
+	var random [8]byte
+	if _, err := rand.Read(random[:]); err != nil {
 		return nil, fmt.Errorf("session: lock token: %w", err)
 	}
-	token := b.lockOwner + "|" + hex.EncodeToString(r[:])
-	expire := max(b.cfg.LockExpire.Milliseconds(), 1)
-	retries := b.cfg.LockRetries
+	token := r.lockOwner + "|" + hex.EncodeToString(random[:])
+	expire := max(r.cfg.LockExpire.Milliseconds(), 1)
+	retries := r.cfg.LockRetries
 	for i := 0; retries < 0 || i <= retries; i++ {
-		reply, err := b.do(ctx, c, "SET", lockKey, token, "NX", "PX", expire)
+		reply, err := r.do(ctx, c, "SET", lockKey, token, "NX", "PX", expire)
 		if err != nil {
 			return nil, err
 		}
 		if reply != nil {
-			return func() { b.unlock(ctx, c, lockKey, token) }, nil
+			return func() { r.unlock(ctx, c, lockKey, token) }, nil
 		}
 		if retries < 0 || i < retries {
-			if err := sleep(ctx, b.cfg.LockWait); err != nil {
+			if err := sleep(ctx, r.cfg.LockWait); err != nil {
 				return nil, err
 			}
 		}
@@ -63,13 +63,13 @@ func (b *redisBackend) lock(ctx context.Context, c redis.Conn, key string) (func
 	return nil, fmt.Errorf("session: %w: %w (%d tries)", ErrUnavailable, ErrLocked, retries+1)
 }
 
-func (b *redisBackend) unlock(ctx context.Context, c redis.Conn, lockKey, token string) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), b.cfg.OpTimeout)
+func (r *redisSessions) unlock(ctx context.Context, c redis.Conn, lockKey, token string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.cfg.OpTimeout)
 	defer cancel()
-	if _, err := b.releaseLock.DoContext(ctx, c, lockKey, token); err != nil {
+	if _, err := r.releaseLock.DoContext(ctx, c, lockKey, token); err != nil {
 		// The lock expires by itself after LockExpire; until then PHP
 		// pages of this visitor wait, so say so.
-		b.logger.WarnContext(ctx, "session lock not released; it expires by itself",
-			slog.Duration("lock_expire", b.cfg.LockExpire), slog.Any("error", err))
+		r.logger.WarnContext(ctx, "session lock not released; it expires by itself",
+			slog.Duration("lock_expire", r.cfg.LockExpire), slog.Any("error", err))
 	}
 }

@@ -21,13 +21,13 @@ import (
 // after expiry. It returns an error when cfg is invalid or MaxSessions is
 // not positive.
 func NewMemory(cfg Config, logger *slog.Logger) (*Store, error) {
-	if err := cfg.validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	if cfg.MaxSessions < 1 {
 		return nil, fmt.Errorf("session: config: MaxSessions %d is not positive", cfg.MaxSessions)
 	}
-	return newStore(cfg, logger, newMemoryBackend(cfg.MaxLifetime, cfg.MaxSessions, time.Now)), nil
+	return newStore(cfg, logger, newMemoryBackend(cfg.MaxLifetime, cfg.MaxSessions, time.Now), time.Now), nil
 }
 
 // sweepPerWrite bounds the expired sessions one write looks at. A write
@@ -57,15 +57,11 @@ type memoryEntry struct {
 type memoryBackend struct {
 	lifetime time.Duration
 	max      int
-	now      func() time.Time // a test may stop the clock
+	now      func() time.Time // time.Now, or a test's clock, so expiry is tested without waiting
 
 	mu      sync.Mutex
 	entries map[string]*list.Element // each holds a *memoryEntry
 	order   list.List
-
-	// onSweep, when set (only tests set it), hears how many entries each
-	// write's sweep looked at.
-	onSweep func(looked int)
 }
 
 func newMemoryBackend(lifetime time.Duration, maxSessions int, now func() time.Time) *memoryBackend {
@@ -151,20 +147,12 @@ func (m *memoryBackend) read(ctx context.Context, id string) ([]byte, bool, erro
 // refused when looked up, so expiry is exact whether or not they were
 // swept.
 func (m *memoryBackend) sweep(now time.Time) {
-	looked := 0
-	for looked < sweepPerWrite {
+	for range sweepPerWrite {
 		el := m.order.Back()
-		if el == nil {
-			break
-		}
-		looked++
-		if now.Before(el.Value.(*memoryEntry).expires) {
-			break
+		if el == nil || now.Before(el.Value.(*memoryEntry).expires) {
+			return
 		}
 		m.remove(el)
-	}
-	if m.onSweep != nil {
-		m.onSweep(looked)
 	}
 }
 

@@ -5,14 +5,25 @@ type UpdateOutcome string
 
 // The outcomes an UpdateObserver hears. Every update of an existing
 // session ends as UpdateApplied or UpdateUnavailable (or, when the id names
-// no readable session, as UpdateCreated for the fresh one); UpdateFallback
-// and UpdateConflict are heard along the way, before the update goes on.
+// no readable session, as UpdateCreated for the fresh one, UpdateResumed
+// for one its companion carried, or UpdateDeferred when either is left
+// unstored); UpdateFallback and UpdateConflict are heard along the way,
+// before the update goes on.
 const (
 	// UpdateApplied: posts_start was written (or, with nothing to add, the
 	// expiry refreshed), by update.lua or by the WATCH path.
 	UpdateApplied UpdateOutcome = "applied"
 	// UpdateCreated: a new session was stored under a fresh id.
 	UpdateCreated UpdateOutcome = "created"
+	// UpdateDeferred: a session was left unstored, past the creation
+	// budget (Config.NewSessionBytes), its posts_start sent in the
+	// companion cookie instead: a new visitor's, or a returning one's
+	// whose turn has not come yet. Many mean a flood of cookieless
+	// requests, or a bound too low for the site's new visitors.
+	UpdateDeferred UpdateOutcome = "deferred"
+	// UpdateResumed: a visitor came back with a companion cookie and the
+	// session it carried was stored.
+	UpdateResumed UpdateOutcome = "resumed"
 	// UpdateConflict: another writer changed the session between our WATCH
 	// and EXEC; the update is tried again (Redis only).
 	UpdateConflict UpdateOutcome = "conflict"
@@ -28,7 +39,7 @@ const (
 // UpdateOutcomes lists every outcome, so a counter can show each at 0
 // before it first happens.
 func UpdateOutcomes() []UpdateOutcome {
-	return []UpdateOutcome{UpdateApplied, UpdateCreated, UpdateConflict, UpdateFallback, UpdateUnavailable}
+	return []UpdateOutcome{UpdateApplied, UpdateCreated, UpdateDeferred, UpdateResumed, UpdateConflict, UpdateFallback, UpdateUnavailable}
 }
 
 // UpdateObserver hears how session updates go; the server counts them.
@@ -53,7 +64,7 @@ type PoolStats struct {
 	Idle   int // connections open and idle
 }
 
-// poolStatser is a backend with a connection pool.
+// poolStatser is a backend with connection pools: a Redis store's.
 type poolStatser interface {
 	poolStats() PoolStats
 }
@@ -66,18 +77,4 @@ func (s *Store) PoolStats() (PoolStats, bool) {
 		return PoolStats{}, false
 	}
 	return p.poolStats(), true
-}
-
-func (b *redisBackend) poolStats() PoolStats {
-	if b.cluster != nil {
-		// One pool per node redisc has reached: the sums are the store's.
-		var sum PoolStats
-		for _, st := range b.cluster.c.Stats() {
-			sum.Active += st.ActiveCount
-			sum.Idle += st.IdleCount
-		}
-		return sum
-	}
-	st := b.pool.Stats()
-	return PoolStats{Active: st.ActiveCount, Idle: st.IdleCount}
 }

@@ -63,7 +63,7 @@ func TestUpdateOutcomes(t *testing.T) {
 			want[UpdateApplied]++
 
 			// A PHP page writing between our WATCH and EXEC.
-			b := h.store.b.(*redisBackend)
+			b := redisOf(t, h.store)
 			wrote := false
 			err = b.update(ctx, st.ID, func(cur []byte, exists bool) ([]byte, error) {
 				if !wrote {

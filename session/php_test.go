@@ -198,11 +198,11 @@ type scriptAnswers struct {
 func recordScript(t testing.TB, h *harness) *scriptAnswers {
 	t.Helper()
 	a := &scriptAnswers{}
-	h.store.b.(*redisBackend).onScript = func(outcome, value string) {
+	onScript(t, h.store, func(outcome, value string) {
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		a.got = append(a.got, outcome+":"+value)
-	}
+	})
 	return a
 }
 

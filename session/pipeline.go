@@ -12,8 +12,8 @@ import (
 // session's SET NX, the update script's EVALSHA) on a few shared
 // connections, as many per write as are waiting. A request alone on its
 // connection costs a write and a read system call on each side, and a
-// wake-up; under 32 concurrent requests that was half of what an answer
-// cost the server and Redis together. Batched, each request shares them.
+// wake-up; under 32 concurrent requests that is half of what an answer
+// costs the server and Redis together. Batched, each request shares them.
 //
 // Each worker owns one connection and loops: take the waiting commands (at
 // least one, at most maxPipelined), send them in one write, read their

@@ -149,6 +149,45 @@ func TestOpenRedisUnreachable(t *testing.T) {
 	}
 }
 
+// TestOpenRedisRefused: a Redis that refuses the configuration (the
+// password, the database number, a cluster URL for a Redis that is no
+// cluster node) fails OpenRedis with a one-line error that names the
+// refusal and does not wrap ErrUnavailable: a server starting on it must
+// stop, not wait for an outage to end.
+func TestOpenRedisRefused(t *testing.T) {
+	t.Parallel()
+	const password = "hunter2"
+	srv := sessiontest.StartServer(t, "--requirepass", password)
+	addr := fmt.Sprintf("127.0.0.1:%d", srv.Port)
+	tests := []struct {
+		name, url, want string
+	}{
+		{"wrong password", "redis://:wrong-" + password + "@" + addr + "/0", "refused: WRONGPASS"},
+		{"no password", "redis://" + addr + "/0", "refused: NOAUTH"},
+		{"no such database", "redis://:" + password + "@" + addr + "/99", "refused: ERR DB index is out of range"},
+		{"not a cluster", "redis+cluster://:" + password + "@" + addr + "/", "refused: ERR This instance has cluster support disabled"},
+		{"cluster, wrong password", "redis+cluster://:wrong-" + password + "@" + addr + "/", "refused: WRONGPASS"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := php(Config{OpTimeout: time.Second})
+			if IsClusterURL(tt.url) {
+				cfg.KeyPrefix = ClusterKeyPrefix
+			}
+			s, err := OpenRedis(context.Background(), tt.url, cfg, nil)
+			if err == nil {
+				s.Close()
+				t.Fatal("OpenRedis succeeded")
+			}
+			msg := err.Error()
+			if errors.Is(err, ErrUnavailable) || !strings.Contains(msg, tt.want) || strings.Contains(msg, password) || strings.Contains(msg, "\n") {
+				t.Errorf("err = %q, want one line saying %q, not ErrUnavailable, no password", msg, tt.want)
+			}
+		})
+	}
+}
+
 // TestRedisOutage stops Redis under an open store, then starts it again:
 // while it is down every method fails with ErrUnavailable, and afterwards
 // the same store works again.
@@ -315,7 +354,7 @@ func TestRedisLocking(t *testing.T) {
 	t.Run("lock taken like phpredis, never deleted when not ours", func(t *testing.T) {
 		t.Parallel()
 		h, r, lockKey := setup(t, Config{LockExpire: 7 * time.Second})
-		b := h.store.b.(*redisBackend)
+		b := redisOf(t, h.store)
 		c, err := b.conn(ctx)
 		if err != nil {
 			t.Fatal(err)

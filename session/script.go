@@ -22,7 +22,7 @@ var updateScript string
 // path.
 var errFallback = errors.New("session: value left to the Go codec")
 
-// Script outcomes, as update.lua answers them and onScript hears them.
+// Script outcomes, as update.lua answers them.
 const (
 	scriptOK        = "ok"
 	scriptNoSession = "nosession"
@@ -31,9 +31,8 @@ const (
 )
 
 // addScripted adds n to posts_start of the session id with one EVALSHA,
-// and returns the new posts_start. redigo's Script sends EVALSHA and, when
-// Redis answers NOSCRIPT (after a restart or SCRIPT FLUSH), EVAL, which
-// loads the script again.
+// and returns the new posts_start; when Redis answers NOSCRIPT (after a
+// restart or SCRIPT FLUSH), it sends EVAL, which loads the script again.
 //
 // With Config.Locking, a lock held by another request (a PHP page, or our
 // own WATCH path) makes it wait LockWait and try again, LockRetries times
@@ -42,27 +41,21 @@ const (
 // errFallback when the script left the value to Go, an error wrapping
 // ErrUnavailable and ErrLocked when the lock stayed held, and one wrapping
 // ErrUnavailable for Redis errors.
-func (b *redisBackend) addScripted(ctx context.Context, id string, n int) (int64, error) {
-	if b.noScript {
-		return 0, errFallback
-	}
-	key := b.cfg.KeyPrefix + id
+func (r *redisSessions) addScripted(ctx context.Context, id string, n int) (int64, error) {
+	key := r.cfg.KeyPrefix + id
 	args := make([]any, 0, 7)
-	if b.cfg.Locking {
+	if r.cfg.Locking {
 		args = append(args, 2, key, key+"_LOCK")
 	} else {
 		args = append(args, 1, key)
 	}
-	args = append(args, b.cfg.Format.String(), n, b.cfg.InitialPostsStart, lifetimeSeconds(b.cfg.MaxLifetime))
+	args = append(args, r.cfg.Format.String(), n, r.cfg.InitialPostsStart, lifetimeSeconds(r.cfg.MaxLifetime))
 
-	retries := b.cfg.LockRetries
+	retries := r.cfg.LockRetries
 	for i := 0; ; i++ {
-		outcome, value, err := b.runScript(ctx, key, args)
+		outcome, value, err := r.runScript(ctx, key, args)
 		if err != nil {
 			return 0, err
-		}
-		if b.onScript != nil {
-			b.onScript(outcome, value)
 		}
 		switch outcome {
 		case scriptOK:
@@ -79,7 +72,7 @@ func (b *redisBackend) addScripted(ctx context.Context, id string, n int) (int64
 			if retries >= 0 && i >= retries {
 				return 0, fmt.Errorf("session: %w: %w (%d tries)", ErrUnavailable, ErrLocked, retries+1)
 			}
-			if err := sleep(ctx, b.cfg.LockWait); err != nil {
+			if err := sleep(ctx, r.cfg.LockWait); err != nil {
 				return 0, err
 			}
 		default:
@@ -90,14 +83,15 @@ func (b *redisBackend) addScripted(ctx context.Context, id string, n int) (int64
 
 // runScript runs update.lua once, with the OpTimeout deadline, and returns
 // its answer: the outcome and, for ok and fallback, the value or reason.
-// The EVALSHA goes in the pipeline's next batch; when Redis no longer knows
-// the script (a restart, SCRIPT FLUSH), it is sent whole, once.
-func (b *redisBackend) runScript(ctx context.Context, key string, args []any) (outcome, value string, err error) {
-	ctx, cancel := context.WithTimeout(ctx, b.cfg.OpTimeout)
+// The EVALSHA goes in the route's next batch; when Redis does not know the
+// script (after a restart or SCRIPT FLUSH, or on a cluster replica promoted
+// after SCRIPT LOAD), it is sent whole, once, outside any batch.
+func (r *redisSessions) runScript(ctx context.Context, key string, args []any) (outcome, value string, err error) {
+	ctx, cancel := context.WithTimeout(ctx, r.cfg.OpTimeout)
 	defer cancel()
-	reply, err := redis.Strings(b.doKey(ctx, key, "EVALSHA", append([]any{b.updateLua.Hash()}, args...)...))
+	reply, err := redis.Strings(r.route.batched(ctx, key, "EVALSHA", append([]any{r.updateLua.Hash()}, args...)...))
 	if rerr, ok := errors.AsType[redis.Error](err); ok && strings.HasPrefix(string(rerr), "NOSCRIPT") {
-		reply, err = b.evalPooled(ctx, key, args)
+		reply, err = redis.Strings(r.route.alone(ctx, key, "EVAL", append([]any{updateScript}, args...)...))
 	}
 	if err != nil {
 		return "", "", unavailable("EVALSHA", err)
@@ -109,20 +103,4 @@ func (b *redisBackend) runScript(ctx context.Context, key string, args []any) (o
 		value = reply[1]
 	}
 	return reply[0], value, nil
-}
-
-// evalPooled sends update.lua whole (EVAL, which also loads it again for
-// the EVALSHAs after it) on a pooled connection, or in cluster mode on
-// key's node (a replica promoted after SCRIPT LOAD may not know it).
-func (b *redisBackend) evalPooled(ctx context.Context, key string, args []any) ([]string, error) {
-	eval := append([]any{updateScript}, args...)
-	if b.cluster != nil {
-		return redis.Strings(b.cluster.do(ctx, key, "EVAL", eval...))
-	}
-	c, err := b.conn(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer c.Close()
-	return redis.Strings(redis.DoContext(c, ctx, "EVAL", eval...))
 }

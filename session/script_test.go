@@ -46,12 +46,12 @@ func newScriptChecker(tb testing.TB) *scriptChecker {
 			tb.Fatalf("OpenRedis: %v", err)
 		}
 		tb.Cleanup(func() { s.Close() })
-		s.b.(*redisBackend).onScript = func(outcome, value string) {
+		onScript(tb, s, func(outcome, value string) {
 			if outcome == scriptFallback {
 				outcome += "/" + value
 			}
 			sc.outcome = outcome
-		}
+		})
 		sc.cfg[f], sc.stores[f] = cfg, s
 	}
 	c, err := redis.Dial("tcp", r.Addr, redis.DialReadTimeout(10*time.Second))
@@ -301,7 +301,7 @@ func TestScriptRandomPHPSessions(t *testing.T) {
 	sessiontest.NeedPHP(t)
 	count := *randomSessions
 	if testing.Short() {
-		count = min(count, 500)
+		count = min(count, 100)
 	}
 	dir := t.TempDir()
 	cmd := exec.Command("php", filepath.Join(codecGoldenDir, "random.php"), dir, strconv.Itoa(count))
@@ -540,7 +540,7 @@ func TestScriptWrongType(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, "redis", Config{})
 	var outcomes []string
-	h.store.b.(*redisBackend).onScript = func(outcome, value string) { outcomes = append(outcomes, outcome+"/"+value) }
+	onScript(t, h.store, func(outcome, value string) { outcomes = append(outcomes, outcome+"/"+value) })
 	if _, err := h.redis.Do("RPUSH", h.cfg.KeyPrefix+idHex32, "x"); err != nil {
 		t.Fatal(err)
 	}

@@ -121,10 +121,10 @@ func sentinelConns(u *url.URL, timeout time.Duration) redisConns {
 	su, _, _ := parseSentinelURL(u)
 	m := newSentinelMaster(su)
 	return redisConns{
-		dial:     func(ctx context.Context) (redis.Conn, error) { return m.dial(ctx, timeout) },
-		check:    m.isMaster,
-		isMaster: m.isMaster,
-		close:    m.close,
+		dial:  func(ctx context.Context) (redis.Conn, error) { return m.dial(ctx, timeout) },
+		check: m.isMaster,
+		ready: m.isMaster,
+		close: m.close,
 	}
 }
 

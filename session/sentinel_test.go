@@ -182,7 +182,9 @@ func testSentinelPHP(t *testing.T, setup *sessiontest.Sentinels) {
 
 // testSentinelNoMaster: a store cannot open while the sentinels name no
 // master, or it cannot reach it; the error says why, never a password.
-// (Ping fails the same way: see testSentinelFailover.)
+// A refused password is a configuration to fix, not an outage to wait
+// out: its error does not wrap ErrUnavailable. (Ping fails the same way:
+// see testSentinelFailover.)
 func testSentinelNoMaster(t *testing.T, setup *sessiontest.Sentinels) {
 	unknown := strings.Replace(setup.URL, "/"+setup.MasterName+"/", "/nosuchmaster/", 1)
 	dead := sessiontest.StartServer(t)
@@ -191,12 +193,15 @@ func testSentinelNoMaster(t *testing.T, setup *sessiontest.Sentinels) {
 	badSentinelPass := strings.Replace(setup.URL, "sentinel_password="+setup.SentinelPassword, "sentinel_password=s3cret", 1)
 	noMasterPass := strings.Replace(setup.URL, ":"+setup.Password+"@", "", 1)
 	badMasterPass := strings.Replace(setup.URL, ":"+setup.Password+"@", ":s3cret@", 1)
-	for _, tt := range []struct{ name, url, want string }{
-		{"unknown master name", unknown, `names a master "nosuchmaster"`},
-		{"no sentinel answers", noSentinel, "no sentinels available"},
-		{"wrong sentinel password", badSentinelPass, "WRONGPASS"},
-		{"no master password", noMasterPass, "NOAUTH"},
-		{"wrong master password", badMasterPass, "WRONGPASS"},
+	for _, tt := range []struct {
+		name, url, want string
+		outage          bool
+	}{
+		{"unknown master name", unknown, `names a master "nosuchmaster"`, true},
+		{"no sentinel answers", noSentinel, "no sentinels available", true},
+		{"wrong sentinel password", badSentinelPass, "refused: WRONGPASS", false},
+		{"no master password", noMasterPass, "refused: NOAUTH", false},
+		{"wrong master password", badMasterPass, "refused: WRONGPASS", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := OpenRedis(context.Background(), tt.url, php(Config{OpTimeout: time.Second}), nil)
@@ -204,8 +209,8 @@ func testSentinelNoMaster(t *testing.T, setup *sessiontest.Sentinels) {
 				s.Close()
 				t.Fatal("OpenRedis succeeded")
 			}
-			if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "s3cret") {
-				t.Errorf("err = %v, want ErrUnavailable saying %q (no password)", err, tt.want)
+			if errors.Is(err, ErrUnavailable) != tt.outage || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("err = %v, want ErrUnavailable %v, saying %q (no password)", err, tt.outage, tt.want)
 			}
 		})
 	}

@@ -5,7 +5,9 @@
 // A Store reads and writes whole session values in PHP's serialized form
 // (see Decode and Data.Encode). It always behaves like PHP with
 // session.use_strict_mode=1: an id the store does not know is never
-// adopted, a fresh one is issued instead.
+// adopted, a fresh one is issued instead; the one exception is an id this
+// server issued without storing it, past its creation budget, whose
+// visitor comes back with the companion cookie sealed for it (see Visit).
 package session
 
 import (
@@ -20,58 +22,114 @@ import (
 // postsStartKey is the $_SESSION entry the PHP script keeps its counter in.
 const postsStartKey = "posts_start"
 
+// PHP's and phpredis's defaults, which a site that shares its sessions
+// with this server most likely keeps: session.name, session.gc_maxlifetime,
+// redis.session.lock_expire (max_execution_time), lock_retries and
+// lock_wait_time. DefaultInitialPostsStart is the PHP script's first
+// posts_start; DefaultOpTimeout is our own deadline for one Redis command.
+const (
+	DefaultCookieName        = "PHPSESSID"
+	DefaultMaxLifetime       = 1440 * time.Second
+	DefaultLockExpire        = 30 * time.Second
+	DefaultLockRetries       = 100
+	DefaultLockWait          = 20 * time.Millisecond
+	DefaultInitialPostsStart = 2
+	DefaultOpTimeout         = 2 * time.Second
+)
+
 // Config says how sessions are kept. Every field is required (LockRetries
-// and the lock fields only with Locking; Updates never): the server's
-// configuration owns the defaults, which are PHP's, and a Store refuses a zero value rather
-// than guess one. KeyPrefix, Format and MaxLifetime must match the PHP
-// site's session.save_path prefix, session.serialize_handler and
-// session.gc_maxlifetime for the two to share sessions.
+// and the lock fields only with Locking; Updates never): a Store refuses a
+// zero value rather than guess one, and the caller takes PHP's from the
+// Default constants and DefaultKeyPrefix. KeyPrefix, Format and
+// MaxLifetime must match the PHP site's session.save_path prefix,
+// session.serialize_handler and session.gc_maxlifetime for the two to
+// share sessions.
 type Config struct {
-	KeyPrefix         string        // phpredis's prefix; it uses "PHPREDIS_SESSION:"
+	KeyPrefix         string        // phpredis's prefix: RedisKeyPrefix, or ClusterKeyPrefix for a cluster
 	Format            Format        // session.serialize_handler; PHP's default is FormatPHP
-	MaxLifetime       time.Duration // session.gc_maxlifetime, 1440s in PHP; at least a second
-	InitialPostsStart int           // posts_start of a new session; the PHP script's is 2
-	Locking           bool          // honour phpredis's session lock (redis.session.locking_enabled); Redis only
-	LockExpire        time.Duration // redis.session.lock_expire; phpredis falls back to max_execution_time, 30s
-	LockRetries       int           // redis.session.lock_retries, 100 in phpredis; 0 tries once, -1 waits until the context ends
-	LockWait          time.Duration // redis.session.lock_wait_time, 20ms in phpredis
-	OpTimeout         time.Duration // deadline of each Redis command
+	MaxLifetime       time.Duration // session.gc_maxlifetime (DefaultMaxLifetime); at least a second
+	InitialPostsStart int           // posts_start of a new session (DefaultInitialPostsStart)
+	Locking           bool          // honour phpredis's session lock (redis.session.locking_enabled); single Redis only
+	LockExpire        time.Duration // redis.session.lock_expire (DefaultLockExpire: phpredis falls back to max_execution_time)
+	LockRetries       int           // redis.session.lock_retries (DefaultLockRetries); 0 tries once, -1 waits until the context ends
+	LockWait          time.Duration // redis.session.lock_wait_time (DefaultLockWait)
+	OpTimeout         time.Duration // deadline of each Redis command (DefaultOpTimeout)
 	MaxSessions       int           // memory store only (NewMemory): most sessions kept; least recently written dropped first
+	// NewSessionBytes bounds the store memory that the sessions this
+	// Store creates may take over one MaxLifetime, used again or not
+	// (DefaultNewSessionBytes; 0: no bound). Past it a new session is not
+	// stored but carried by its visitor in the companion cookie (see
+	// Visit).
+	NewSessionBytes int64
 
 	// Updates, optional, hears how each update goes, for metrics.
 	Updates UpdateObserver
 }
 
-// validate returns an error naming the first field that is wrong.
-func (c Config) validate() error {
+// Validate returns an error naming the first field that is wrong, a
+// *ConfigError. OpenRedis and NewMemory call it; a caller may call it first
+// to fail before any I/O.
+func (c Config) Validate() error {
 	switch {
 	case c.KeyPrefix == "":
-		return errors.New("session: config: KeyPrefix is empty")
+		return &ConfigError{Field: "KeyPrefix", Reason: "is empty"}
 	case c.Format != FormatPHP && c.Format != FormatPHPSerialize:
-		return fmt.Errorf("session: config: Format %d is not a PHP serializer", c.Format)
+		return &ConfigError{Field: "Format", Reason: fmt.Sprintf("%d is not a PHP serializer", c.Format)}
 	case c.MaxLifetime < time.Second:
-		return fmt.Errorf("session: config: MaxLifetime %v is under one second", c.MaxLifetime)
+		return &ConfigError{Field: "MaxLifetime", Reason: fmt.Sprintf("%v is under one second", c.MaxLifetime)}
 	case c.InitialPostsStart < 1:
-		return fmt.Errorf("session: config: InitialPostsStart %d is not positive", c.InitialPostsStart)
+		return &ConfigError{Field: "InitialPostsStart", Reason: fmt.Sprintf("%d is not positive", c.InitialPostsStart)}
 	case c.OpTimeout <= 0:
-		return fmt.Errorf("session: config: OpTimeout %v is not positive", c.OpTimeout)
+		return &ConfigError{Field: "OpTimeout", Reason: fmt.Sprintf("%v is not positive", c.OpTimeout)}
+	case c.NewSessionBytes < 0:
+		return &ConfigError{Field: "NewSessionBytes", Reason: fmt.Sprintf("%d is negative", c.NewSessionBytes)}
+	case c.NewSessionBytes > 0 && c.NewSessionBytes < minBudgetSessions*newSessionBytes(c):
+		return &ConfigError{Field: "NewSessionBytes", Reason: fmt.Sprintf("%d is under %d sessions of %d bytes", c.NewSessionBytes, minBudgetSessions, newSessionBytes(c))}
 	case !c.Locking:
 		return nil
 	case c.LockExpire <= 0:
-		return fmt.Errorf("session: config: LockExpire %v is not positive", c.LockExpire)
+		return &ConfigError{Field: "LockExpire", Reason: fmt.Sprintf("%v is not positive", c.LockExpire)}
 	case c.LockWait <= 0:
-		return fmt.Errorf("session: config: LockWait %v is not positive", c.LockWait)
+		return &ConfigError{Field: "LockWait", Reason: fmt.Sprintf("%v is not positive", c.LockWait)}
 	case c.LockRetries < -1:
-		return fmt.Errorf("session: config: LockRetries %d is under -1", c.LockRetries)
+		return &ConfigError{Field: "LockRetries", Reason: fmt.Sprintf("%d is under -1", c.LockRetries)}
 	}
 	return nil
 }
+
+// ConfigError is a Config that a Store refuses because of one field's
+// value. Field is the field's name as Config spells it, so that a caller
+// can name its own setting for it; Reason says what is wrong with the value.
+type ConfigError struct {
+	Field  string // e.g. "MaxLifetime"
+	Reason string // e.g. "10ms is under one second"
+}
+
+func (e *ConfigError) Error() string { return "session: config: " + e.Field + " " + e.Reason }
 
 // State is what a request learns about its visitor's session.
 type State struct {
 	ID         string // the session id to send back (may differ from the cookie's: strict mode)
 	PostsStart int
 	New        bool // a new id was issued; the server must set the cookie
+	// Carry, when not "", is the companion cookie's value to send: the
+	// session is not stored (the creation budget is spent) and its
+	// posts_start travels with the visitor until it is. "" means the
+	// session is stored, and a companion the visitor sent is spent.
+	Carry string
+}
+
+// Visitor is the Visitor a request that follows this answer brings: the id
+// and the companion sent back.
+func (st State) Visitor() Visitor { return Visitor{ID: st.ID, Carried: st.Carry} }
+
+// InRequest is the Visitor of a second Visit in the same request (a page's
+// ?posts=N raise): a new one's visitor has not come back yet, and so takes
+// no returning visitor's place in the creation budget.
+func (st State) InRequest() Visitor {
+	v := st.Visitor()
+	v.issued = st.New
+	return v
 }
 
 // ErrUnavailable is wrapped by every error caused by the session store
@@ -92,8 +150,10 @@ var (
 	errTaken      = errors.New("session: new id already in use")
 )
 
-// backend keeps encoded session values under ids. The Redis and the memory
-// store both implement it, so the PHP-format logic below is shared.
+// backend keeps encoded session values under ids. The memory store
+// (memoryBackend), a single Redis (redisBackend, Sentinel's master
+// included) and a Redis Cluster (clusterBackend) implement it, so the
+// PHP-format logic below is shared.
 type backend interface {
 	// update reads the value of id (exists false when there is none), hands
 	// it to fn and stores what fn returns with the configured expiry, as
@@ -125,71 +185,57 @@ type Store struct {
 	cfg    Config
 	logger *slog.Logger
 	b      backend
+	budget *budget // nil: no bound
+	carry  *carrySealer
+	now    func() time.Time
 }
 
-func newStore(cfg Config, logger *slog.Logger, b backend) *Store {
+// newStore is the Store over b, on the clock now.
+func newStore(cfg Config, logger *slog.Logger, b backend, now func() time.Time) *Store {
+	return &Store{
+		cfg:    cfg,
+		logger: orDiscard(logger),
+		b:      b,
+		budget: newBudget(cfg, now),
+		carry:  newCarrySealer(cfg.MaxLifetime, b),
+		now:    now,
+	}
+}
+
+// orDiscard is logger, or one that discards everything when it is nil: the
+// constructors take nil for a store that logs nothing.
+func orDiscard(logger *slog.Logger) *slog.Logger {
 	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
+		return slog.New(slog.DiscardHandler)
 	}
-	return &Store{cfg: cfg, logger: logger, b: b}
+	return logger
 }
 
-// PostsStart answers a page visit. When id names a stored, readable
-// session, it returns that session's posts_start (writing
-// InitialPostsStart when the session has none) and refreshes its expiry.
-// Otherwise (empty, malformed, unknown, expired, unreadable or compressed)
-// it issues a fresh id, saves a session holding InitialPostsStart under it,
-// and returns State.New. Errors wrap ErrUnavailable.
+// PostsStart answers a page visit: Visit with no companion and nothing to
+// add. When id names a stored, readable session, it returns that session's
+// posts_start (writing InitialPostsStart when the session has none) and
+// refreshes its expiry. Otherwise (empty, malformed, unknown, expired,
+// unreadable or compressed) it issues a fresh id, saves a session holding
+// InitialPostsStart under it (or, past the creation budget, carries it in
+// State.Carry), and returns State.New. Errors wrap ErrUnavailable.
 func (s *Store) PostsStart(ctx context.Context, id string) (State, error) {
-	return s.add(ctx, id, 0)
+	return s.Visit(ctx, Visitor{ID: id}, 0)
 }
 
-// AddPostsStart records that a JSON answer showed n more posts: it adds n
-// to the session's posts_start atomically, so concurrent requests of one
-// visitor never lose an increment. An id that names no readable session
-// gets a fresh session starting at InitialPostsStart+n, as PostsStart
-// would. Errors wrap ErrUnavailable, except for a negative n.
+// AddPostsStart records that a JSON answer showed n more posts: Visit with
+// no companion. It adds n to the session's posts_start atomically, so
+// concurrent requests of one visitor never lose an increment. An id that
+// names no readable session gets a fresh session starting at
+// InitialPostsStart+n, as PostsStart would. Errors wrap ErrUnavailable,
+// except for a negative n.
 func (s *Store) AddPostsStart(ctx context.Context, id string, n int) (State, error) {
-	if n < 0 {
-		return State{}, fmt.Errorf("session: negative posts_start increment %d", n)
-	}
-	return s.add(ctx, id, n)
+	return s.Visit(ctx, Visitor{ID: id}, n)
 }
 
 // PeekPostsStart answers a request that must change nothing, such as
-// HEAD: the posts_start PostsStart would return, without creating,
-// refreshing or writing any session (with Redis: one GET, no script, no
-// lock). When id names a stored, readable session it returns State{ID: id}
-// with that session's posts_start (InitialPostsStart when it has none).
-// Otherwise it returns InitialPostsStart with an empty ID and New false:
-// the fresh id PostsStart would issue is not issued, so there is no cookie
-// to send. Errors wrap ErrUnavailable.
+// HEAD: Peek with no companion.
 func (s *Store) PeekPostsStart(ctx context.Context, id string) (State, error) {
-	none := State{PostsStart: s.cfg.InitialPostsStart}
-	if !ValidID(id) {
-		return none, nil
-	}
-	cur, exists, err := s.b.read(ctx, id)
-	if err != nil {
-		if errors.Is(err, errUnreadable) {
-			return none, nil
-		}
-		return State{}, err
-	}
-	if !exists {
-		return none, nil
-	}
-	d, err := Decode(s.cfg.Format, cur)
-	if err != nil {
-		// PostsStart would log this and issue a new id; a read-only
-		// request leaves both to the next GET.
-		return none, nil
-	}
-	v, ok := d.Int(postsStartKey)
-	if !ok {
-		v = int64(s.cfg.InitialPostsStart)
-	}
-	return State{ID: id, PostsStart: clampInt(v)}, nil
+	return s.Peek(ctx, Visitor{ID: id})
 }
 
 // Ping checks that the store answers. Errors wrap ErrUnavailable.
@@ -201,33 +247,6 @@ func (s *Store) Ping(ctx context.Context) error {
 // any.
 func (s *Store) Close() error {
 	return s.b.close()
-}
-
-func (s *Store) add(ctx context.Context, id string, n int) (State, error) {
-	if ValidID(id) {
-		got, err := s.addExisting(ctx, id, n)
-		switch {
-		case err == nil:
-			s.cfg.observe(UpdateApplied)
-			return State{ID: id, PostsStart: clampInt(got)}, nil
-		case errors.Is(err, errUnreadable):
-			s.logger.WarnContext(ctx, "session value unreadable (malformed or compressed); issuing a new id and leaving it untouched",
-				slog.String("session_id", truncateID(id)), slog.Any("error", err))
-		case !errors.Is(err, errNoSession):
-			if errors.Is(err, ErrUnavailable) {
-				s.cfg.observe(UpdateUnavailable)
-			}
-			return State{}, err
-		}
-	}
-	st, err := s.create(ctx, int64(s.cfg.InitialPostsStart)+int64(n))
-	switch {
-	case err == nil:
-		s.cfg.observe(UpdateCreated)
-	case errors.Is(err, ErrUnavailable):
-		s.cfg.observe(UpdateUnavailable)
-	}
-	return st, err
 }
 
 // addExisting adds n to posts_start of the stored session id and returns
@@ -287,9 +306,7 @@ func codecAdd(cfg Config, cur []byte, n int) ([]byte, int64, error) {
 
 // create saves a new session holding posts_start under a fresh id.
 func (s *Store) create(ctx context.Context, postsStart int64) (State, error) {
-	d := NewData(s.cfg.Format)
-	d.SetInt(postsStartKey, postsStart)
-	value := d.Encode()
+	value := s.newValue(postsStart)
 	// A 128-bit random id never collides in practice; the loop only makes
 	// sure we would never write over somebody else's session if it did.
 	for range 3 {
@@ -307,6 +324,13 @@ func (s *Store) create(ctx context.Context, postsStart int64) (State, error) {
 		return State{ID: id, PostsStart: clampInt(postsStart), New: true}, nil
 	}
 	return State{}, fmt.Errorf("%w: could not find an unused session id", ErrUnavailable)
+}
+
+// newValue is a new session's value: posts_start alone.
+func (s *Store) newValue(postsStart int64) []byte {
+	d := NewData(s.cfg.Format)
+	d.SetInt(postsStartKey, postsStart)
+	return d.Encode()
 }
 
 // truncateID keeps enough of a session id to correlate log lines but not

@@ -8,10 +8,10 @@
 --
 -- KEYS[1]  the session key, <prefix><id>
 -- KEYS[2]  only with Config.Locking: phpredis's lock key, KEYS[1] .. "_LOCK"
---          (one key plus its lock: in Redis Cluster, issue 14, a script
---          must keep to one key's node, so never add a key here; a
---          cluster gets KEYS[1] alone, as phpredis's cluster handler takes
---          no lock and <key>_LOCK hashes to another slot: see cluster.go)
+--          (one key plus its lock: in Redis Cluster a script must keep to
+--          one key's node, so never add a key here; a cluster gets KEYS[1]
+--          alone, as phpredis's cluster handler takes no lock and
+--          <key>_LOCK hashes to another slot: see cluster.go)
 -- ARGV[1]  session.serialize_handler: "php" or "php_serialize"
 -- ARGV[2]  n, the increment: a decimal int64, at least 0
 -- ARGV[3]  InitialPostsStart, a decimal int64

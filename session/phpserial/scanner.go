@@ -323,58 +323,12 @@ func (s *Scanner) body(depth int, v *Value) error {
 		}
 		return s.elements(depth, true, v)
 	case 'O':
-		class, err := s.className()
-		if err != nil {
-			return err
-		}
-		if !s.Consume(":") {
-			return s.fail("want : after class name")
-		}
-		if v != nil {
-			v.Kind, v.Class = Object, string(class)
-		}
-		return s.elements(depth, false, v)
+		return s.object(depth, v)
 	case 'C':
-		// Serializable: the payload is whatever the class's serialize()
-		// returned; only its length delimits it.
-		class, err := s.className()
-		if err != nil {
-			return err
-		}
-		if !s.Consume(":") {
-			return s.fail("want : after class name")
-		}
-		n, err := s.Count()
-		if err != nil {
-			return err
-		}
-		if !s.Consume(":{") {
-			return s.fail("want :{ before Serializable payload")
-		}
-		if len(s.b)-s.pos < n {
-			return s.fail("Serializable payload runs past the end of the data")
-		}
-		payload := s.b[s.pos : s.pos+n]
-		s.pos += n
-		if !s.Consume("}") {
-			return s.fail("want } after Serializable payload (wrong length?)")
-		}
-		if v != nil {
-			v.Kind, v.Class, v.Str = Serializable, string(class), string(payload)
-		}
-		return nil
+		return s.serializable(v)
 	case 'E':
-		soff := s.pos
-		str, err := s.str()
-		if err != nil {
+		if err := s.enum(v); err != nil {
 			return err
-		}
-		c := bytes.LastIndexByte(str, ':')
-		if c < 0 || !validClassName(str[:c]) || !validClassName(str[c+1:]) || bytes.IndexByte(str[c+1:], '\\') >= 0 {
-			return failAt(soff, "want Class:Case in an enum value")
-		}
-		if v != nil {
-			v.Kind, v.Class, v.Str = Enum, string(str[:c]), string(str[c+1:])
 		}
 	case 'r', 'R':
 		n, err := s.ref()

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"testing"
 	"time"
 
 	"github.com/gomodule/redigo/redis"
@@ -39,6 +38,42 @@ type Cluster struct {
 // when redis-server or redis-cli are not installed; the caller decides
 // whether that fails or skips (see NeedPHP for the CI rule).
 func StartCluster(nodes, replicas int) (*Cluster, error) {
+	c, err := StartNodes(nodes)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Create(replicas); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	if err := c.WaitOK(30 * time.Second); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	if err := c.WaitSynced(30 * time.Second); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	c.client = &redisc.Cluster{
+		StartupNodes: c.Addrs,
+		DialOptions:  []redis.DialOption{redis.DialConnectTimeout(time.Second), redis.DialReadTimeout(5 * time.Second)},
+	}
+	if err := c.client.Refresh(); err != nil {
+		c.Stop()
+		return nil, fmt.Errorf("sessiontest: cluster slots: %w", err)
+	}
+	if err := c.announceReplicas(replicas, 30*time.Second); err != nil {
+		c.Stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+// StartNodes starts nodes redis-servers with --cluster-enabled on free
+// ports, not joined yet: a cluster before it forms, as a roll-out starts
+// it. Create joins them; StartCluster does both and waits until it
+// serves. Stop kills them.
+func StartNodes(nodes int) (*Cluster, error) {
 	for _, bin := range []string{"redis-server", "redis-cli"} {
 		if _, err := exec.LookPath(bin); err != nil {
 			return nil, fmt.Errorf("sessiontest: %s not found (apt-get install redis-server redis-tools): %w", bin, err)
@@ -62,33 +97,19 @@ func StartCluster(nodes, replicas int) (*Cluster, error) {
 			return nil, err
 		}
 	}
+	return c, nil
+}
+
+// Create joins the nodes into a cluster, replicas replicas per master
+// (redis-cli --cluster create), and returns without waiting for the nodes
+// to agree (WaitOK).
+func (c *Cluster) Create(replicas int) error {
 	args := append([]string{"--cluster", "create"}, c.Addrs...)
 	args = append(args, "--cluster-replicas", strconv.Itoa(replicas), "--cluster-yes")
 	if out, err := exec.Command("redis-cli", args...).CombinedOutput(); err != nil {
-		c.Stop()
-		return nil, fmt.Errorf("sessiontest: redis-cli --cluster create: %w\n%s", err, out)
+		return fmt.Errorf("sessiontest: redis-cli --cluster create: %w\n%s", err, out)
 	}
-	if err := c.WaitOK(30 * time.Second); err != nil {
-		c.Stop()
-		return nil, err
-	}
-	if err := c.WaitSynced(30 * time.Second); err != nil {
-		c.Stop()
-		return nil, err
-	}
-	c.client = &redisc.Cluster{
-		StartupNodes: c.Addrs,
-		DialOptions:  []redis.DialOption{redis.DialConnectTimeout(time.Second), redis.DialReadTimeout(5 * time.Second)},
-	}
-	if err := c.client.Refresh(); err != nil {
-		c.Stop()
-		return nil, fmt.Errorf("sessiontest: cluster slots: %w", err)
-	}
-	if err := c.announceReplicas(replicas, 30*time.Second); err != nil {
-		c.Stop()
-		return nil, err
-	}
-	return c, nil
+	return nil
 }
 
 // announceReplicas writes a key to every master and waits until CLUSTER
@@ -434,36 +455,4 @@ func (c *Cluster) SavePath(prefix string) string {
 	}
 	b.WriteString("prefix=" + prefix)
 	return b.String()
-}
-
-// SharedCluster is a test package's one Cluster (six nodes, a replica per
-// master), started by the first test that asks for it, as starting one
-// takes seconds, and stopped by the package's TestMain. Tests share it
-// safely: their sessions are random ids under prefixes of their own.
-type SharedCluster struct {
-	once sync.Once
-	c    *Cluster
-	err  error
-}
-
-// Get returns the cluster, starting it on the first call. When it cannot
-// start (redis-server or redis-cli missing), t fails under CI=true, else
-// skips.
-func (s *SharedCluster) Get(t testing.TB) *Cluster {
-	t.Helper()
-	s.once.Do(func() { s.c, s.err = StartCluster(6, 1) })
-	if s.err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal(s.err)
-		}
-		t.Skip(s.err)
-	}
-	return s.c
-}
-
-// Stop kills the nodes by their PIDs, if a test started them.
-func (s *SharedCluster) Stop() {
-	if s.c != nil {
-		s.c.Stop()
-	}
 }

@@ -40,6 +40,9 @@ type Sentinels struct {
 // the setup does not settle within 30 s.
 func StartSentinels(t testing.TB, downAfter, failoverTimeout time.Duration) *Sentinels {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: Redis Sentinels and their failover")
+	}
 	s := &Sentinels{
 		MasterName: "mymaster", Password: "master-secret", SentinelPassword: "sentinel-secret",
 		DownAfter: downAfter, FailoverTimeout: failoverTimeout, t: t,
