@@ -1,0 +1,77 @@
+package listing
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func ids(posts []Post) []uint64 {
+	out := make([]uint64, len(posts))
+	for i, p := range posts {
+		out[i] = p.ID
+	}
+	return out
+}
+
+// TestCacheArchiveHeads checks that each archive has a head of its own, as
+// the listing has: one query, its offset and keyset pages cut from it,
+// refreshed ahead after half the bound, never mixed with the listing's or
+// another archive's, and held within the same entry bound.
+func TestCacheArchiveHeads(t *testing.T) {
+	next := &countingPosts{}
+	limits := CacheLimits{TTL: time.Second, Depth: 16, MaxEntries: 2, MaxBytes: 1 << 20, MaxMisses: 4}
+	c, clock := newTestCache(t, next, limits)
+	counts := c.observer.(*cacheCounts)
+	ctx := context.Background()
+	news, sport, world := Archive{Key: "category_name=news"}, Archive{Key: "category_name=sport"}, Archive{Key: "category_name=world"}
+	read := func(posts []Post, err error) []uint64 {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids(posts)
+	}
+	calls := func(want int64) {
+		t.Helper()
+		if got := next.calls.Load(); got != want {
+			t.Fatalf("%d queries, want %d", got, want)
+		}
+	}
+
+	got := read(c.PostsIn(ctx, news, 0, 3))
+	if diff := cmp.Diff([]uint64{archivePostIDs, archivePostIDs + 1, archivePostIDs + 2}, got); diff != "" {
+		t.Errorf("first batch (-want +got):\n%s", diff)
+	}
+	calls(1)
+	if got := read(c.PostsIn(ctx, news, 3, 3)); got[0] != archivePostIDs+3 {
+		t.Errorf("second batch %v", got)
+	}
+	if got := read(c.PostsAfterIn(ctx, news, archivePostIDs+5, 6, 3)); got[0] != archivePostIDs+6 {
+		t.Errorf("keyset batch %v", got)
+	}
+	calls(1) // both cut from the archive's head
+
+	if got := read(c.Posts(ctx, 0, 2)); got[0] != 0 {
+		t.Errorf("the listing answered from an archive's head: %v", got)
+	}
+	calls(2)
+
+	// Past half the bound, a read is a hit that refreshes the head behind.
+	clock.Advance(600 * time.Millisecond)
+	read(c.PostsIn(ctx, news, 0, 3))
+	waitFor(t, func() bool { return next.calls.Load() == 3 })
+	if counts.refreshes.Load() != 1 {
+		t.Errorf("%d refreshes, want 1", counts.refreshes.Load())
+	}
+
+	// Two entries at most: two more archives push the least recently
+	// used heads out, and news is read again.
+	read(c.PostsIn(ctx, sport, 0, 3))
+	read(c.PostsIn(ctx, world, 0, 3))
+	calls(5)
+	read(c.PostsIn(ctx, news, 0, 3))
+	calls(6)
+}

@@ -1,0 +1,362 @@
+package listing
+
+import (
+	"container/list"
+	"context"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/wploadmore/wploadmore/wpdb"
+)
+
+// Cache answers from memory what its Source answered less than TTL ago
+// (the server's -cache-ttl, 1 s by default), so warm requests never wait
+// on the database. It keeps posts formatted and encoded once per query,
+// not once per answer.
+//
+// Freshness: every answer reflects the database as it was at most ttl ago.
+// A page is kept with the time its query started; it is served until that
+// time plus ttl, never after. Once half of ttl has passed, the first request
+// to read the head starts one refresh in the background and is served the
+// head it has, so under steady traffic readers never wait for the database;
+// only after a quiet spell longer than ttl does the next reader wait, for a
+// query that every concurrent reader of the same page shares (a flight).
+// Errors are never kept. Sessions are never cached: they are per visitor.
+//
+// Under a flood of pages not in memory (distinct deep ranges, each its own
+// query of tens of milliseconds at a deep OFFSET), visitors must not wait
+// behind them. So the head's queries are never refused, its background
+// refresh never cancelled, and every other query is admitted: at most MaxMisses of them run at once,
+// the rest are refused at once with ErrBusy. Since MaxMisses is below the
+// store's pool (see CacheLimits), a connection is always free for the head
+// when its refresh starts: it never queues behind the flood, and the head
+// never goes stale, so the freshness bound holds under a flood too. A query
+// is cancelled when every reader waiting for it has gone, and none is
+// started for a reader already gone (see flight). Deeper pages are not
+// refreshed ahead: a query nobody waits for is what a flood must not cost;
+// their next reader after ttl waits for one.
+//
+// The head: the newest Depth posts are one page, one query, one snapshot.
+// Any offset page inside it, and any keyset page (lastPost) whose last post
+// is in it, is cut from it: that is where nearly all traffic reads, since
+// every visitor starts at the top and each click moves only a batch of
+// posts on. Pages cut from one snapshot never repeat or skip a post among
+// themselves.
+//
+// Anything deeper is kept under its exact range, as a page of its own, with
+// the same ttl. The cache holds at most MaxEntries pages and MaxBytes of
+// posts (counted from their strings, see postBytes), dropping the least
+// recently used. Posts hold the excerpt, never the content, which can be
+// hundreds of KB.
+//
+// Archives (PostsIn, PostsAfterIn) are kept the same way, each under its
+// Key: an archive's head is its newest Depth posts, one query, refreshed
+// ahead as the listing's is, and its deeper pages are kept one by one, all
+// within the same MaxEntries and MaxBytes, so a hot archive stays in
+// memory and a cold one makes room. An archive's queries, its head's
+// included, are admitted as misses: a flood of archives is one of misses.
+//
+// It is safe for concurrent use.
+type Cache struct {
+	next       CacheSource
+	format     *Format
+	logger     *slog.Logger
+	observer   CacheObserver
+	ttl        time.Duration
+	depth      int
+	maxEntries int
+	maxBytes   int
+	now        func() time.Time // the clock freshness is measured by
+
+	misses  admission // the queries for pages other than the head
+	mu      sync.Mutex
+	entries map[pageRange]*list.Element // of *cachedPage
+	lru     list.List                   // front: most recently used
+	bytes   int                         // of the pages in lru
+	flights map[pageRange]*flight       // the queries in the air
+}
+
+// pageRange names a page: the posts after post lastPost (0 for none), or
+// after offset ones when it is 0 or its row is gone, limit of them.
+type pageRange struct {
+	archive       string // an archive's Key; "" for the whole listing
+	lastPost      uint64
+	offset, limit int
+}
+
+// cachedPage is immutable once stored, but for refreshing (under mu):
+// readers keep using a page that a refresh has replaced.
+type cachedPage struct {
+	key     pageRange
+	posts   []Post
+	ids     map[uint64]int // the head only: the position of each post
+	fetched time.Time      // when its query started
+	size    int            // postBytes of posts, plus ids
+
+	refreshing bool // the head's background refresh was started
+}
+
+// CacheObserver hears how each read of the cache went, for metrics. A hit
+// is a page answered from memory without waiting; a miss waited for a
+// query, its own or one shared with concurrent readers; a refresh is a
+// background query of the head started after half of TTL; a refusal is a
+// query not started because MaxMisses were in flight (the miss is counted
+// too).
+type CacheObserver interface {
+	CacheHit()
+	CacheMiss()
+	CacheRefresh()
+	CacheRefused()
+}
+
+// CacheLimits sizes the cache.
+type CacheLimits struct {
+	TTL        time.Duration // how old an answer may be; must be positive
+	Depth      int           // posts in the head
+	MaxEntries int           // pages kept
+	MaxBytes   int           // what the kept pages' posts may take, by postBytes
+	// MaxMisses is the most queries for pages other than the head that
+	// run at once; more are refused with ErrBusy. Keep it below the
+	// store's connection pool, so that the head's refresh always finds a
+	// connection free (the server takes half of it). At least 1 is used.
+	MaxMisses int
+}
+
+// NewCache wraps next in a cache. limits.TTL must be positive: with no
+// freshness to keep, Direct reads each page. Background refreshes that
+// fail are logged to logger; the readers that then have to wait get the
+// error themselves. observer hears each read.
+func NewCache(next CacheSource, format *Format, limits CacheLimits, logger *slog.Logger, observer CacheObserver) *Cache {
+	return newCache(next, format, limits, logger, observer, time.Now)
+}
+
+// newCache is NewCache measuring freshness by the clock now.
+func newCache(next CacheSource, format *Format, limits CacheLimits, logger *slog.Logger, observer CacheObserver, now func() time.Time) *Cache {
+	return &Cache{
+		next:       next,
+		format:     format,
+		logger:     logger,
+		observer:   observer,
+		ttl:        limits.TTL,
+		depth:      max(limits.Depth, 1),
+		maxEntries: max(limits.MaxEntries, 1),
+		maxBytes:   limits.MaxBytes,
+		now:        now,
+		misses:     make(admission, max(limits.MaxMisses, 1)),
+		entries:    map[pageRange]*list.Element{},
+		flights:    map[pageRange]*flight{},
+	}
+}
+
+// Posts returns limit posts after offset from the head or a cached page,
+// or asks next. Waiting for a query that another request started ends when
+// ctx does. It returns next's errors, which are not remembered.
+func (c *Cache) Posts(ctx context.Context, offset, limit int) ([]Post, error) {
+	return c.page(ctx, pageRange{offset: offset, limit: limit}, wpdb.Archive{})
+}
+
+// PostsAfter is Posts for keyset pages: cut from the head when lastID is
+// in it, else kept under (lastID, offset, limit), the offset too, since it
+// decides when lastID's row is gone.
+func (c *Cache) PostsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]Post, error) {
+	return c.page(ctx, pageRange{lastPost: lastID, offset: offset, limit: limit}, wpdb.Archive{})
+}
+
+// page answers key's page: in archive in when key names one (see
+// PostsIn), the archive's own head standing for the listing's.
+func (c *Cache) page(ctx context.Context, key pageRange, in wpdb.Archive) ([]Post, error) {
+	if key.offset < 0 || key.limit <= 0 {
+		// Nothing worth keeping; next says what is wrong.
+		c.observer.CacheMiss()
+		posts, err := c.fetch(ctx, key, in)
+		if err != nil {
+			return nil, err
+		}
+		return c.format.Posts(posts)
+	}
+	headKey := pageRange{archive: key.archive, limit: c.depth}
+	waited := false // for the head, before finding the page is not in it
+	if key.lastPost > 0 || key.offset+key.limit <= c.depth || c.holdsWholeListing(headKey) {
+		head, hit, err := c.get(ctx, headKey, in)
+		if err != nil {
+			c.observer.CacheMiss()
+			return nil, err
+		}
+		if posts, ok := head.cut(key, c.depth); ok {
+			c.count(hit)
+			return posts, nil
+		}
+		// A keyset page whose last post is deeper than the head, or gone.
+		waited = !hit
+	}
+	p, hit, err := c.get(ctx, key, in)
+	c.count(hit && !waited && err == nil)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(p.posts), nil
+}
+
+// headKey names the head: the newest depth posts.
+func (c *Cache) headKey() pageRange { return pageRange{limit: c.depth} }
+
+// isHead tells whether key names a head: the listing's or an archive's.
+func (c *Cache) isHead(key pageRange) bool {
+	return key.lastPost == 0 && key.offset == 0 && key.limit == c.depth
+}
+
+// count tells the observer of one read: a hit when nothing waited.
+func (c *Cache) count(hit bool) {
+	if hit {
+		c.observer.CacheHit()
+	} else {
+		c.observer.CacheMiss()
+	}
+}
+
+// holdsWholeListing tells whether the head, fresh or not, was the whole
+// listing: then it answers every page, however deep.
+func (c *Cache) holdsWholeListing(headKey pageRange) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.entries[headKey]
+	return ok && len(el.Value.(*cachedPage).posts) < c.depth
+}
+
+// cut returns the page key names out of the head when the head holds all
+// of it: its posts, or the end of the listing.
+func (head *cachedPage) cut(key pageRange, depth int) ([]Post, bool) {
+	from := key.offset
+	if key.lastPost > 0 {
+		at, ok := head.ids[key.lastPost]
+		if !ok {
+			return nil, false
+		}
+		from = at + 1
+	}
+	whole := len(head.posts) < depth // the listing ends inside the head
+	if from+key.limit > len(head.posts) && !whole {
+		return nil, false
+	}
+	from = min(from, len(head.posts))
+	// Each caller gets its own slice: the cached one must not change.
+	return slices.Clone(head.posts[from:min(from+key.limit, len(head.posts))]), true
+}
+
+// get returns key's page when it is fresh (hit), starting a head's
+// background refresh once half of ttl has passed, or else waits for its
+// query, shared with concurrent callers (see flight); in is the archive
+// key names, if any. It returns ctx's cause when ctx ends first, an error
+// wrapping ErrBusy when the query was not admitted, and next's errors.
+func (c *Cache) get(ctx context.Context, key pageRange, in wpdb.Archive) (p *cachedPage, hit bool, err error) {
+	c.mu.Lock()
+	if el, ok := c.entries[key]; ok {
+		p := el.Value.(*cachedPage)
+		if age := c.now().Sub(p.fetched); age < c.ttl {
+			c.lru.MoveToFront(el)
+			if !p.refreshing && age >= c.ttl/2 && c.isHead(key) && c.flights[key] == nil {
+				// The listing's head is never refused (it is not
+				// admitted); an archive's is, under a flood of misses,
+				// and a later reader tries again. Pinned, neither is
+				// cancelled.
+				if _, err := c.startLocked(ctx, key, in, true); err == nil {
+					p.refreshing = true
+					c.observer.CacheRefresh()
+				}
+			}
+			c.mu.Unlock()
+			return p, true, nil
+		}
+	}
+	f, err := c.joinLocked(ctx, key, in)
+	c.mu.Unlock()
+	if err != nil {
+		return nil, false, err
+	}
+	p, err = c.wait(ctx, key, f)
+	return p, false, err
+}
+
+// load queries next for key, in archive in when key names one, and keeps
+// the answer.
+func (c *Cache) load(ctx context.Context, key pageRange, in wpdb.Archive) (*cachedPage, error) {
+	fetched := c.now() // before the query: what it reads is at least this fresh
+	posts, err := c.fetch(ctx, key, in)
+	if err != nil {
+		return nil, err
+	}
+	formatted, err := c.format.Posts(posts)
+	if err != nil {
+		return nil, err
+	}
+	p := &cachedPage{key: key, posts: formatted, fetched: fetched}
+	for i := range p.posts {
+		p.size += postBytes(&p.posts[i])
+	}
+	if c.isHead(key) {
+		p.ids = make(map[uint64]int, len(p.posts))
+		for i, post := range p.posts {
+			p.ids[post.ID] = i
+		}
+		p.size += len(p.posts) * idBytes
+	}
+	c.put(p)
+	return p, nil
+}
+
+// fetch asks next for the page key names, in archive in when it names one.
+func (c *Cache) fetch(ctx context.Context, key pageRange, in wpdb.Archive) ([]wpdb.Post, error) {
+	if key.archive != "" {
+		if key.lastPost > 0 {
+			return c.next.PostsAfterIn(ctx, in, key.lastPost, key.offset, key.limit)
+		}
+		return c.next.PostsIn(ctx, in, key.offset, key.limit)
+	}
+	if key.lastPost > 0 {
+		return c.next.PostsAfter(ctx, key.lastPost, key.offset, key.limit)
+	}
+	return c.next.Posts(ctx, key.offset, key.limit)
+}
+
+// put keeps p, replacing the page of the same key, and drops the least
+// recently used pages beyond the limits. A page larger than maxBytes on its
+// own is served once and not kept.
+func (c *Cache) put(p *cachedPage) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.entries[p.key]; ok {
+		c.bytes -= el.Value.(*cachedPage).size
+		c.lru.Remove(el)
+		delete(c.entries, p.key)
+	}
+	if p.size > c.maxBytes {
+		return
+	}
+	c.entries[p.key] = c.lru.PushFront(p)
+	c.bytes += p.size
+	for c.lru.Len() > c.maxEntries || c.bytes > c.maxBytes {
+		oldest := c.lru.Back()
+		old := oldest.Value.(*cachedPage)
+		c.lru.Remove(oldest)
+		delete(c.entries, old.key)
+		c.bytes -= old.size
+	}
+}
+
+// postBytes is what a kept post costs: its strings and record, and the
+// struct that points at them. It is what the byte budget counts.
+func postBytes(v *Post) int {
+	const structBytes = 160 // the Post value with its headers
+	n := structBytes + len(v.Title) + len(v.Excerpt) + len(v.Name) + len(v.Date) +
+		len(v.TitleText) + len(v.LocalDate) + len(v.DateTime) + len(v.Link) + len(v.Record)
+	if img := v.Image; img != nil {
+		const imageBytes = 112 // the media.Image value with its headers
+		n += imageBytes + len(img.Src) + len(img.Srcset) + len(img.Sizes) + len(img.Alt)
+	}
+	return n
+}
+
+// idBytes is what one entry of the head's position map costs, roughly.
+const idBytes = 48

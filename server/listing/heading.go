@@ -1,0 +1,87 @@
+package listing
+
+import (
+	"time"
+
+	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/phpdate"
+)
+
+// ArchiveTitles are what an archive's page is titled by, in plain text:
+// its heading, as WordPress's get_the_archive_title() words it ("Category:
+// News"), and its document title, as wp_get_document_title() does ("News –
+// Site name").
+type ArchiveTitles struct {
+	Heading string
+	Title   string
+}
+
+// The date formats of WordPress's archive headings (the "yearly",
+// "monthly" and "daily archives date format" strings, untranslated): not
+// the site's date_format, which only a day's document title uses.
+const (
+	yearFormat  = "Y"
+	monthFormat = "F Y"
+	dayFormat   = "F j, Y"
+)
+
+// ArchiveTitles returns a's titles. WordPress picks one kind in this
+// order: a category the archive names, a tag, an author, then a year, a
+// month or a day. Like WordPress, a date heading shows the date of the
+// archive's first post (first; nil when it has none, and then the date the
+// archive names): monthnum=6 alone reads "Month: June 2024" when its
+// newest post is of 2024.
+func (f *Format) ArchiveTitles(a wpdb.Archive, first *Post) ArchiveTitles {
+	site := f.site.Load()
+	titled := func(prefix, name string) ArchiveTitles {
+		return ArchiveTitles{Heading: prefix + " " + name, Title: name + " – " + site.Title}
+	}
+	for _, taxonomy := range []struct{ name, prefix string }{{"category", "Category:"}, {"post_tag", "Tag:"}} {
+		for _, t := range a.Terms {
+			if t.Taxonomy == taxonomy.name {
+				return titled(taxonomy.prefix, f.text.plain(t.Name))
+			}
+		}
+	}
+	if a.Author != nil {
+		return titled("Author:", f.text.plain(a.Author.DisplayName))
+	}
+	date, ok := archiveDate(a, first)
+	switch {
+	case !ok:
+		return ArchiveTitles{Heading: "Archives", Title: "Archives – " + site.Title}
+	case a.Day != 0:
+		// The document title of a day is get_the_date(): the site's format.
+		t := titled("Day:", phpdate.Format(dayFormat, date))
+		t.Title = phpdate.Format(site.DateFormat, date) + " – " + site.Title
+		return t
+	case a.Month != 0:
+		return titled("Month:", phpdate.Format(monthFormat, date))
+	}
+	return titled("Year:", phpdate.Format(yearFormat, date))
+}
+
+// archiveDate is the date a date archive's titles show: its first post's,
+// else the one it names; false when a names no date.
+func archiveDate(a wpdb.Archive, first *Post) (time.Time, bool) {
+	if a.Year == 0 && a.Month == 0 && a.Day == 0 {
+		return time.Time{}, false
+	}
+	if first != nil {
+		if t, err := time.Parse(time.DateTime, first.Date); err == nil {
+			return t, true
+		}
+	}
+	return time.Date(max(a.Year, 1), time.Month(max(a.Month, 1)), max(a.Day, 1), 0, 0, 0, 0, time.UTC), true
+}
+
+// PageArchive is the archive a page lists: its titles, and its query vars,
+// which the page's "more" form sends along so that the next page, with or
+// without JavaScript, lists the same archive.
+type PageArchive struct {
+	Titles ArchiveTitles
+	Vars   []QueryVar // in the order the form lists them
+}
+
+// QueryVar is one query var of a URL.
+type QueryVar struct{ Name, Value string }

@@ -1,0 +1,132 @@
+package listing
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/wploadmore/wploadmore/templates"
+	"github.com/wploadmore/wploadmore/wpdb"
+)
+
+// TestRenderedPages renders pages that differ in one thing each: every one
+// comes out as a fresh render of its own view, whether it was kept or not,
+// and the rendered pages kept stay within their bound.
+func TestRenderedPages(t *testing.T) {
+	t.Parallel()
+	p := testRenderer(t)
+	fresh := testRenderer(t)
+	format := testFormat(t)
+	posts := func(titles ...string) []Post {
+		var stored []wpdb.Post
+		for i, title := range titles {
+			stored = append(stored, wpdb.Post{ID: uint64(10 - i), Title: title, Excerpt: "Text...", Date: "2024-01-01 00:00:00"})
+		}
+		return mustPosts(t, stored, format)
+	}
+	base := posts("A", "B", "C")
+	next := posts("D")[0]
+	views := []PageView{
+		{PostsStart: 2, Posts: base[:2], Next: &base[2], MaxPosts: 1000},
+		{PostsStart: 3, Posts: base[:2], Next: &base[2], MaxPosts: 1000}, // the badge
+		{PostsStart: 2, Posts: posts("A", "b"), Next: &base[2], MaxPosts: 1000},
+		{PostsStart: 2, Posts: base[:2], Next: &next, MaxPosts: 1000}, // the post "more" lands on
+		{PostsStart: 2, Posts: base[:2], MaxPosts: 1000},              // the end of the listing
+		{PostsStart: 2, Posts: base[:2], Next: &base[2], MaxPosts: 2, AtCap: true},
+		{PostsStart: 2, Posts: base, MaxPosts: 1000},
+		{PostsStart: 2, Posts: base[:2], Next: &base[2], MaxPosts: 1000}, // the first again
+	}
+	seen := map[string]int{}
+	for round := range 2 {
+		for i, v := range views {
+			page, err := p.Render(context.Background(), v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := page.HTML()
+			var want bytes.Buffer
+			if err := fresh.renderView(&want, v); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want.Bytes()) {
+				t.Fatalf("round %d, view %d: the page differs from a fresh render of its view", round, i)
+			}
+			if j, ok := seen[string(got)]; ok && j != i && j+i != 7 { // 0 and 7 are the same view
+				t.Errorf("views %d and %d render the same page", j, i)
+			}
+			seen[string(got)] = i
+		}
+	}
+	kept := &p.rendered
+	if len(kept.byHash) != 7 {
+		t.Errorf("%d pages kept after 7 distinct views, want 7", len(kept.byHash))
+	}
+
+	// Room too small for two pages keeps at most one.
+	kept.max = 2*len(kept.byHash[firstKey(p)].html) - 1
+	clear(kept.byHash)
+	kept.bytes = 0
+	for i := range 20 {
+		v := views[i%len(views)]
+		if _, err := p.Render(context.Background(), v); err != nil {
+			t.Fatal(err)
+		}
+		if kept.bytes > kept.max || len(kept.byHash) > 1 {
+			t.Fatalf("render %d: %d pages kept, %d bytes, bound %d", i, len(kept.byHash), kept.bytes, kept.max)
+		}
+	}
+}
+
+func firstKey(p *Renderer) uint64 {
+	for k := range p.rendered.byHash {
+		return k
+	}
+	panic("no page kept")
+}
+
+// TestKeyComparer: a kept key matches exactly the same bytes, written in
+// any pieces, and neither a prefix of them nor more.
+func TestKeyComparer(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		kept   string
+		writes []string
+		same   bool
+	}{
+		{"2 false 1000 9\x00{}", []string{"2 false 1000 9", "\x00", "{}"}, true},
+		{"2 false 1000 9\x00{}", []string{"2 false 1000 9", "\x00"}, false},
+		{"2 false 1000 9\x00{}", []string{"2 false 1000 9", "\x00", "{}", "\x00"}, false},
+		{"2 false 1000 9\x00{}", []string{"2 false 1000 9", "\x00", "{"}, false},
+		{"2 false 1000 9\x00{}", []string{"3 false 1000 9", "\x00", "{}"}, false},
+		{"", nil, true},
+	}
+	for _, tt := range tests {
+		c := keyComparer{key: []byte(tt.kept), same: true}
+		for _, w := range tt.writes {
+			c.Write([]byte(w))
+		}
+		if got := c.same && len(c.key) == 0; got != tt.same {
+			t.Errorf("kept %q, written %q: same = %v, want %v", tt.kept, fmt.Sprint(tt.writes), got, tt.same)
+		}
+	}
+}
+
+// testSettings are a server's defaults (-batch 2, -max-page-posts 200,
+// -query-timeout 5s), with the page titled "Title".
+var testSettings = RenderSettings{Title: "Title", Batch: 2, MaxPagePosts: 200, RenderWait: 5 * time.Second}
+
+// testRenderer renders with testSettings and the embedded templates.
+func testRenderer(t *testing.T) *Renderer {
+	t.Helper()
+	mustache, err := templates.FS.ReadFile(PostsTemplate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := NewRenderer(testSettings, templates.FS, string(mustache))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}

@@ -1,0 +1,190 @@
+package listing
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"strings"
+	"sync/atomic"
+
+	"github.com/microcosm-cc/bluemonday"
+
+	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/media"
+)
+
+// Post is one post as readers get it: the JSON endpoint encodes it as one
+// record, and the mustache template renders it, on the page and in the
+// browser, under the same names.
+//
+// The first five fields are the PHP script's record. Their names, order and
+// values are the drop-in promise to old clients and never change; fields
+// added later go after them.
+type Post struct {
+	ID      uint64 `json:"ID"`
+	Title   string `json:"post_title"`
+	Excerpt string `json:"post_content"` // the PHP script's 200-character text
+	Name    string `json:"post_name"`
+	Date    string `json:"post_date"` // as stored
+
+	// TitleText is post_title as readers read it: plain text, never markup.
+	TitleText string `json:"title"`
+	// LocalDate is post_date in the site's date format ("June 30, 2024").
+	LocalDate string `json:"date"`
+	// DateTime is post_date for <time datetime>: "2024-06-30T18:00:00",
+	// the site's local time as stored, with no zone.
+	DateTime string `json:"datetime"`
+	// Protected is set for a post with a password: its post_content is the
+	// empty excerpt ("..."), since nothing of its content is read, and the
+	// page shows WordPress's own message in place of the excerpt.
+	Protected bool `json:"protected"`
+	// Link is the post's permalink, as get_permalink() builds it; left out
+	// when the site's address is unknown (a posts table with no options).
+	Link string `json:"link,omitempty"`
+	// Image is the featured image as wp_get_attachment_image() renders it
+	// at the site's image size; left out when the post has none, and for a
+	// protected post, whose image WordPress's own themes hide behind the
+	// password.
+	Image *media.Image `json:"image,omitempty"`
+
+	// Record is the post as one JSON record, made with the post: a cached
+	// post is encoded once, not once per answer. See WriteJSON.
+	Record []byte `json:"-"`
+}
+
+// Format turns stored posts into Posts the way the site shows them, by the
+// site's settings as last set. It is safe for concurrent use.
+type Format struct {
+	site atomic.Pointer[Site]
+	text htmlText
+}
+
+// NewFormat returns a Format that shows posts by site until Set changes it.
+func NewFormat(site Site) *Format {
+	f := &Format{text: newHTMLText()}
+	f.Set(site)
+	return f
+}
+
+// Set makes later posts follow site: a changed permalink structure or
+// uploads address shows in every page read after it.
+func (f *Format) Set(site Site) { f.site.Store(&site) }
+
+// Posts formats posts, each with its JSON record. Its error, from the JSON
+// encoder, names the post it could not encode.
+func (f *Format) Posts(posts []wpdb.Post) ([]Post, error) {
+	site := f.site.Load()
+	views := make([]Post, len(posts))
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	// Not HTML-escaped: the JSON holds "a & b" as the notes promise, and
+	// it is served as application/json with nosniff, never as markup.
+	enc.SetEscapeHTML(false)
+	for i, p := range posts {
+		v := &views[i]
+		*v = Post{ID: p.ID, Title: p.Title, Excerpt: p.Excerpt, Name: p.Name, Date: p.Date,
+			TitleText: f.text.plain(p.Title), Protected: p.Protected}
+		if p.Protected {
+			// WordPress's protected_title_format, as the_title() shows it.
+			v.TitleText = "Protected: " + v.TitleText
+		}
+		v.LocalDate, v.DateTime = site.date(p.Date)
+		v.Link, v.Image = site.card(&p)
+		buf.Reset()
+		if err := enc.Encode(v); err != nil {
+			return nil, fmt.Errorf("listing: encode post %d: %w", p.ID, err)
+		}
+		v.Record = bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	}
+	return views, nil
+}
+
+// WriteJSON writes posts as the JSON array the endpoint answers: the bytes
+// encoding/json gives for the slice, joined from each post's Record. It
+// returns w's error.
+func WriteJSON(w io.Writer, posts []Post) error {
+	_, err := w.Write(AppendJSON(make([]byte, 0, JSONSize(posts)), posts))
+	return err
+}
+
+// AppendJSON appends to dst what WriteJSON writes, so that a caller can
+// build answers in a buffer it reuses.
+func AppendJSON(dst []byte, posts []Post) []byte {
+	dst = append(dst, '[')
+	for i := range posts {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(dst, posts[i].Record...)
+	}
+	return append(dst, "]\n"...)
+}
+
+// JSONSize is the length of what WriteJSON writes for posts, known before
+// it is written.
+func JSONSize(posts []Post) int {
+	n := len("[]\n") + max(len(posts)-1, 0) // and a comma between two posts
+	for i := range posts {
+		n += len(posts[i].Record)
+	}
+	return n
+}
+
+// Source is where the listing's posts come from; a *wpdb.Store is one.
+type Source interface {
+	// Posts returns up to limit published posts, newest first, after
+	// skipping offset of them, each with its Excerpt.
+	Posts(ctx context.Context, offset, limit int) ([]wpdb.Post, error)
+	// PostsAfter returns up to limit posts that come after post lastID in
+	// the listing, or Posts(ctx, offset, limit) when no row has that ID.
+	PostsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]wpdb.Post, error)
+}
+
+// Direct reads the listing without a cache: each page is read from its
+// Source and formatted for the request that asked.
+type Direct struct {
+	source Source
+	format *Format
+}
+
+// NewDirect reads pages from source, formatted by format.
+func NewDirect(source Source, format *Format) Direct {
+	return Direct{source: source, format: format}
+}
+
+// Posts returns limit posts after offset, as Source.Posts pages them. It
+// returns the source's errors as they are.
+func (d Direct) Posts(ctx context.Context, offset, limit int) ([]Post, error) {
+	posts, err := d.source.Posts(ctx, offset, limit)
+	if err != nil {
+		return nil, err
+	}
+	return d.format.Posts(posts)
+}
+
+// PostsAfter returns limit posts after post lastID, as Source.PostsAfter
+// pages them. It returns the source's errors as they are.
+func (d Direct) PostsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]Post, error) {
+	posts, err := d.source.PostsAfter(ctx, lastID, offset, limit)
+	if err != nil {
+		return nil, err
+	}
+	return d.format.Posts(posts)
+}
+
+// htmlText reads HTML as text: WordPress titles and the blog name are
+// HTML (kses stores "&" as "&amp;", authors may add tags), and readers
+// must see "Fish & Chips", not the markup. See the notes' "Content shaping".
+type htmlText struct{ strict *bluemonday.Policy }
+
+func newHTMLText() htmlText { return htmlText{strict: bluemonday.StrictPolicy()} }
+
+// plain drops tags, comments and the content of script and style, decodes
+// character references, and trims the spaces removed tags leave at the
+// ends. The result is text for JSON and for {{ }}, which escapes it again.
+func (h htmlText) plain(s string) string {
+	return strings.TrimSpace(html.UnescapeString(h.strict.Sanitize(s)))
+}

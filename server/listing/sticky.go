@@ -1,0 +1,246 @@
+package listing
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wploadmore/wploadmore/wpdb"
+)
+
+// StickySource reads the posts the sticky_posts option names; a
+// *wpdb.Store is one.
+type StickySource interface {
+	// StickyPosts returns the published posts of the listed types among
+	// ids, newest first.
+	StickyPosts(ctx context.Context, ids []uint64) ([]wpdb.Post, error)
+}
+
+// Pages is the listing Sticky rearranges: a Cache or a Direct.
+type Pages interface {
+	Posts(ctx context.Context, offset, limit int) ([]Post, error)
+	PostsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]Post, error)
+}
+
+// Sticky is the listing as WordPress's blog home orders it: the site's
+// sticky posts first, newest first, then every other post, newest first,
+// none of them twice. Offsets (start) and positions (lastPost) are in that
+// order, so a walk by either gives each post once.
+//
+// The listing underneath is not changed: its head and pages stay the
+// cache's, and Sticky cuts the other posts out of them. A page of the
+// others from offset r is read from the listing at offset r, as many posts
+// longer as there are sticky ones: the sticky posts newer than its first
+// post say how many of the others lie before offset r, and are skipped,
+// and those inside it are left out. The sticky posts themselves are read
+// by ID, again after ttl, so one unpublished shows as the listing does.
+//
+// It is safe for concurrent use.
+type Sticky struct {
+	pages  Pages
+	db     StickySource
+	format *Format
+	ttl    time.Duration
+	now    func() time.Time
+	logger *slog.Logger
+
+	ids    atomic.Pointer[[]uint64] // the option as last read
+	mu     sync.Mutex
+	last   *stickyRead   // under mu
+	flight *stickyFlight // under mu: the read in the air, if any
+}
+
+// stickyRead is one read of the sticky posts.
+type stickyRead struct {
+	ids     []uint64
+	posts   []Post
+	fetched time.Time // when its query started
+}
+
+// stickyFlight is a read of the sticky posts that every reader arriving
+// while it runs waits for, instead of each queuing its own.
+type stickyFlight struct {
+	done chan struct{} // closed when read and err are set
+	read *stickyRead
+	err  error
+}
+
+// NewSticky puts the posts ids names (the sticky_posts option) first in
+// pages, reading them from db again once they are ttl old (each time when
+// ttl is 0). Background reads that fail are logged to logger; the readers
+// that then have to wait get the error themselves.
+func NewSticky(pages Pages, db StickySource, format *Format, ttl time.Duration, ids []uint64, logger *slog.Logger) *Sticky {
+	s := &Sticky{pages: pages, db: db, format: format, ttl: ttl, now: time.Now, logger: logger}
+	s.SetIDs(ids)
+	return s
+}
+
+// SetIDs takes the sticky_posts option read again: the pages read after it
+// follow it.
+func (s *Sticky) SetIDs(ids []uint64) {
+	ids = slices.Clone(ids)
+	s.ids.Store(&ids)
+}
+
+// sticky returns the sticky posts that are in the listing, newest first:
+// the last read while it is younger than ttl (starting the next one in the
+// background once it is half that old, as the cache does its head), else
+// a new read, shared by the readers that need it. It returns ctx's error
+// when ctx ends first, and the source's.
+func (s *Sticky) sticky(ctx context.Context) ([]Post, error) {
+	ids := *s.ids.Load()
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	s.mu.Lock()
+	if r := s.last; r != nil && slices.Equal(r.ids, ids) {
+		if age := s.now().Sub(r.fetched); age < s.ttl {
+			if age >= s.ttl/2 && s.flight == nil {
+				s.startLocked(ids, true)
+			}
+			s.mu.Unlock()
+			return r.posts, nil
+		}
+	}
+	f := s.flight
+	if f == nil {
+		f = s.startLocked(ids, false)
+	}
+	s.mu.Unlock()
+	select {
+	case <-f.done:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	if f.err != nil {
+		return nil, f.err
+	}
+	if !slices.Equal(f.read.ids, ids) {
+		// The option changed while the read ran: it answers for the old
+		// one, which a reader who read the new one must not get.
+		return s.sticky(ctx)
+	}
+	return f.read.posts, nil
+}
+
+// startLocked starts a read of ids' posts, under mu; ahead when no reader
+// waits for it yet. It runs to its end, under the store's query timeout,
+// whoever still waits: the next reader needs it too.
+func (s *Sticky) startLocked(ids []uint64, ahead bool) *stickyFlight {
+	f := &stickyFlight{done: make(chan struct{})}
+	s.flight = f
+	go func() {
+		defer close(f.done)
+		fetched := s.now()
+		found, err := s.db.StickyPosts(context.Background(), ids)
+		var posts []Post
+		if err == nil {
+			posts, err = s.format.Posts(found)
+		}
+		if err != nil && ahead {
+			s.logger.Warn("sticky posts: background read failed; the last ones read are served until they expire", "err", err)
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.flight = nil
+		if f.err = err; err == nil {
+			f.read = &stickyRead{ids: ids, posts: posts, fetched: fetched}
+			s.last = f.read
+		}
+	}()
+	return f
+}
+
+// Posts returns limit posts after offset in the home's order. It returns
+// the errors of the sticky posts' source and of pages.
+func (s *Sticky) Posts(ctx context.Context, offset, limit int) ([]Post, error) {
+	sticky, err := s.sticky(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(sticky) == 0 || offset < 0 || limit <= 0 {
+		return s.pages.Posts(ctx, offset, limit)
+	}
+	var out []Post
+	if offset < len(sticky) {
+		out = slices.Clone(sticky[offset:min(len(sticky), offset+limit)])
+	}
+	if len(out) == limit {
+		return out, nil
+	}
+	others, err := s.others(ctx, sticky, max(offset-len(sticky), 0), limit-len(out))
+	if err != nil {
+		return nil, err
+	}
+	return append(out, others...), nil
+}
+
+// PostsAfter returns limit posts after post lastID in the home's order:
+// after a sticky post, the sticky posts after it and then the others from
+// the top; after any other post, the others after it in the listing. When
+// no row has lastID, offset decides, as in the listing, counted as if no
+// sticky post came before it (a walk that loses its last post may see up
+// to as many posts again as are sticky, never skip one). It returns the
+// errors of the sticky posts' source and of pages.
+func (s *Sticky) PostsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]Post, error) {
+	sticky, err := s.sticky(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if len(sticky) == 0 || offset < 0 || limit <= 0 {
+		return s.pages.PostsAfter(ctx, lastID, offset, limit)
+	}
+	if i := slices.IndexFunc(sticky, func(p Post) bool { return p.ID == lastID }); i >= 0 {
+		out := slices.Clone(sticky[i+1 : min(len(sticky), i+1+limit)])
+		if len(out) == limit {
+			return out, nil
+		}
+		others, err := s.others(ctx, sticky, 0, limit-len(out))
+		if err != nil {
+			return nil, err
+		}
+		return append(out, others...), nil
+	}
+	page, err := s.pages.PostsAfter(ctx, lastID, max(offset-len(sticky), 0), limit+len(sticky))
+	if err != nil {
+		return nil, err
+	}
+	page = leaveOut(page, sticky)
+	return page[:min(limit, len(page))], nil
+}
+
+// others returns limit of the posts that are not sticky, after skipping r
+// of them. The listing's posts from offset r include the others from r-c
+// on, c being the sticky posts before offset r: those newer than its post
+// at r. Reading limit+len(sticky) from r, at most len(sticky)-c of them
+// sticky, leaves at least the c to skip and the limit wanted.
+func (s *Sticky) others(ctx context.Context, sticky []Post, r, limit int) ([]Post, error) {
+	page, err := s.pages.Posts(ctx, r, limit+len(sticky))
+	if err != nil || len(page) == 0 {
+		return nil, err
+	}
+	first := page[0]
+	before := 0
+	for _, p := range sticky {
+		if p.Date > first.Date || (p.Date == first.Date && p.ID > first.ID) {
+			before++
+		}
+	}
+	page = leaveOut(page, sticky)
+	from := min(before, len(page))
+	return page[from:min(from+limit, len(page))], nil
+}
+
+// leaveOut returns page without the sticky posts, in a slice of its own.
+func leaveOut(page, sticky []Post) []Post {
+	out := make([]Post, 0, len(page))
+	for _, p := range page {
+		if !slices.ContainsFunc(sticky, func(st Post) bool { return st.ID == p.ID }) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
