@@ -36,19 +36,23 @@ func TestParseConfigDefaults(t *testing.T) {
 		{"base path", cfg.BasePath, ""},
 		{"db", cfg.DB, ""},
 		{"post types", cfg.PostTypes, []string{"post"}},
-		{"shortcodes", cfg.Shortcodes, []string{"wp_caption", "caption", "gallery", "playlist", "audio", "video", "embed"}},
+		{"shortcodes", cfg.StripShortcodes, []string{"wp_caption", "caption", "gallery", "playlist", "audio", "video", "embed"}},
 		{"batch", cfg.Batch, 2},
 		{"max batch", cfg.MaxBatch, 100},
 		{"max page posts, under -cache-depth", cfg.MaxPagePosts < cfg.CacheDepth, true},
+		{"unsent bytes", cfg.UnsentBytes, 32 << 20},
 		{"idle timeout", cfg.IdleTimeout, 30 * time.Second},
 		{"session name", cfg.SessionName, "PHPSESSID"},
 		{"session prefix", cfg.SessionPrefix, "PHPREDIS_SESSION:"},
 		{"session lifetime", cfg.SessionLifetime, 1440 * time.Second},
-		{"session serializer", cfg.SessionFormat.String(), "php"},
+		{"session serializer", cfg.SessionSerializer.String(), "php"},
+		{"new-session bound", cfg.sessionConfig().NewSessionBytes, int64(64 << 20)},
 		{"cookie path", cfg.CookiePath, "/"},
 		{"initial posts_start", cfg.sessionConfig().InitialPostsStart, 2},
 		{"access log on", cfg.AccessLog, true},
+		{"access log bytes", cfg.AccessLogBytes, 1 << 20},
 		{"metrics off", cfg.MetricsAddr, ""},
+		{"sticky posts off", cfg.StickyPosts, false},
 	}
 	for _, c := range checks {
 		if diff := cmp.Diff(c.want, c.got); diff != "" {
@@ -74,7 +78,7 @@ func TestParseConfigSources(t *testing.T) {
 				"LOADMORE_SESSION_SERIALIZER": "php_serialize",
 			},
 			check: func(t *testing.T, cfg Config) {
-				got := []any{cfg.Addr, cfg.DB, cfg.MaxBatch, cfg.PostTypes, cfg.BasePath, cfg.SessionLocking, cfg.TrustedProxies, cfg.SessionFormat.String()}
+				got := []any{cfg.Addr, cfg.DB, cfg.MaxBatch, cfg.PostTypes, cfg.BasePath, cfg.SessionLocking, cfg.TrustedProxies, cfg.SessionSerializer.String()}
 				want := []any{"127.0.0.1:9000", "sqlite:/tmp/x.sqlite", 50, []string{"post", "page"}, "/blog", true,
 					[]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("127.0.0.1/32")}, "php_serialize"}
 				if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })); diff != "" {
@@ -89,6 +93,15 @@ func TestParseConfigSources(t *testing.T) {
 			check: func(t *testing.T, cfg Config) {
 				if cfg.Addr != "127.0.0.1:7000" || cfg.Batch != 3 {
 					t.Errorf("addr %q batch %d, want the flags' 127.0.0.1:7000 and 3", cfg.Addr, cfg.Batch)
+				}
+			},
+		},
+		{
+			name: "sticky posts",
+			env:  map[string]string{"LOADMORE_STICKY_POSTS": "true"},
+			check: func(t *testing.T, cfg Config) {
+				if !cfg.StickyPosts {
+					t.Error("LOADMORE_STICKY_POSTS=true left -sticky-posts off")
 				}
 			},
 		},
@@ -152,14 +165,14 @@ func TestParseConfigShortcodes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, cfg.Shortcodes); diff != "" {
-				t.Errorf("Shortcodes (-want +got)\n%s", diff)
+			if diff := cmp.Diff(tt.want, cfg.StripShortcodes); diff != "" {
+				t.Errorf("StripShortcodes (-want +got)\n%s", diff)
 			}
-			dbCfg, _, err := cfg.databaseConfig(t.Context())
+			location, err := cfg.databaseLocation(t.Context())
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, dbCfg.Shortcodes); diff != "" {
+			if diff := cmp.Diff(tt.want, cfg.databaseConfig(location).Shortcodes); diff != "" {
 				t.Errorf("wpdb.Config.Shortcodes (-want +got)\n%s", diff)
 			}
 		})
@@ -167,9 +180,9 @@ func TestParseConfigShortcodes(t *testing.T) {
 }
 
 // TestParseConfigRefusals checks that each bad setting stops the start with
-// one line naming the setting. The mistakes of issue 13's table (a typo'd
-// flag or variable, a duration without a unit) are rows of
-// TestConfigurationMistakes.
+// one line naming the setting. The mistakes an operator meets through the
+// whole run (a typo'd flag or variable, a duration without a unit) are
+// rows of TestConfigurationMistakes.
 func TestParseConfigRefusals(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -197,12 +210,18 @@ func TestParseConfigRefusals(t *testing.T) {
 		{"bad serializer", []string{"-session-serializer", "json"}, nil, "-session-serializer"},
 		{"bad proxy", []string{"-trusted-proxies", "10.0.0.0/33"}, nil, "-trusted-proxies"},
 		{"bad access log switch", []string{"-access-log", "yes"}, nil, `-access-log: "yes" is not on or off`},
+		{"unsent bytes under a page", []string{"-unsent-bytes", "65536"}, nil, "-unsent-bytes: 65536 is under 1048576"},
 		{"bad access log switch in env", nil, map[string]string{"LOADMORE_ACCESS_LOG": "true"}, `-access-log: "true" is not on or off`},
+		{"access log bytes under a line", []string{"-access-log-bytes", "1000"}, nil, "-access-log-bytes: 1000 is under 1024, the longest request line"},
+		{"access log bytes in env", nil, map[string]string{"LOADMORE_ACCESS_LOG_BYTES": "0"}, "-access-log-bytes: 0 is under 1024"},
 		{"bad base path", []string{"-base-path", "/blog/../admin"}, nil, "-base-path"},
 		{"base path needing escapes", []string{"-base-path", "/my blog"}, nil, "-base-path"},
 		{"bad cookie name", []string{"-session-name", "PHP SESSID"}, nil, "-session-name"},
 		{"bad cookie path", []string{"-cookie-path", "blog"}, nil, "-cookie-path"},
-		{"short lifetime", []string{"-session-lifetime", "10ms"}, nil, "-session-lifetime"},
+		{"short lifetime", []string{"-session-lifetime", "10ms"}, nil, "-session-lifetime: 10ms is under one second"},
+		{"empty session prefix", []string{"-session-prefix", ""}, nil, "-session-prefix: is empty"},
+		{"negative new-session bound", []string{"-new-session-bytes", "-1"}, nil, "-new-session-bytes: -1 is negative"},
+		{"new-session bound under 16 sessions", nil, map[string]string{"LOADMORE_NEW_SESSION_BYTES": "1000"}, "-new-session-bytes: 1000 is under 16 sessions of 241 bytes"},
 		{"negative cache", []string{"-cache-ttl", "-1s"}, nil, "-cache-ttl"},
 		{"empty cache", []string{"-cache-ttl", "1s", "-cache-entries", "0"}, nil, "-cache-entries"},
 		{"no connections", []string{"-max-conns", "0"}, nil, "-max-conns: 0"},
@@ -266,7 +285,7 @@ func TestSiteSettings(t *testing.T) {
 				t.Fatal(err)
 			}
 			var logs strings.Builder
-			s := cfg.site(tt.options, newHTMLText(), slog.New(slog.NewTextHandler(&logs, nil)))
+			s := cfg.site(tt.options, slog.New(slog.NewTextHandler(&logs, nil)))
 			if diff := cmp.Diff(tt.want, [3]string{s.Title, s.DateFormat, s.Zone.String()}); diff != "" {
 				t.Errorf("title, date format, zone (-want +got)\n%s", diff)
 			}
@@ -364,8 +383,18 @@ func TestParseConfigClusterSessionPrefix(t *testing.T) {
 			}
 		})
 	}
-	_, err := parseConfig([]string{"wploadmore", "-redis", cluster, "-session-locking"}, envFunc(nil), io.Discard)
-	if err == nil || !strings.Contains(err.Error(), "-session-locking") {
-		t.Errorf("-session-locking with a cluster: %v, want an error naming the flag", err)
+	// Only session reads the cluster URL, so it is the store that refuses
+	// locking there, as it opens and before it dials; the error names the
+	// flag all the same.
+	cfg, err := parseConfig([]string{"wploadmore", "-redis", cluster, "-session-locking"}, envFunc(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := openSessions(t.Context(), cfg, slog.New(slog.DiscardHandler), nil)
+	if err == nil {
+		store.Close()
+	}
+	if err == nil || !strings.HasPrefix(err.Error(), "-session-locking: ") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("-session-locking with a cluster: %v, want one line naming the flag", err)
 	}
 }
