@@ -58,6 +58,27 @@ func clientIP(r *http.Request, trusted []netip.Prefix) string {
 	return client.String()
 }
 
+// overHTTPS reports whether the visitor reached the site over HTTPS: the
+// connection is TLS, or its peer is one of trusted (-trusted-proxies) and
+// says so in X-Forwarded-Proto. Anybody else could set that header, so
+// nobody else's is believed. It is what makes the session cookie Secure.
+func overHTTPS(r *http.Request, trusted []netip.Prefix) bool {
+	if r.TLS != nil {
+		return true
+	}
+	proto := r.Header.Get("X-Forwarded-Proto")
+	if proto == "" || len(trusted) == 0 {
+		return false
+	}
+	// Behind several proxies the first entry is the visitor's protocol.
+	first, _, _ := strings.Cut(proto, ",")
+	if !strings.EqualFold(strings.TrimSpace(first), "https") {
+		return false
+	}
+	peer, ok := parseHostAddr(r.RemoteAddr)
+	return ok && isTrusted(peer, trusted)
+}
+
 // parseHostAddr reads "ip", "ip:port" or "[ipv6]:port" (RemoteAddr's form,
 // and what some proxies write in X-Forwarded-For).
 func parseHostAddr(s string) (netip.Addr, bool) {
@@ -69,6 +90,8 @@ func parseHostAddr(s string) (netip.Addr, bool) {
 	} else {
 		return netip.Addr{}, false
 	}
+	// A zone names the interface a link-local peer came in on; no prefix
+	// contains an address that has one, so it is dropped before the check.
 	return addr.Unmap().WithZone(""), true
 }
 

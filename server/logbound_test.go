@@ -99,7 +99,7 @@ func TestRequestLineSize(t *testing.T) {
 			h := logRequests(logger, trusted, nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				// As a route of the operator's longest -base-path would.
 				r.Context().Value(requestInfoKey{}).(*requestInfo).pattern = strings.Repeat("r", 4096)
-				w.WriteHeader(http.StatusInternalServerError) // a 5xx line is never dropped, so it is the widest
+				w.WriteHeader(http.StatusInternalServerError) // not a 4xx: no line bucket drops it
 				io.WriteString(w, "internal error\n")
 			}))
 			r := httptest.NewRequest(strings.Repeat("M", 4096), "/", nil)
@@ -206,53 +206,30 @@ func TestRequestLogHidden(t *testing.T) {
 // the log grew by no more than the stated bound: the burst and the rate's
 // lines, each at most maxRequestLine, and one summary line per interval.
 func TestRequestLogBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a flood of logged requests")
+	}
 	t.Parallel()
 	srv := startServer(t, nil)
 	junk := strings.Repeat("%22junk%ff", 8<<10/10)
-	const flood = 2 * time.Second
-	const clients = 4
 
 	before := len(srv.Logs.String())
-	start := time.Now()
-	var sent atomic.Int64
-	var wg sync.WaitGroup
-	for c := range clients {
-		wg.Go(func() {
-			client := &http.Client{Timeout: 10 * time.Second}
-			for i := 0; time.Since(start) < flood; i++ {
-				// 404s with long paths and queries, and 405s on the PHP URL.
-				url := srv.URL + "/" + junk[:1024] + "?" + junk
-				method := http.MethodGet
-				if (c+i)%2 == 1 {
-					url, method = srv.URL+"/load-more.php?"+junk, http.MethodPost
-				}
-				req, _ := http.NewRequest(method, url, nil)
-				resp, err := client.Do(req)
-				if err != nil {
-					t.Error(err)
-					return
-				}
-				io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusNotFound && resp.StatusCode != http.StatusMethodNotAllowed {
-					t.Errorf("%s: %d, want 404 or 405", method, resp.StatusCode)
-					return
-				}
-				sent.Add(1)
-			}
-		})
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
+	sent, elapsed := flood(t, func(i int) (string, string, int) {
+		// 404s with long paths and queries, and 405s on the PHP URL.
+		if i%2 == 1 {
+			return http.MethodPost, srv.URL + "/load-more.php?" + junk, http.StatusMethodNotAllowed
+		}
+		return http.MethodGet, srv.URL + "/" + junk[:1024] + "?" + junk, http.StatusNotFound
+	})
 	// A line is written before its answer is sent, so every line is in.
 	grown := srv.Logs.String()[before:]
 
 	maxLines := clientErrorBurst + int(elapsed.Seconds()*clientErrorLines) + 1
 	maxSummaries := int(elapsed/suppressedInterval) + 1
 	bound := maxLines*maxRequestLine + maxSummaries*maxRequestLine
-	t.Logf("%d requests in %v: log grew %d bytes, %d lines; bound %d bytes", sent.Load(), elapsed.Round(time.Millisecond), len(grown), strings.Count(grown, "\n"), bound)
-	if n := sent.Load(); n < int64(2*maxLines) {
-		t.Fatalf("only %d requests in %v: too few to test a bound of %d lines", n, elapsed, maxLines)
+	t.Logf("%d requests in %v: log grew %d bytes, %d lines; bound %d bytes", sent, elapsed.Round(time.Millisecond), len(grown), strings.Count(grown, "\n"), bound)
+	if sent < 2*maxLines {
+		t.Fatalf("only %d requests in %v: too few to test a bound of %d lines", sent, elapsed, maxLines)
 	}
 	if len(grown) > bound {
 		t.Errorf("log grew %d bytes under the flood; bound %d", len(grown), bound)
@@ -273,4 +250,163 @@ func TestRequestLogBound(t *testing.T) {
 	if !strings.Contains(srv.Logs.String()[before+len(grown):], `"path":"/healthz"`) {
 		t.Error("the 200 after the flood was not logged")
 	}
+}
+
+// TestRequestLineBudget sends request lines through the access log's
+// budget of bytes on a clock of its own, for a minute of traffic under the
+// budget, which loses no line, and ten seconds of a flood of 200s (and
+// some 503s) with junk queries, whose lines stay under the budget in bytes
+// and are each counted in a summary line.
+func TestRequestLineBudget(t *testing.T) {
+	t.Parallel()
+	const rate = 10_000 // bytes a second, and as many at once
+	junk := strings.Repeat("%22junk%ff", 8<<10/10)
+	tests := []struct {
+		name      string
+		seconds   int
+		perTenth  int    // requests each tenth of a second
+		query     string // of each request
+		wantDrops bool
+	}{
+		// About 20 lines of 350 bytes a second: 70% of the budget.
+		{"normal traffic under the budget", 60, 2, "start=2&desiredPosts=2", false},
+		// About 1 000 lines of 800 bytes a second: 80 times the budget.
+		{"flood of 200s with junk queries", 10, 100, junk, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			logs := &sessiontest.SyncBuffer{}
+			clock := sessiontest.NewClock(time.Now())
+			logger := boundedAccessLogger("json", logs, byteLimits{Rate: rate, Burst: rate, Interval: 50 * time.Millisecond}, clock.Now)
+			h := logRequests(logger, nil, nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Query().Has("fail") {
+					w.WriteHeader(http.StatusServiceUnavailable) // 5xx lines share the budget
+				}
+			}))
+			sent := 0
+			for range tt.seconds * 10 {
+				for range tt.perTenth {
+					query := tt.query
+					if sent%10 == 9 {
+						query += "&fail"
+					}
+					h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/load-more.php?"+query, nil))
+					sent++
+				}
+				clock.Advance(100 * time.Millisecond)
+			}
+			// The lines written, their bytes, and the lines and bytes each
+			// summary says were dropped.
+			read := func() (written, lineBytes, dropped, droppedBytes int, summaries int) {
+				for _, line := range strings.SplitAfter(logs.String(), "\n") {
+					var rec struct {
+						Msg          string
+						Lines, Bytes int
+					}
+					if line == "" {
+						continue
+					}
+					if err := json.Unmarshal([]byte(line), &rec); err != nil {
+						t.Fatalf("%v: %s", err, line)
+					}
+					switch rec.Msg {
+					case "request":
+						written++
+						lineBytes += len(line)
+					case "suppressed request lines over -access-log-bytes":
+						dropped += rec.Lines
+						droppedBytes += rec.Bytes
+						summaries++
+					default:
+						t.Errorf("unexpected line %s", line)
+					}
+				}
+				return
+			}
+			if tt.wantDrops {
+				// One summary per interval of the test's run: wait for the last.
+				waitFor(t, func() bool { written, _, dropped, _, _ := read(); return written+dropped == sent })
+			} else {
+				time.Sleep(150 * time.Millisecond) // time for a summary that should not come
+			}
+			written, lineBytes, dropped, droppedBytes, summaries := read()
+			bound := rate + rate*tt.seconds
+			t.Logf("%d requests in %d s: %d lines of %d bytes written (bound %d); %d summaries of %d lines, %d bytes dropped",
+				sent, tt.seconds, written, lineBytes, bound, summaries, dropped, droppedBytes)
+			if lineBytes > bound {
+				t.Errorf("request lines took %d bytes in %d s; bound %d", lineBytes, tt.seconds, bound)
+			}
+			switch {
+			case !tt.wantDrops && (written != sent || summaries != 0):
+				t.Errorf("%d of %d lines written, %d summaries; want every line and no summary", written, sent, summaries)
+			case tt.wantDrops && droppedBytes < 700*dropped:
+				t.Errorf("%d lines dropped of %d bytes in all; want 700 bytes or more each", dropped, droppedBytes)
+			}
+		})
+	}
+}
+
+// TestRequestLogByteBound floods the real server, started with a small
+// -access-log-bytes, with 200s carrying 8 KB of junk, and checks that the
+// log grew by no more than the burst and the rate's bytes.
+func TestRequestLogByteBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a flood of logged requests")
+	}
+	t.Parallel()
+	const budget = 64 << 10
+	srv := startServer(t, map[string]string{"LOADMORE_ACCESS_LOG_BYTES": strconv.Itoa(budget)})
+	junk := strings.Repeat("%22junk%ff", 8<<10/10)
+
+	before := len(srv.Logs.String())
+	sent, elapsed := flood(t, func(i int) (string, string, int) {
+		if i%2 == 1 {
+			return http.MethodGet, srv.URL + "/load-more.php?start=0&desiredPosts=1&" + junk, http.StatusOK
+		}
+		return http.MethodGet, srv.URL + "/healthz?" + junk, http.StatusOK
+	})
+	grown := srv.Logs.String()[before:]
+	bound := budget + int(elapsed.Seconds()*budget)
+	t.Logf("%d requests in %v: log grew %d bytes, %d lines; bound %d bytes", sent, elapsed.Round(time.Millisecond), len(grown), strings.Count(grown, "\n"), bound)
+	if sent*maxRequestLine/2 < 2*bound {
+		t.Fatalf("only %d requests in %v: too few to test a bound of %d bytes", sent, elapsed, bound)
+	}
+	if len(grown) > bound {
+		t.Errorf("log grew %d bytes under the flood; bound %d", len(grown), bound)
+	}
+}
+
+// flood sends requests from 4 clients for 2 s, the i-th of each client
+// being request(i), a method, URL and the status it must get, and returns
+// how many were answered and how long it took.
+func flood(t *testing.T, request func(i int) (method, url string, status int)) (sent int, elapsed time.Duration) {
+	t.Helper()
+	const clients, duration = 4, 2 * time.Second
+	start := time.Now()
+	var answered atomic.Int64
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Go(func() {
+			client := &http.Client{Timeout: 10 * time.Second}
+			for i := c; time.Since(start) < duration; i++ {
+				method, url, want := request(i)
+				req, _ := http.NewRequest(method, url, nil)
+				resp, err := client.Do(req)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != want {
+					t.Errorf("%s %.60s: %d, want %d", method, url, resp.StatusCode, want)
+					return
+				}
+				answered.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	return int(answered.Load()), time.Since(start)
 }

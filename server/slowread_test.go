@@ -1,0 +1,188 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+)
+
+// The figures TestSlowReadersRSS holds the server to.
+const (
+	// slowReaders is how many clients read their answer 1 byte a second:
+	// a tenth of the default -max-conns, so the test takes seconds on 2
+	// cores.
+	slowReaders = 1000
+	// slowReaderConnBytes is what each such connection may take beside the
+	// answers (-unsent-bytes): its goroutines' stacks, net/http's buffers
+	// and request, and the garbage collector's slack over them. Measured
+	// at 4 to 31 KB here (refused readers' connections close), and at 24
+	// to 29 KB for 4 000 readers of a page the kernel takes whole, left
+	// open until -idle-timeout; at 48 KB, the default -max-conns (10 000)
+	// is 470 MiB, which is why -max-conns is the operator's other bound.
+	slowReaderConnBytes = 48 << 10
+	// slowReadersLeftBytes is what the server may keep over its size
+	// before the readers came, once they left: the sessions they opened
+	// and what the allocator keeps. Measured at -1.2 to 1 MB; the buffers
+	// net/http pooled for their connections alone are 8 MB.
+	slowReadersLeftBytes = 6 << 20
+	// slowReadersLeave is how long the server may take to give their
+	// memory back (see releaseMemory).
+	slowReadersLeave = 10 * time.Second
+)
+
+// TestSlowReadersRSS: slowReaders clients ask for a JSON answer of 100
+// posts of about 4 KB each, plain and compressed, and read it 1 byte a
+// second through a small window, so the kernel takes a fraction of it and
+// the server holds the rest. The server, a process of its own, stays under
+// its size idle plus -unsent-bytes plus slowReaderConnBytes a connection
+// at its peak (VmHWM): holding every plain answer, it took 460 MB, and
+// holding a compressor for each gzip answer it could count, 170 MB. Once
+// they leave, it comes back to within slowReadersLeftBytes of its size
+// before them in slowReadersLeave.
+func TestSlowReadersRSS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a server process and a thousand slow readers")
+	}
+	t.Parallel()
+	cfg := wpdbtest.MySQL(t)
+	rows := wpdbtest.Posts(100)
+	for i := range rows {
+		// Base64 of hashes: the answer, which holds each title twice,
+		// compresses to about 40%, still more than the kernel takes for a
+		// slow reader.
+		var title strings.Builder
+		for k := 0; title.Len() < 2000; k++ {
+			sum := sha256.Sum256(fmt.Appendf(nil, "%d %d", i, k))
+			title.WriteString(base64.StdEncoding.EncodeToString(sum[:]))
+		}
+		rows[i].Title = title.String()
+	}
+	wpdbtest.Insert(t, cfg, rows...)
+	for _, coding := range []string{"", "gzip", "zstd"} {
+		t.Run("coding="+coding, func(t *testing.T) {
+			srv := startChildServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg), "LOADMORE_ACCESS_LOG": "off"})
+			before, hwm, answer := slowReadersPeak(t, srv, jsonPath(0, 100), coding)
+			bound := before + defaultUnsentBytes + slowReaders*slowReaderConnBytes
+			t.Logf("%d slow readers of a %d KB answer: VmHWM %.1f MB, from %.1f MB idle: %.1f KB a connection beside -unsent-bytes (%d MB)",
+				slowReaders, answer>>10, mb(hwm), mb(before), float64(int64(hwm)-int64(before)-defaultUnsentBytes)/slowReaders/1024, defaultUnsentBytes>>20)
+			if hwm > bound {
+				t.Errorf("VmHWM %.1f MB with %d slow readers, want at most %.1f MB", mb(hwm), slowReaders, mb(bound))
+			}
+			start := time.Now()
+			for {
+				_, now := srv.memory(t)
+				rss := uint64(now)
+				if rss <= before+slowReadersLeftBytes {
+					t.Logf("VmRSS %.1f MB %v after they left (%.1f MB before them)", mb(rss), time.Since(start).Round(100*time.Millisecond), mb(before))
+					break
+				}
+				if time.Since(start) > slowReadersLeave {
+					t.Errorf("VmRSS %.1f MB %v after the slow readers left, want at most %.1f MB (%.1f MB before them)",
+						mb(rss), slowReadersLeave, mb(before+slowReadersLeftBytes), mb(before))
+					break
+				}
+				time.Sleep(200 * time.Millisecond)
+			}
+		})
+	}
+}
+
+// slowReadersPeak returns srv's resident set before slowReaders clients
+// asked for path with Accept-Encoding coding, its peak while they held
+// their answers for a few seconds, and the answer's size as sent. The
+// readers are gone when it returns.
+func slowReadersPeak(t *testing.T, srv *childServer, path, coding string) (before, peak uint64, answer int) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, srv.URL+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept-Encoding", coding) // set by hand: the client leaves the body coded
+	resp, err := (&http.Client{Timeout: 10 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Encoding") != coding {
+		t.Fatalf("GET %s: %s, Content-Encoding %q, %v", path, resp.Status, resp.Header.Get("Content-Encoding"), err)
+	}
+	if len(body) < 128<<10 {
+		t.Fatalf("the answer is %d bytes, want more than the kernel takes for a slow reader (128 KB)", len(body))
+	}
+	_, idle := srv.memory(t)
+	hwm := srv.watch(t)
+	readers := dialSlowReaders(t, srv.URL, path, coding, slowReaders)
+	// Every reader has its first byte; the server holds what the kernel
+	// did not take. Hold it for a few seconds, as slow readers do.
+	time.Sleep(3 * time.Second)
+	peak = hwm()
+	for _, c := range readers {
+		c.Close()
+	}
+	return uint64(idle), peak, len(body)
+}
+
+func mb[N int | uint64](n N) float64 { return float64(n) / (1 << 20) }
+
+// dialSlowReaders opens n connections to base, each asking for path with
+// Accept-Encoding coding, and
+// returns once each has read the first byte of its answer. Each announces
+// a segment size of 1460 bytes (an Ethernet path's) and a small receive
+// window: over loopback's 64 KB segments the kernel would otherwise buffer
+// megabytes for the server, and no answer would wait in its memory. The
+// connections read no further: a reader at 1 byte a second reads nothing
+// that matters in the seconds the test holds them.
+func dialSlowReaders(t *testing.T, base, path, coding string, n int) []net.Conn {
+	t.Helper()
+	addr := strings.TrimPrefix(base, "http://")
+	dialer := net.Dialer{Timeout: 5 * time.Second, Control: func(_, _ string, raw syscall.RawConn) error {
+		var err error
+		if cerr := raw.Control(func(fd uintptr) {
+			if err = syscall.SetsockoptInt(int(fd), syscall.IPPROTO_TCP, syscall.TCP_MAXSEG, 1460); err == nil {
+				err = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096)
+			}
+		}); cerr != nil {
+			return cerr
+		}
+		return err
+	}}
+	request := "GET " + path + " HTTP/1.1\r\nHost: " + addr + "\r\nUser-Agent: slow reader\r\nAccept-Encoding: " + coding + "\r\n\r\n"
+	conns := make([]net.Conn, 0, n)
+	t.Cleanup(func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	for range n {
+		c, err := dialer.Dial("tcp", addr)
+		if err != nil {
+			t.Fatalf("slow reader %d: %v", len(conns), err)
+		}
+		conns = append(conns, c)
+		if _, err := io.WriteString(c, request); err != nil {
+			t.Fatalf("slow reader %d: %v", len(conns), err)
+		}
+	}
+	var wg sync.WaitGroup
+	for i, c := range conns {
+		wg.Go(func() {
+			c.SetReadDeadline(time.Now().Add(30 * time.Second))
+			if _, err := c.Read(make([]byte, 1)); err != nil {
+				t.Errorf("slow reader %d: no first byte: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	return conns
+}
