@@ -71,6 +71,17 @@ function postID(article) {
 }
 
 /**
+ * linksNext tells whether a Link header (RFC 8288) names a next batch. The
+ * server sends one with every batch that has posts after it, so the widget
+ * stops after the last batch without asking for an empty one.
+ * @param {string | null} header
+ * @returns {boolean}
+ */
+function linksNext(header) {
+  return /<[^>]*>\s*;[^,]*\brel\s*=\s*"?next\b/i.test(header ?? '');
+}
+
+/**
  * feedKeys gives the feed the keys of the WAI-ARIA feed pattern: Page Down
  * and Page Up move the focus to the next and previous post.
  * @param {HTMLElement} posts
@@ -236,6 +247,13 @@ function mount(doc) {
     }
     const shown = articles();
     const url = new URL(endpoint, doc.baseURI);
+    // The archive the page lists (category_name=news…) is in the form's
+    // other fields, which the form sends without JavaScript too.
+    for (const [name, value] of new FormData(widget)) {
+      if (name !== 'posts' && typeof value === 'string') {
+        url.searchParams.set(name, value);
+      }
+    }
     url.searchParams.set('start', String(shown.length));
     url.searchParams.set('desiredPosts', String(batch));
     // Lets the server continue after this post even when posts were
@@ -245,9 +263,11 @@ function mount(doc) {
       url.searchParams.set('lastPost', last);
     }
     let data;
+    let atEnd = false;
     try {
       const res = await get(url, { cache: 'no-store', headers: { Accept: 'application/json' } });
       data = await res.json();
+      atEnd = !linksNext(res.headers.get('Link'));
       if (!Array.isArray(data)) {
         throw new Error(`GET ${url.pathname}: answer is not a list`);
       }
@@ -265,6 +285,11 @@ function mount(doc) {
       return;
     }
     show(tpl, data);
+    if (atEnd) {
+      announce(`${status.textContent} ${MESSAGES.noMore}`);
+      widget.remove();
+      ended();
+    }
   }
 
   // The form works without JavaScript (a GET of the page with one more

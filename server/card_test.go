@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/wpdb/media"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -265,11 +266,14 @@ func htmlAttr(s string) string {
 // image, its alt text, a post's category, under a running server: each
 // shows within the freshness bound, as any change of a post does.
 func TestPostCardFreshness(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: waits out the options refresh")
+	}
 	t.Parallel()
 	const ttl = time.Second
 	wp, wpConfig, ids := cardSite(t, "/%category%/%postname%/", "https://example.com")
 	srv := startServer(t, map[string]string{"LOADMORE_WP_CONFIG": wpConfig}, "-cache-ttl", ttl.String())
-	first := func() postView { return srv.get(t, jsonPath(0, 1)).posts(t)[0] }
+	first := func() listing.Post { return srv.get(t, jsonPath(0, 1)).posts(t)[0] }
 	before := first()
 	if before.ID != ids[0] || before.Image == nil {
 		t.Fatalf("first post %+v, want %d with an image", before, ids[0])
@@ -277,16 +281,16 @@ func TestPostCardFreshness(t *testing.T) {
 	tests := []struct {
 		name    string
 		php     string
-		changed func(postView) bool
+		changed func(listing.Post) bool
 	}{
 		{"alt text", fmt.Sprintf("update_post_meta(get_post_thumbnail_id(%d), '_wp_attachment_image_alt', 'A new alt');", ids[0]),
-			func(p postView) bool { return p.Image != nil && p.Image.Alt == "A new alt" }},
+			func(p listing.Post) bool { return p.Image != nil && p.Image.Alt == "A new alt" }},
 		{"featured image", fmt.Sprintf("set_post_thumbnail(%d, get_post_thumbnail_id(%d));", ids[0], ids[1]),
-			func(p postView) bool { return p.Image != nil && strings.Contains(p.Image.Src, "badge") }},
+			func(p listing.Post) bool { return p.Image != nil && strings.Contains(p.Image.Src, "badge") }},
 		{"category", fmt.Sprintf("wp_set_post_categories(%d, array(get_term_by('slug', 'sport', 'category')->term_id));", ids[0]),
-			func(p postView) bool { return strings.HasPrefix(p.Link, "https://example.com/sport/") }},
+			func(p listing.Post) bool { return strings.HasPrefix(p.Link, "https://example.com/sport/") }},
 		{"no image", fmt.Sprintf("delete_post_thumbnail(%d);", ids[0]),
-			func(p postView) bool { return p.Image == nil }},
+			func(p listing.Post) bool { return p.Image == nil }},
 	}
 	for _, tt := range tests {
 		// Not parallel: each changes the same post.

@@ -24,10 +24,12 @@ import (
 // If-None-Match, If-Modified-Since, Range and HEAD all apply to the
 // representation sent.
 //
-// The JSON endpoint is answered per request, so gzhttp compresses it as it
-// is written, at its fastest levels. A page is compressed once and kept in
-// the page memo (pagecompress.go); gzhttp passes its coded body through,
-// and compresses the page's error answers like the JSON.
+// The JSON endpoint is answered per request, so each answer is compressed
+// whole, at the fastest levels, before it is written (jsoncompress.go): a
+// slow reader then holds the coded bytes, not a compressor. A page is
+// compressed once and kept with the rendered page (pagecompress.go).
+// gzhttp passes their coded bodies through, and compresses their error
+// answers.
 //
 // The request log's bytes are the body's bytes as sent, after compression:
 // logRequests wraps the writer that gzhttp writes to.

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
@@ -482,24 +483,28 @@ func BenchmarkCompression(b *testing.B) {
 	}
 }
 
-// TestPageMemoCompressed checks a kept page is compressed once for each
-// coding asked for, decodes to its HTML, counts in the memo's bound, and is
-// still answered compressed, but not kept so, when the memo has no room.
-func TestPageMemoCompressed(t *testing.T) {
+// TestPageEncoding checks the page is sent in the coding a client welcomes
+// most, decoding to its HTML, compressed once and then kept with the page
+// (listing's TestCompressed checks how it is kept); and that a page too
+// small is sent as it is.
+func TestPageEncoding(t *testing.T) {
 	t.Parallel()
-	p, _ := testPageRenderer(t)
+	p, format := testPageRenderer(t)
 	var stored []wpdb.Post
 	for id := uint64(6); id >= 1; id-- {
 		stored = append(stored, wpdb.Post{ID: id, Title: fmt.Sprintf("Post %d", id), Excerpt: "Some text...", Date: "2024-01-01 00:00:00"})
 	}
-	views := mustViews(t, stored, defaultPostFormat(t))
-	ctx := t.Context()
-	page, err := p.renderPage(ctx, pageView{PostsStart: 6, Posts: views, MaxPosts: 1000})
+	posts, err := format.Posts(stored)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(page.html) < dynamicMinSize {
-		t.Fatalf("page of %d bytes: under the threshold", len(page.html))
+	ctx := t.Context()
+	page, err := p.Render(ctx, listing.PageView{PostsStart: 6, Posts: posts, MaxPosts: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.HTML()) < dynamicMinSize {
+		t.Fatalf("page of %d bytes: under the threshold", len(page.HTML()))
 	}
 	tests := []struct {
 		acceptEncoding, wantCoding string
@@ -511,47 +516,29 @@ func TestPageMemoCompressed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.acceptEncoding, func(t *testing.T) {
-			before := p.memoBytes
-			body, coding := p.encode(page, tt.acceptEncoding)
+			body, coding := encodePage(p, page, tt.acceptEncoding)
 			if coding != tt.wantCoding {
 				t.Fatalf("coding %q; want %q", coding, tt.wantCoding)
 			}
 			got := decode(t, sent{header: http.Header{"Content-Encoding": {coding}}, body: body})
-			if !bytes.Equal(got, page.html) {
+			if !bytes.Equal(got, page.HTML()) {
 				t.Fatal("the body does not decode to the page")
 			}
 			if coding == "" {
 				return
 			}
-			if grew := p.memoBytes - before; grew != len(body) {
-				t.Errorf("memo grew by %d bytes; the body is %d", grew, len(body))
-			}
-			again, _ := p.encode(page, tt.acceptEncoding)
-			if &again[0] != &body[0] || p.memoBytes != before+len(body) {
+			if again, _ := encodePage(p, page, tt.acceptEncoding); &again[0] != &body[0] {
 				t.Error("compressed again: not kept")
 			}
 		})
 	}
 
-	// A memo with no room left answers compressed and keeps nothing more.
-	other, err := p.renderPage(ctx, pageView{PostsStart: 5, Posts: views, MaxPosts: 1000})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p.memoMax = p.memoBytes
-	body, coding := p.encode(other, "gzip")
-	if coding != "gzip" || other.gzip != nil || p.memoBytes > p.memoMax {
-		t.Errorf("coding %q, kept %v, memo %d of %d bytes; want gzip, not kept, within the bound", coding, other.gzip != nil, p.memoBytes, p.memoMax)
-	}
-	if got := decode(t, sent{header: http.Header{"Content-Encoding": {"gzip"}}, body: body}); !bytes.Equal(got, other.html) {
-		t.Error("the body does not decode to the page")
-	}
 	// A page that is too small is sent as it is.
-	small, err := p.renderPage(ctx, pageView{PostsStart: 0, MaxPosts: 1000})
+	small, err := p.Render(ctx, listing.PageView{PostsStart: 0, MaxPosts: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, coding := p.encode(small, "gzip"); len(small.html) < dynamicMinSize && coding != "" {
-		t.Errorf("a page of %d bytes coded %q", len(small.html), coding)
+	if _, coding := encodePage(p, small, "gzip"); len(small.HTML()) < dynamicMinSize && coding != "" {
+		t.Errorf("a page of %d bytes coded %q", len(small.HTML()), coding)
 	}
 }

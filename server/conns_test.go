@@ -15,6 +15,9 @@ import (
 // queue; a fresh client waits too, until the idle connections time out,
 // then is served within a second. The cap is logged once.
 func TestIdleConnectionsAtCap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: waits out idle connections")
+	}
 	t.Parallel()
 	const maxConns, idle = 150, 2 * time.Second
 	srv := startServer(t, map[string]string{"LOADMORE_MAX_CONNS": strconv.Itoa(maxConns), "LOADMORE_IDLE_TIMEOUT": idle.String()})

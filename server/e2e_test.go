@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
@@ -146,12 +147,12 @@ func fetch(t testing.TB, client *http.Client, method, url string) response {
 }
 
 // posts decodes a JSON answer, failing the test unless it is a 200 array.
-func (r response) posts(t testing.TB) []postView {
+func (r response) posts(t testing.TB) []listing.Post {
 	t.Helper()
 	if r.Status != http.StatusOK {
 		t.Fatalf("status %d, want 200; body %s", r.Status, r.Body)
 	}
-	var posts []postView
+	var posts []listing.Post
 	if err := json.Unmarshal([]byte(r.Body), &posts); err != nil {
 		t.Fatalf("body is not a JSON array of posts: %v\n%s", err, r.Body)
 	}
@@ -161,7 +162,7 @@ func (r response) posts(t testing.TB) []postView {
 // dbURL turns a test database's Config into the -db URL an operator types.
 func dbURL(t testing.TB, cfg wpdb.Config) string { return wpdbtest.URL(t, cfg) }
 
-func postIDs(posts []postView) []uint64 {
+func postIDs(posts []listing.Post) []uint64 {
 	ids := make([]uint64, len(posts))
 	for i, p := range posts {
 		ids[i] = p.ID

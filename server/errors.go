@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
@@ -22,43 +23,86 @@ type clientError struct {
 
 func (e *clientError) Error() string { return e.message }
 
-// errBusy is a request the server could not start on in time: it waited
-// for a place among the page renders in flight (see renderBudget).
-var errBusy = errors.New("server busy")
-
 func badRequest(format string, args ...any) error {
 	return &clientError{status: http.StatusBadRequest, message: fmt.Sprintf(format, args...)}
 }
 
 // errorStatus maps err, by kind, to the status and the short text a client
-// may see. A dependency that failed is 503, naming the dependency but never
-// why; anything the handlers did not expect is a bug, a generic 500.
-func errorStatus(err error) (int, string) {
+// may see, and the Retry-After it is sent with ("" for none). A dependency
+// that failed is 503, naming the dependency but never why; anything the
+// handlers did not expect is a bug, a generic 500.
+//
+// A server too busy (listing.ErrBusy: a query or a render refused at once,
+// not queued) is 503 with Retry-After: 1. The work it refused is queries
+// of tens of milliseconds and renders of a few: a second later there is
+// room, and a client or proxy that honours the header does not come back
+// sooner.
+func errorStatus(err error) (status int, message, retryAfter string) {
 	if ce, ok := errors.AsType[*clientError](err); ok {
-		return ce.status, ce.message
+		return ce.status, ce.message, ""
+	}
+	// An archive's query var that is malformed, or names what the site
+	// does not have: the client's words, never the database's.
+	if qe, ok := errors.AsType[*wpdb.QueryVarError](err); ok {
+		return http.StatusBadRequest, qe.Var + ": " + qe.Reason, ""
+	}
+	if nf, ok := errors.AsType[*wpdb.NotFoundError](err); ok {
+		return http.StatusNotFound, fmt.Sprintf("no %s %q", nf.Kind, nf.Name), ""
 	}
 	switch {
 	case errors.Is(err, wpdb.ErrUnavailable):
-		return http.StatusServiceUnavailable, "database unavailable"
+		return http.StatusServiceUnavailable, "database unavailable", ""
 	case errors.Is(err, session.ErrUnavailable):
-		return http.StatusServiceUnavailable, "session store unavailable"
-	case errors.Is(err, errBusy):
-		return http.StatusServiceUnavailable, "server busy, try again"
+		return http.StatusServiceUnavailable, "session store unavailable", ""
+	case errors.Is(err, listing.ErrBusy):
+		return http.StatusServiceUnavailable, "server busy, try again", "1"
+	case errors.Is(err, errStarting):
+		return http.StatusServiceUnavailable, "starting, try again", ""
 	}
-	return http.StatusInternalServerError, "internal error"
+	return http.StatusInternalServerError, "internal error", ""
+}
+
+// statusClientClosedRequest is nginx's 499: the client hung up before its
+// answer was written. Logs and metrics say it in place of the status the
+// answer had, which nobody read: an abandoned request is counted neither as
+// our failure (the 503 or 500 its cancelled query or command ended in)
+// nor as a success. It is never sent.
+const statusClientClosedRequest = 499
+
+// loggedStatus is the status logs and metrics give an answer of status
+// whose request has the context ctx: 499 once the client is gone.
+//
+// net/http cancels a request's context when its connection fails, read
+// (the client closed it) or write, and for nothing else; a handler's own
+// deadlines are contexts derived from it, which end with DeadlineExceeded
+// and never cancel it. So the context says the client left whatever error
+// the handler got on the way: the database's, Redis's, the renderer's
+// ErrBusy, or a context error wrapped any number of times. A client that
+// half-closes its side after sending looks gone too, as net/http has
+// already cancelled its work.
+func loggedStatus(ctx context.Context, status int) int {
+	if errors.Is(ctx.Err(), context.Canceled) {
+		return statusClientClosedRequest
+	}
+	return status
 }
 
 // logError logs err once, where it ends: only 5xx errors are ours to look
-// at, and a request its client gave up on is not an error at all.
+// at, and a request its client gave up on is not an error at all. Nor is a
+// refusal of a busy server (listing.ErrBusy): it is the server shedding
+// load as designed, counted in the metrics, and under a flood a line per
+// refusal would make the log the next thing to give way.
 func logError(logger *slog.Logger, r *http.Request, status int, err error) {
 	if status < 500 {
 		return
 	}
-	level := slog.LevelError
-	if errors.Is(r.Context().Err(), context.Canceled) {
+	level, msg := slog.LevelError, "request failed"
+	if logged := loggedStatus(r.Context(), status); logged != status {
+		level, msg, status = slog.LevelDebug, "request abandoned by its client", logged
+	} else if errors.Is(err, listing.ErrBusy) {
 		level = slog.LevelDebug
 	}
-	logger.Log(r.Context(), level, "request failed",
+	logger.Log(r.Context(), level, msg,
 		"method", r.Method, "path", r.URL.Path, "status", status,
 		"request_id", requestID(r.Context()), "err", err)
 }
@@ -84,8 +128,11 @@ func htmlErrors(logger *slog.Logger, h func(http.ResponseWriter, *http.Request) 
 }
 
 func writeJSONError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
-	status, message := errorStatus(err)
+	status, message, retryAfter := errorStatus(err)
 	logError(logger, r, status, err)
+	if retryAfter != "" {
+		w.Header().Set("Retry-After", retryAfter)
+	}
 	body, _ := json.Marshal(struct {
 		Error string `json:"error"`
 	}{message})
@@ -101,8 +148,11 @@ var errorPage = template.Must(template.New("error").Parse(`<!doctype html>
 `))
 
 func writeHTMLError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
-	status, message := errorStatus(err)
+	status, message, retryAfter := errorStatus(err)
 	logError(logger, r, status, err)
+	if retryAfter != "" {
+		w.Header().Set("Retry-After", retryAfter)
+	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)

@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wploadmore/wploadmore/public"
+	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/templates"
@@ -46,6 +47,16 @@ func (f fakePosts) PostsAfter(ctx context.Context, lastID uint64, offset, limit 
 	return f.Posts(ctx, offset, limit)
 }
 
+// PostsIn and PostsAfterIn file every post under every archive: the fake
+// knows no terms; archives are tested on a real WordPress.
+func (f fakePosts) PostsIn(ctx context.Context, a wpdb.Archive, offset, limit int) ([]wpdb.Post, error) {
+	return f.Posts(ctx, offset, limit)
+}
+
+func (f fakePosts) PostsAfterIn(ctx context.Context, a wpdb.Archive, lastID uint64, offset, limit int) ([]wpdb.Post, error) {
+	return f.PostsAfter(ctx, lastID, offset, limit)
+}
+
 func (f fakePosts) Ping(ctx context.Context) error { return f.err }
 
 // fakeSessions keeps one visitor's posts_start, or fails with err.
@@ -54,24 +65,20 @@ type fakeSessions struct {
 	err        error
 }
 
-func (f *fakeSessions) PostsStart(ctx context.Context, id string) (session.State, error) {
-	return f.AddPostsStart(ctx, id, 0)
-}
-
-func (f *fakeSessions) AddPostsStart(ctx context.Context, id string, n int) (session.State, error) {
+func (f *fakeSessions) Visit(ctx context.Context, v session.Visitor, n int) (session.State, error) {
 	if f.err != nil {
 		return session.State{}, f.err
 	}
 	f.postsStart += n
-	return session.State{ID: "0123456789abcdef0123456789abcdef", PostsStart: f.postsStart, New: id == ""}, nil
+	return session.State{ID: "0123456789abcdef0123456789abcdef", PostsStart: f.postsStart, New: v.ID == ""}, nil
 }
 
-// PeekPostsStart is PostsStart without a new id: an empty one stays empty.
-func (f *fakeSessions) PeekPostsStart(ctx context.Context, id string) (session.State, error) {
+// Peek is Visit without a new id: an empty one stays empty.
+func (f *fakeSessions) Peek(ctx context.Context, v session.Visitor) (session.State, error) {
 	if f.err != nil {
 		return session.State{}, f.err
 	}
-	if id == "" {
+	if v.ID == "" {
 		return session.State{PostsStart: f.postsStart}, nil
 	}
 	return session.State{ID: "0123456789abcdef0123456789abcdef", PostsStart: f.postsStart}, nil
@@ -225,7 +232,7 @@ func TestLoadMoreLastPost(t *testing.T) {
 					t.Errorf("Content-Type %q, want the HTML page", ct)
 				}
 			} else {
-				var got []postView
+				var got []listing.Post
 				if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
 					t.Fatalf("JSON %s: %v", rec.Body, err)
 				}
@@ -240,9 +247,10 @@ func TestLoadMoreLastPost(t *testing.T) {
 	}
 }
 
-// TestPostViewFields checks the view's JSON record and what the template
-// renders see the same fields: first the five of the PHP script, unchanged
-// and in its order, with the excerpt as post_content, then the added ones.
+// TestPostViewFields checks the endpoint's JSON record: first the five
+// fields of the PHP script, unchanged and in its order, with the excerpt as
+// post_content, then the added ones. listing's TestPostFields checks the
+// template's data holds the same fields.
 func TestPostViewFields(t *testing.T) {
 	t.Parallel()
 	h, _ := fakeServer(t, fakePosts{posts: threePosts()}, &fakeSessions{postsStart: 2})
@@ -256,65 +264,6 @@ func TestPostViewFields(t *testing.T) {
 	want := old + `,"title":"Post 2","date":"January 1, 2024","datetime":"2024-01-01T00:00:00","protected":false}]` + "\n"
 	if diff := cmp.Diff(want, rec.Body.String()); diff != "" {
 		t.Errorf("JSON (-want +got):\n%s", diff)
-	}
-
-	data := templateData(mustViews(t, threePosts()[1:2], defaultPostFormat(t)))
-	wantData := map[string]any{"data": []map[string]any{{
-		"ID": uint64(2), "post_title": "Post 2", "post_content": "Text 2...", "post_name": "post-2", "post_date": "2024-01-01 00:00:00",
-		"title": "Post 2", "date": "January 1, 2024", "datetime": "2024-01-01T00:00:00", "protected": false,
-	}}}
-	if diff := cmp.Diff(wantData, data); diff != "" {
-		t.Errorf("template data (-want +got):\n%s", diff)
-	}
-}
-
-func mustViews(t *testing.T, posts []wpdb.Post, format *postFormat) []postView {
-	t.Helper()
-	views, err := newPostViews(posts, format)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return views
-}
-
-// defaultPostFormat is the format of a site with no options and no flags.
-func defaultPostFormat(t *testing.T) *postFormat {
-	t.Helper()
-	cfg, err := parseConfig([]string{"wploadmore"}, envFunc(nil), io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := newHTMLText()
-	return newPostFormat(cfg.site(wpdb.Options{}, text, slog.New(slog.DiscardHandler)), text)
-}
-
-// TestPostViewTitles checks titles read as plain text: references decoded
-// once, tags and comments removed, script and style content dropped, and
-// the stored post_title left as it was.
-func TestPostViewTitles(t *testing.T) {
-	t.Parallel()
-	tests := []struct{ stored, want string }{
-		{"Hello World", "Hello World"},
-		{"Fish &amp; Chips &#8211; a &#8220;menu&#8221;", "Fish & Chips – a “menu”"},
-		{"Hello <b>World</b>", "Hello World"},
-		{"<em>Tags</em> at the ends <br>", "Tags at the ends"},
-		{"Safe<script>alert(1)</script><style>h2{color:red}</style> title", "Safe title"},
-		{"<!-- wp:heading -->Commented<!-- /wp:heading -->", "Commented"},
-		{"&lt;b&gt; is a tag", "<b> is a tag"},
-		{"&amp;amp; once", "&amp; once"},
-		{"R&D, 5 < 6 & \"quotes\" 'too'", "R&D, 5 < 6 & \"quotes\" 'too'"},
-		{"Non&nbsp;breaking", "Non\u00a0breaking"},
-		{"", ""},
-	}
-	format := defaultPostFormat(t)
-	for _, tt := range tests {
-		views := mustViews(t, []wpdb.Post{{ID: 1, Title: tt.stored, Date: "2024-06-30 18:00:00"}}, format)
-		if got := views[0].TitleText; got != tt.want {
-			t.Errorf("title of %q = %q, want %q", tt.stored, got, tt.want)
-		}
-		if views[0].Title != tt.stored {
-			t.Errorf("post_title %q changed to %q", tt.stored, views[0].Title)
-		}
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
@@ -77,7 +78,7 @@ func TestLoadMoreJSON(t *testing.T) {
 				t.Errorf("Cache-Control %q", got)
 			}
 			posts := first.posts(t)
-			wantFirst := []postView{
+			wantFirst := []listing.Post{
 				{ID: want[0], Title: "Post 9", Excerpt: "Body of post 9 & more....", Name: "post-9", Date: "2024-01-05 10:00:00",
 					TitleText: "Post 9", LocalDate: "January 5, 2024", DateTime: "2024-01-05T10:00:00"},
 				{ID: want[1], Title: "Post 8", Excerpt: "Body of post 8 & more....", Name: "post-8", Date: "2024-01-04 10:00:00",

@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -39,6 +38,7 @@ type metrics struct {
 	cacheHits      prometheus.Counter
 	cacheMisses    prometheus.Counter
 	cacheRefreshes prometheus.Counter
+	cacheRefused   prometheus.Counter
 
 	sessionUpdates *prometheus.CounterVec // {outcome}
 }
@@ -77,11 +77,15 @@ func newMetrics(build buildInfo) *metrics {
 		}),
 		cacheRefreshes: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "wploadmore_posts_cache_refreshes_total",
-			Help: "Background refreshes of a cached page started after half of -cache-ttl.",
+			Help: "Background refreshes of the cached head started after half of -cache-ttl.",
+		}),
+		cacheRefused: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "wploadmore_posts_cache_refused_total",
+			Help: "Pages of posts not in memory refused at once with 503 (server busy): their query would have passed the bound on queries in flight.",
 		}),
 		sessionUpdates: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "wploadmore_session_updates_total",
-			Help: "Steps of session updates by outcome: applied, created, conflict (WATCH retried), fallback (update.lua left it to Go), unavailable (answered 503).",
+			Help: "Steps of session updates by outcome: applied, created, deferred (not stored past -new-session-bytes: carried in a cookie), resumed (a carried session stored on its return), conflict (WATCH retried), fallback (update.lua left it to Go), unavailable (answered 503).",
 		}, []string{"outcome"}),
 	}
 	buildGauge := prometheus.NewGauge(prometheus.GaugeOpts{
@@ -98,7 +102,7 @@ func newMetrics(build buildInfo) *metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		buildGauge,
 		m.requests, m.durations,
-		m.cacheHits, m.cacheMisses, m.cacheRefreshes,
+		m.cacheHits, m.cacheMisses, m.cacheRefreshes, m.cacheRefused,
 		m.sessionUpdates,
 	)
 	return m
@@ -192,7 +196,9 @@ func (m *metrics) observeSessionPool(store poolStatser) error {
 
 // observeRequest counts one answered request in http_requests_total and
 // times it in http_request_duration_seconds, labelled with its route
-// pattern: metrics is logRequests' requestCounter.
+// pattern: metrics is logRequests' requestCounter. A request whose client
+// hung up comes as 499 (see loggedStatus), so 5xx alerts see our failures
+// only; its duration is the time the server spent on it.
 func (m *metrics) observeRequest(route string, status int, took time.Duration) {
 	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
 	m.durations.WithLabelValues(route).Observe(took.Seconds())
@@ -204,10 +210,11 @@ func (m *metrics) SessionUpdate(o session.UpdateOutcome) {
 	m.sessionUpdates.WithLabelValues(string(o)).Inc()
 }
 
-// The postCache's cacheObserver.
-func (m *metrics) cacheHit()     { m.cacheHits.Inc() }
-func (m *metrics) cacheMiss()    { m.cacheMisses.Inc() }
-func (m *metrics) cacheRefresh() { m.cacheRefreshes.Inc() }
+// listing.Cache's CacheObserver.
+func (m *metrics) CacheHit()     { m.cacheHits.Inc() }
+func (m *metrics) CacheMiss()    { m.cacheMisses.Inc() }
+func (m *metrics) CacheRefresh() { m.cacheRefreshes.Inc() }
+func (m *metrics) CacheRefused() { m.cacheRefused.Inc() }
 
 // handler serves the registry in Prometheus's text format (or OpenMetrics
 // when the scraper asks for it). A collector's error is answered 500 with
@@ -224,26 +231,24 @@ func (m *metrics) handler(logger *slog.Logger) http.Handler {
 // serveMetrics listens on addr (-metrics-addr) and serves /metrics there,
 // at once, so a scrape during the start sees the process; it returns a
 // function that stops it. An empty addr serves nothing. Opening the
-// listener is its only error, so a busy port fails the start.
+// listener is its only error, so a busy port fails the start; a failure
+// later is logged (see serveOn).
 func serveMetrics(addr string, m *metrics, logger *slog.Logger) (stop func(), err error) {
 	if addr == "" {
 		logger.Info("metrics: off (set -metrics-addr, e.g. 127.0.0.1:9464, to serve /metrics)")
 		return func() {}, nil
 	}
-	listener, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("-metrics-addr: %w", err)
-	}
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", m.handler(logger))
-	srv := &http.Server{
+	bound, stop, err := serveApart(addr, "metrics-addr", &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       10 * time.Second,
 		WriteTimeout:      15 * time.Second,
-		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}, logger)
+	if err != nil {
+		return nil, err
 	}
-	go srv.Serve(listener)
-	logger.Info("metrics", "url", "http://"+listener.Addr().String()+"/metrics")
-	return func() { srv.Close() }, nil
+	logger.Info("metrics", "url", "http://"+bound.String()+"/metrics")
+	return stop, nil
 }

@@ -1,13 +1,17 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -166,7 +170,7 @@ func TestMetrics(t *testing.T) {
 		updates[labelValue(m, "outcome")] = value(m)
 	}
 	// The page view created the session; each JSON answer added to it.
-	wantUpdates := map[string]float64{"applied": 2, "created": 1, "conflict": 0, "fallback": 0, "unavailable": 0}
+	wantUpdates := map[string]float64{"applied": 2, "created": 1, "deferred": 0, "resumed": 0, "conflict": 0, "fallback": 0, "unavailable": 0}
 	if diff := cmp.Diff(wantUpdates, updates); diff != "" {
 		t.Errorf("wploadmore_session_updates_total by outcome (-want +got)\n%s", diff)
 	}
@@ -259,5 +263,54 @@ func TestRouteLabelsBounded(t *testing.T) {
 	t.Logf("%d requests, route labels: %v", requests, slices.Sorted(maps.Keys(routes)))
 	if len(families["http_request_duration_seconds"].GetMetric()) > len(known) {
 		t.Errorf("%d duration series, want at most %d", len(families["http_request_duration_seconds"].GetMetric()), len(known))
+	}
+}
+
+// brokenListener fails every Accept, as a listener whose socket went bad.
+type brokenListener struct{ net.Listener }
+
+func (brokenListener) Accept() (net.Conn, error) { return nil, errors.New("accept: broken socket") }
+
+// TestServeApartFailure checks the rule for the listeners apart from the
+// site's (-metrics-addr, -pprof): one that fails is logged at error level,
+// naming its flag, and stopping one on purpose logs nothing.
+func TestServeApartFailure(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close() // Serve closes it too, as it returns
+	logs := &sessiontest.SyncBuffer{}
+	logger := slog.New(slog.NewJSONHandler(logs, nil))
+	stop := serveOn(brokenListener{l}, "metrics-addr", &http.Server{Handler: http.NotFoundHandler()}, logger)
+	defer stop()
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(logs.String(), `"level":"ERROR"`) && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, want := range []string{`"level":"ERROR"`, `"flag":"-metrics-addr"`, "accept: broken socket"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("no %s in the log of a failed listener:\n%s", want, logs)
+		}
+	}
+
+	quiet := &sessiontest.SyncBuffer{}
+	_, stopQuiet, err := serveApart("127.0.0.1:0", "pprof", &http.Server{Handler: http.NotFoundHandler()}, slog.New(slog.NewJSONHandler(quiet, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopQuiet()
+	time.Sleep(50 * time.Millisecond) // Serve's goroutine returns after Close
+	if quiet.String() != "" {
+		t.Errorf("a listener stopped on purpose logged:\n%s", quiet)
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	if _, _, err := serveApart(busy.Addr().String(), "pprof", &http.Server{}, logger); err == nil || !strings.HasPrefix(err.Error(), "-pprof: ") {
+		t.Errorf("a busy port: %v, want an error naming -pprof", err)
 	}
 }

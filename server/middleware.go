@@ -19,23 +19,27 @@ func requestID(ctx context.Context) string {
 	return ""
 }
 
-// statusRecorder remembers what a handler answered, for the request log.
+// statusRecorder remembers what a handler answered, for the request log
+// and the metrics: 499 when its client was gone before the answer was
+// begun (see loggedStatus), whatever the answer. One whose client leaves
+// later, in the middle of a long body, keeps its status, as in nginx.
 type statusRecorder struct {
 	http.ResponseWriter
+	client context.Context // the request's, as the server made it
 	status int
 	bytes  int
 }
 
 func (s *statusRecorder) WriteHeader(status int) {
 	if s.status == 0 {
-		s.status = status
+		s.status = loggedStatus(s.client, status)
 	}
 	s.ResponseWriter.WriteHeader(status)
 }
 
 func (s *statusRecorder) Write(b []byte) (int, error) {
 	if s.status == 0 {
-		s.status = http.StatusOK
+		s.status = loggedStatus(s.client, http.StatusOK)
 	}
 	n, err := s.ResponseWriter.Write(b)
 	s.bytes += n
@@ -56,6 +60,10 @@ func logRequests(logger *slog.Logger, trusted []netip.Prefix, counter requestCou
 	return logRequestsLimited(logger, defaultLogLimits(), trusted, counter, next)
 }
 
+// requestLineMessage is the message of request lines, by which the access
+// log tells them from its summaries (see requestLines).
+const requestLineMessage = "request"
+
 // requestCounter is what logRequests needs of the metrics.
 type requestCounter interface {
 	observeRequest(route string, status int, took time.Duration)
@@ -70,12 +78,14 @@ func logRequestsLimited(logger *slog.Logger, limits logLimits, trusted []netip.P
 			id = newRequestID()
 		}
 		w.Header().Set("X-Request-Id", id)
-		rec := &statusRecorder{ResponseWriter: w}
+		rec := &statusRecorder{ResponseWriter: w, client: r.Context()}
 		info := &requestInfo{id: id} // the mux's route fills in its pattern
 		r = withRequestInfo(r, info)
 		next.ServeHTTP(rec, r)
 		if rec.status == 0 {
-			rec.status = http.StatusOK
+			// Nothing written: net/http sends a 200 now, unless the
+			// handler gave up because its client was gone.
+			rec.status = loggedStatus(rec.client, http.StatusOK)
 		}
 		took := time.Since(start)
 		if counter != nil {
@@ -118,7 +128,7 @@ func logRequestsLimited(logger *slog.Logger, limits logLimits, trusted []netip.P
 		if len(loggedAgent) < len(userAgent) {
 			attrs = append(attrs, slog.Int("user_agent_len", len(userAgent)))
 		}
-		logger.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
+		logger.LogAttrs(r.Context(), slog.LevelInfo, requestLineMessage, attrs...)
 	})
 }
 

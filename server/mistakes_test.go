@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"net"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,15 +14,19 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
-// TestConfigurationMistakes is issue 13's table of configuration
-// mistakes, each met by the real run as an operator meets it: one line
-// that says what to fix, or, for what is no longer a mistake, a server
-// that starts and serves and a start log that says what it opened. No
-// error and no log shows a password: each holds the word hunter.
+// TestConfigurationMistakes is a table of the configuration mistakes
+// operators make, each met by the real run as an operator meets it: one
+// line that says what to fix, or, for a form the server accepts (a
+// go-sql-driver DSN with its password raw), a server that starts and
+// serves and a start log that says what it opened. A database that does
+// not answer is no mistake: the server listens and waits for it, /readyz
+// says why, and the log names the address. No error and no log shows a
+// password: each holds the word hunter.
 //
 // TestParseConfigRefusals and TestStartRefusals hold the other settings'
 // refusals; TestParseURLErrors (wpdb) and TestRedisURLMistakes (session)
@@ -35,6 +40,8 @@ func TestConfigurationMistakes(t *testing.T) {
 	}
 	t.Cleanup(func() { busy.Close() }) // not defer: the parallel subtests run after this function returns
 	silent, behindBusyPort := silentServer(t), silentServer(t)
+	refusedDB, refusedDBWant := refusedPassword(t, secret)
+	refusedRedis := sessiontest.StartServer(t, "--requirepass", "right-"+secret)
 
 	tests := []struct {
 		name string
@@ -44,6 +51,10 @@ func TestConfigurationMistakes(t *testing.T) {
 		// number, an OS's wording) when it ends in "…"; empty when the
 		// server starts.
 		want string
+		// waits is, for a server that started and waits for its
+		// database, the database's state in /readyz, up to a tail that
+		// varies when it ends in "…"; logs is what its log must say.
+		waits, logs string
 		// check looks at a server that started, or at what else a
 		// refusal must not have done.
 		check func(t *testing.T, logs string)
@@ -87,21 +98,37 @@ func TestConfigurationMistakes(t *testing.T) {
 			want: `-redis: session: redis URL: the password seems to contain "#", which ends a URL's address part: percent-encode it as %23 (redis://:p%23ss@host:6379/0)`,
 		},
 		{
-			name: "unreachable host: nothing listens",
-			args: []string{"-db", "mysql://wp:" + secret + "2@127.0.0.1:1/wordpress"},
-			want: "database: wpdb: connect to mysql database wordpress at TCP 127.0.0.1:1: dial tcp 127.0.0.1:1: connect: connection refused",
+			name: "refused database password",
+			args: refusedDB,
+			want: refusedDBWant,
 		},
 		{
-			name: "unreachable host: it never answers",
-			args: []string{"-db", "mysql://wp:" + secret + "2@" + silent.addr + "/wordpress", "-query-timeout", "500ms"},
-			want: "database: wpdb: connect to mysql database wordpress at TCP " + silent.addr + ": no answer, timed out: context deadline exceeded",
+			name: "refused Redis password",
+			args: []string{"-redis", "redis://:wrong-" + secret + "@127.0.0.1:" + strconv.Itoa(refusedRedis.Port) + "/0"},
+			want: "-redis: session: open redis redis://:xxxxx@127.0.0.1:" + strconv.Itoa(refusedRedis.Port) + "/0: refused: WRONGPASS invalid username-password pair or user is disabled.",
+		},
+		// An unreachable database is an outage, not a mistake: a
+		// database started a moment after the server, in a roll-out,
+		// must not stop it (TestStartBeforeDependencies).
+		{
+			name:  "unreachable host: nothing listens",
+			args:  []string{"-db", "mysql://wp:" + secret + "2@127.0.0.1:1/wordpress"},
+			waits: "unavailable: connection refused",
+			logs:  "database: wpdb: connect to mysql database wordpress at TCP 127.0.0.1:1: dial tcp 127.0.0.1:1: connect: connection refused",
+		},
+		{
+			name:  "unreachable host: it never answers",
+			args:  []string{"-db", "mysql://wp:" + secret + "2@" + silent.addr + "/wordpress", "-query-timeout", "500ms"},
+			waits: "unavailable: no answer, timed out",
+			logs:  "database: wpdb: connect to mysql database wordpress at TCP " + silent.addr + ": no answer, timed out: context deadline exceeded",
 		},
 		{
 			// Dropped packets, or a host that accepts and never answers
 			// (as in this sandbox): either way the address is named.
-			name: "unreachable host: a blackhole address",
-			args: []string{"-db", "mysql://wp:" + secret + "2@10.255.255.1/wordpress", "-query-timeout", "500ms"},
-			want: "database: wpdb: connect to mysql database wordpress at TCP 10.255.255.1:3306: …",
+			name:  "unreachable host: a blackhole address",
+			args:  []string{"-db", "mysql://wp:" + secret + "2@10.255.255.1/wordpress", "-query-timeout", "500ms"},
+			waits: "unavailable: …",
+			logs:  "database: wpdb: connect to mysql database wordpress at TCP 10.255.255.1:3306: ",
 		},
 		{
 			// The database would take the whole query timeout not to
@@ -153,6 +180,10 @@ func TestConfigurationMistakes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
+			if tt.waits != "" {
+				checkWaiting(t, startServer(t, tt.env, tt.args...), tt.waits, tt.logs, secret)
+				return
+			}
 			if tt.want == "" {
 				srv := startServer(t, tt.env, tt.args...)
 				if got := srv.get(t, jsonPath(0, 5)); len(got.posts(t)) == 0 {
@@ -196,6 +227,38 @@ func TestConfigurationMistakes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// checkWaiting checks a server that waits for its database: it answers as
+// checkStarting says, with the database's state as want says, and its log
+// says logs and never secret, nor does /readyz.
+func checkWaiting(t *testing.T, srv *testServer, want, logs, secret string) {
+	t.Helper()
+	checkStarting(t, srv, "database", want, `{"error":"database unavailable"}`)
+	ready := srv.get(t, "/readyz")
+	log := srv.Logs.String()
+	if !strings.Contains(log, `"msg":"waiting for database"`) || !strings.Contains(log, logs) {
+		t.Errorf("no line waiting for the database saying %q:\n%s", logs, log)
+	}
+	if strings.Contains(log, secret) || strings.Contains(ready.Body, secret) {
+		t.Errorf("the password shows:\n%s\n%s", ready.Body, log)
+	}
+}
+
+// refusedPassword returns -db's arguments for a MariaDB user of its own
+// given a wrong password, and the error run must stop with.
+func refusedPassword(t *testing.T, secret string) (args []string, want string) {
+	t.Helper()
+	cfg := withPassword(t, wpdbtest.MySQL(t), "right-"+secret)
+	mc, err := mysql.ParseDSN(cfg.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := mc.Clone()
+	wrong.Passwd = "wrong-" + secret
+	cfg.DSN = wrong.FormatDSN()
+	return []string{"-db", dbURL(t, cfg)}, "database: wpdb: connect to mysql database " + mc.DBName + " at TCP 127.0.0.1:3306: Error 1045 (28000): Access denied for user '" +
+		mc.User + "'@'127.0.0.1' (using password: YES)"
 }
 
 // silentListener accepts TCP connections and never answers, as a

@@ -49,7 +49,7 @@ func TestParsePagePosts(t *testing.T) {
 			t.Parallel()
 			got, err := parsePagePosts(tt.raw)
 			if tt.wantErr != "" {
-				status, message := errorStatus(err)
+				status, message, _ := errorStatus(err)
 				if status != http.StatusBadRequest || message != tt.wantErr {
 					t.Fatalf("error = %d %q, want 400 %q", status, message, tt.wantErr)
 				}
@@ -70,7 +70,7 @@ func FuzzParsePagePosts(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string) {
 		n, err := parsePagePosts(raw)
 		if err != nil {
-			if status, _ := errorStatus(err); status != http.StatusBadRequest {
+			if status, _, _ := errorStatus(err); status != http.StatusBadRequest {
 				t.Fatalf("parsePagePosts(%q): status %d, want 400", raw, status)
 			}
 			return
@@ -313,17 +313,22 @@ func TestBrowserWithoutJavaScript(t *testing.T) {
 func (tb *tab) historyGo(delta int, search string) {
 	tb.t.Helper()
 	eval[chromedp.Void](tb, fmt.Sprintf("history.go(%d)", delta))
-	// Polled by hand: an evaluation during the navigation fails with a
-	// context that went away, which is no reason to stop waiting.
-	loaded := fmt.Sprintf("location.search === %q && document.readyState === 'complete'", search)
+	tb.waitAcrossLoad(fmt.Sprintf("location.search === %q && document.readyState === 'complete'", search))
+}
+
+// waitAcrossLoad waits until expr is true on the page a navigation loads.
+// Polled by hand: an evaluation during the navigation fails with a context
+// that went away, which is no reason to stop waiting (chromedp.Poll stops).
+func (tb *tab) waitAcrossLoad(expr string) {
+	tb.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		done, err := chromedp.Run(tb.ctx, chromedp.Evaluate[bool](loaded))
+		done, err := chromedp.Run(tb.ctx, chromedp.Evaluate[bool](expr))
 		if err == nil && done {
 			return
 		}
 		if time.Now().After(deadline) {
-			tb.t.Fatalf("history.go(%d) did not load %s: %v (page: %s)", delta, search, err, tb.describe())
+			tb.t.Fatalf("waiting for %s: %v (page: %s)", expr, err, tb.describe())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -75,7 +75,7 @@ func TestParseLoadMoreQuery(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := parseLoadMoreQuery(tt.raw, 2, 100)
 			if tt.wantErr != "" {
-				status, message := errorStatus(err)
+				status, message, _ := errorStatus(err)
 				if status != http.StatusBadRequest || message != tt.wantErr {
 					t.Fatalf("error = %d %q, want 400 %q", status, message, tt.wantErr)
 				}
@@ -107,7 +107,7 @@ func FuzzParseLoadMoreQuery(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string) {
 		q, err := parseLoadMoreQuery(raw, 2, 100)
 		if err != nil {
-			if status, _ := errorStatus(err); status != http.StatusBadRequest {
+			if status, _, _ := errorStatus(err); status != http.StatusBadRequest {
 				t.Fatalf("error %v is not a 400", err)
 			}
 			return

@@ -2,11 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -16,48 +17,79 @@ import (
 
 	"github.com/prometheus/procfs"
 
+	"github.com/wploadmore/wploadmore/server/listing"
+	"github.com/wploadmore/wploadmore/templates"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
-// TestPageRenderWaits: with every render place taken, a page that is not in
-// the memo waits, and is answered 503 once its request's context ends; a
-// page in the memo is still served at once, and once the places are given
-// back the render goes ahead.
-func TestPageRenderWaits(t *testing.T) {
+// TestRenderBusy: a render that found no place among the renders in
+// flight in time fails with listing.ErrBusy (listing's TestRenderWaits),
+// which is answered 503, as a server that is saturated: a proxy or the
+// reader can retry.
+func TestRenderBusy(t *testing.T) {
 	t.Parallel()
-	p, cfg := testPageRenderer(t)
-	views := mustViews(t, []wpdb.Post{{ID: 2, Title: "A", Date: "2024-01-01 00:00:00"}, {ID: 1, Title: "B", Date: "2024-01-01 00:00:00"}},
-		defaultPostFormat(t))
-	kept := pageView{PostsStart: 2, Posts: views, MaxPosts: cfg.MaxPagePosts}
-	ctx := context.Background()
-	if _, err := p.render(ctx, kept); err != nil {
+	err := fmt.Errorf("page of 2 posts: %w: %w", listing.ErrBusy, context.DeadlineExceeded)
+	if status, text, _ := errorStatus(err); status != http.StatusServiceUnavailable || text != "server busy, try again" {
+		t.Errorf("a busy render is answered %d %q, want 503 \"server busy, try again\"", status, text)
+	}
+}
+
+// TestBusyRetryAfter: a refusal of a busy server, a query past the
+// cache's admission or a render, is answered 503 with Retry-After: 1, as
+// JSON and as the page; a database that is down gets no Retry-After.
+func TestBusyRetryAfter(t *testing.T) {
+	t.Parallel()
+	busy := fmt.Errorf("listing: page of 2 posts after offset 9000: 8 queries in flight: %w", listing.ErrBusy)
+	down := fmt.Errorf("wpdb: posts: %w", wpdb.ErrUnavailable)
+	logger := slog.New(slog.DiscardHandler)
+	for _, tt := range []struct {
+		name       string
+		err        error
+		retryAfter string
+	}{
+		{"busy", busy, "1"},
+		{"database down", down, ""},
+	} {
+		for format, adapt := range map[string]func(*slog.Logger, func(http.ResponseWriter, *http.Request) error) http.Handler{
+			"json": jsonErrors, "html": htmlErrors,
+		} {
+			t.Run(tt.name+"/"+format, func(t *testing.T) {
+				w := httptest.NewRecorder()
+				adapt(logger, func(http.ResponseWriter, *http.Request) error { return tt.err }).
+					ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/load-more.php?start=9000", nil))
+				if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") != tt.retryAfter {
+					t.Errorf("answered %d with Retry-After %q, want 503 with %q", w.Code, w.Header().Get("Retry-After"), tt.retryAfter)
+				}
+			})
+		}
+	}
+}
+
+// testPageRenderer is the page renderer of a server with the defaults and
+// the embedded templates, titled "Title", and the format of its posts.
+func testPageRenderer(t *testing.T) (*listing.Renderer, *listing.Format) {
+	t.Helper()
+	cfg, err := parseConfig([]string{"wploadmore"}, envFunc(nil), io.Discard)
+	if err != nil {
 		t.Fatal(err)
 	}
-	all := int64(max(renderBudget/renderBytesPerPost, cfg.MaxPagePosts))
-	if !p.renders.TryAcquire(all) {
-		t.Fatal("the render places are not all free")
+	mustache, err := templates.FS.ReadFile(loadMoreTemplate)
+	if err != nil {
+		t.Fatal(err)
 	}
-	short, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
-	defer cancel()
-	_, err := p.render(short, pageView{PostsStart: 3, Posts: views, MaxPosts: cfg.MaxPagePosts})
-	if status, _ := errorStatus(err); !errors.Is(err, errBusy) || status != http.StatusServiceUnavailable {
-		t.Errorf("render with no place free = %v (status %d), want errBusy, 503", err, status)
+	p, err := listing.NewRenderer(cfg.renderSettings("Title"), templates.FS, string(mustache))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := p.render(short, kept); err != nil {
-		t.Errorf("render of a kept page with no place free: %v", err)
-	}
-	p.renders.Release(all)
-	if _, err := p.render(ctx, pageView{PostsStart: 3, Posts: views, MaxPosts: cfg.MaxPagePosts}); err != nil {
-		t.Errorf("render once the places are free: %v", err)
-	}
+	return p, listing.NewFormat(cfg.site(wpdb.Options{}, slog.New(slog.DiscardHandler)))
 }
 
 // pageViewsRSS is the bound TestPageViewsAtCapRSS holds the server to: what
 // it takes idle (about 25 MB, the bench's figures), plus what renders in
-// flight allocate (renderBudget, 16 MB), plus the page memo (8 MB), rounded
-// up. Before the cap was lowered and renders bounded, the same views (of
-// 1 000 posts) took 77 MB.
+// flight allocate (listing's renderBudget, 16 MB), plus the rendered pages
+// kept (8 MB), rounded up. With a cap of 1 000 posts and renders unbounded,
+// the same views took 77 MB.
 const pageViewsRSS = 56 << 20
 
 // TestPageViewsAtCapRSS: 16 visitors who raised posts_start past 1 000
@@ -65,6 +97,9 @@ const pageViewsRSS = 56 << 20
 // server, a process of its own, stays under pageViewsRSS at its peak
 // (VmHWM).
 func TestPageViewsAtCapRSS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a server process under a flood of page views")
+	}
 	t.Parallel()
 	const visitors, postBytes = 16, 200 << 10
 	cfg := wpdbtest.MySQL(t)
@@ -79,7 +114,7 @@ func TestPageViewsAtCapRSS(t *testing.T) {
 	srv := startChildServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg)})
 
 	// Each visitor raises its posts_start past the cap, to its own value:
-	// then every page differs (its badge) and none comes from the memo.
+	// then every page differs (its badge) and none is one the renderer kept.
 	clients := make([]*http.Client, visitors)
 	for i := range clients {
 		jar, err := cookiejar.New(nil)

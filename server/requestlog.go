@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"strconv"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -12,14 +11,21 @@ import (
 )
 
 // What one client can make the request log write. A request's path and
-// query are the client's to choose and can be 64 KB long; 404s with such
-// queries once grew the log by 829 MiB in 5 s. So each line holds a bounded
-// part of them, and lines of 4xx answers, the ones a client makes at will
-// and cheaply, go through one token bucket for the whole server: a flood
-// from any number of clients writes at most clientErrorLines a second, after
-// a burst a scanner's sweep fits in. Lines of 2xx, 3xx and 5xx answers are
-// never dropped: 5xx are ours to see, and the others are the site working.
+// query are the client's to choose and can be 64 KB long; written whole,
+// 404s with such queries grow the log by 829 MiB in 5 s. So each line
+// holds a bounded part of them, and lines of 4xx answers, the ones a
+// client makes at will and cheaply, go through one token bucket for the
+// whole server: a flood from any number of clients writes at most
+// clientErrorLines a second, after a burst a scanner's sweep fits in.
+// Then every line, whatever its status, goes through a bucket of bytes
+// (-access-log-bytes, see lineBudget): a flood of 200s with junk queries
+// is as cheap to send as one of 404s.
 const (
+	// maxRequestLine is the longest request line, in either log format,
+	// with every attribute at its widest (TestRequestLineSize holds the
+	// code to it): the figure the README's bounds are computed from, and
+	// the least -access-log-bytes, under which such a line never passes.
+	maxRequestLine = 1024
 	// maxLoggedURL is the most bytes of path and query one line holds, as
 	// written, escapes included; path_len and query_len give the whole
 	// lengths when they were cut.
@@ -37,10 +43,6 @@ const (
 	clientErrorLines   = 5   // lines of 4xx answers per second, after the burst
 	clientErrorBurst   = 100 // lines of 4xx answers written at once before the rate binds
 	suppressedInterval = 10 * time.Second
-
-	// maxRequestLine is the longest request line, in either log format,
-	// with every attribute at its widest (TestRequestLineSize).
-	maxRequestLine = 1024
 )
 
 // logLimits bounds the lines of 4xx answers. Tests set their own.
@@ -57,37 +59,33 @@ func defaultLogLimits() logLimits {
 // clientErrorLog decides which lines of 4xx answers are written, and
 // writes one line for those it dropped, at most one per interval.
 type clientErrorLog struct {
-	logger     *slog.Logger
-	limits     logLimits
-	bucket     *rate.Limiter
-	suppressed atomic.Int64
+	bucket  *rate.Limiter
+	dropped dropped
 }
 
 func newClientErrorLog(logger *slog.Logger, limits logLimits) *clientErrorLog {
-	return &clientErrorLog{logger: logger, limits: limits, bucket: rate.NewLimiter(limits.Rate, limits.Burst)}
+	limit := strconv.FormatFloat(float64(limits.Rate), 'f', -1, 64) + "/s, burst " + strconv.Itoa(limits.Burst)
+	return &clientErrorLog{
+		bucket: rate.NewLimiter(limits.Rate, limits.Burst),
+		// Lines dropped before they were formatted have no bytes to report.
+		dropped: dropped{interval: limits.Interval, report: func(lines, _ int64) {
+			logger.LogAttrs(context.Background(), slog.LevelInfo, "suppressed request lines of 4xx answers",
+				slog.Int64("lines", lines),
+				slog.Duration("interval", limits.Interval),
+				slog.String("limit", limit),
+			)
+		}},
+	}
 }
 
 // allow reports whether a line of a 4xx answer may be written, and counts
-// it when not. The first line dropped after a summary arms a timer for the
-// next one, so no goroutine runs while nothing is dropped, and a count is
-// reported one interval later even if the flood has stopped.
+// it when not.
 func (c *clientErrorLog) allow() bool {
 	if c.bucket.Allow() {
 		return true
 	}
-	if c.suppressed.Add(1) == 1 {
-		time.AfterFunc(c.limits.Interval, c.summarize)
-	}
+	c.dropped.add(0)
 	return false
-}
-
-func (c *clientErrorLog) summarize() {
-	n := c.suppressed.Swap(0)
-	c.logger.LogAttrs(context.Background(), slog.LevelInfo, "suppressed request lines of 4xx answers",
-		slog.Int64("lines", n),
-		slog.Duration("interval", c.limits.Interval),
-		slog.String("limit", strconv.FormatFloat(float64(c.limits.Rate), 'f', -1, 64)+"/s, burst "+strconv.Itoa(c.limits.Burst)),
-	)
 }
 
 // cutForLog returns the longest start of s, cut on a rune boundary, that

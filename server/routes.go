@@ -4,24 +4,32 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
 )
 
 // routes lists every route the server answers and the middleware around
 // them. The PHP script's URLs live under the base path; the probes stay at
 // the root where orchestrators look for them.
-func routes(cfg Config, logger *slog.Logger, posts postSource, views viewSource, sessions sessionStore,
-	cookie session.Cookie, page *pageRenderer, template staticFile, assets map[string]staticFile,
+func routes(cfg Config, logger *slog.Logger, posts postSource, views viewSource, archives *archiveAnswers, sessions sessionStore,
+	cookie session.Cookie, page *listing.Renderer, csp *pagePolicy, template staticFile, assets map[string]staticFile,
 	access *slog.Logger, m *metrics) http.Handler {
 	base := cfg.BasePath
 	loadMore := base + "/load-more.php"
 
+	unsent := newUnsentAnswers(cfg.UnsentBytes) // one room for the page and the JSON
+	failures := newFailureLogger(logger, logLimits{Rate: failureLines, Burst: failureBurst, Interval: suppressedInterval})
+	coders := newJSONCoders()
+	// An archive's answers share the room and the coders.
+	archives.unsent, archives.coders = unsent, coders
+
 	mux := patternMux{http.NewServeMux()} // the route label of logs and metrics
-	// The page and the JSON are compressed as written; static files were
-	// compressed at start (compress.go).
+	// The page and the JSON are compressed whole before they are written
+	// (pagecompress.go, jsoncompress.go), and gzhttp compresses their error
+	// answers; static files were compressed at start (compress.go).
 	mux.Handle("GET "+loadMore, compressAnswers(handleLoadMore(
-		jsonErrors(logger, servePosts(views, sessions, cookie, cfg.Batch, cfg.MaxBatch)),
-		htmlErrors(logger, servePage(views, sessions, cookie, page, cfg.MaxPagePosts)),
+		jsonErrors(failures, servePosts(views, archives, sessions, cookie, unsent, coders, cfg.Batch, cfg.MaxBatch)),
+		htmlErrors(failures, servePage(views, archives, sessions, cookie, unsent, page, csp, cfg.Batch, cfg.MaxPagePosts)),
 	)))
 	mux.Handle(loadMore, handleMethodNotAllowed(logger, "GET, HEAD"))
 	mux.Handle("GET "+base+"/load-more.mustache", template)
@@ -31,6 +39,8 @@ func routes(cfg Config, logger *slog.Logger, posts postSource, views viewSource,
 	mux.Handle("GET /readyz", handleReadyz(logger, posts, sessions, cfg.Redis != ""))
 
 	// Outermost first: every request is logged and counted, even one that
-	// panicked, and every answer carries the security headers.
-	return logRequests(access, cfg.TrustedProxies, m, recoverPanics(logger, securityHeaders(mux)))
+	// panicked or was refused for its body, and every answer carries the
+	// security headers.
+	return logRequests(access, cfg.TrustedProxies, m, recoverPanics(logger, securityHeaders(
+		refuseBodies(loadMore, logger, mux))))
 }

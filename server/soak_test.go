@@ -24,6 +24,7 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 
+	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -53,13 +54,16 @@ const (
 	soakMaxRSS = 96 << 20
 )
 
-// TestSoakAndFaults is issue 12's soak: soakVisitors visitors, each with
+// TestSoakAndFaults is the soak: soakVisitors visitors, each with
 // its own session, click through the listing (JSON, desiredPosts=2, and
 // now and then the page) against a server process on MariaDB behind a
 // proxy and a throwaway Redis, while the test in turn freezes Redis, cuts
 // the database and floods the server with cookieless requests. It prints
 // what each phase was answered and how soon /readyz recovered.
 func TestSoakAndFaults(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a soak under faults")
+	}
 	t.Parallel()
 	began := time.Now()
 	cfg := wpdbtest.MySQL(t)
@@ -362,7 +366,7 @@ func (v *soakVisitor) click(ctx context.Context) {
 		}
 		sent := v.rec.begin()
 		status, body, err := v.get(path)
-		var posts []postView
+		var posts []listing.Post
 		if err == nil && status == http.StatusOK && !page && json.Unmarshal([]byte(body), &posts) != nil {
 			status, body = -1, "200 with a body that is no list of posts: "+body // counted as neither 200 nor 503
 		}

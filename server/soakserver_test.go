@@ -237,7 +237,7 @@ func (s *soakServer) settle(t *testing.T, pools soakPools, base soakLevel) soakL
 }
 
 // memory returns the server's peak and current resident set in bytes.
-func (s *soakServer) memory(t *testing.T) (hwm, rss int) {
+func (s *childServer) memory(t *testing.T) (hwm, rss int) {
 	t.Helper()
 	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.pid))
 	if err != nil {

@@ -12,11 +12,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wploadmore/wploadmore/server/listing"
 )
 
 const (
-	loadMoreTemplate = "load-more.mustache"
-	pageTemplate     = "page.html"
+	loadMoreTemplate = listing.PostsTemplate
 	vendoredMustache = "vendor/mustache.mjs"
 )
 

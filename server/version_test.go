@@ -69,6 +69,9 @@ func TestVersionFlag(t *testing.T) {
 // version file's content through -ldflags -X, and runs -version: it is
 // what proves main.version is the variable -X sets.
 func TestVersionLdflags(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds the binary")
+	}
 	t.Parallel()
 	raw, err := os.ReadFile("../version")
 	if err != nil {
