@@ -42,28 +42,7 @@ func testNginx(t *testing.T, nginx, base string) {
 		"location ^~ /assets/ {", "location ^~ "+base+"/assets/ {",
 	))
 
-	user := ""
-	if os.Geteuid() == 0 {
-		// Workers would otherwise run as nobody, who cannot read the
-		// test's private temporary folders.
-		user = "user root;"
-	}
-	writeFile(t, prefix, "nginx.conf", fmt.Sprintf(`%s
-worker_processes 1;
-pid %[2]s/nginx.pid;
-error_log stderr;
-events { worker_connections 64; }
-http {
-    include mime.types;
-    access_log off;
-    client_body_temp_path %[2]s/body;
-    proxy_temp_path %[2]s/proxy;
-    fastcgi_temp_path %[2]s/fastcgi;
-    uwsgi_temp_path %[2]s/uwsgi;
-    scgi_temp_path %[2]s/scgi;
-    include sites-enabled/*;
-}
-`, user, prefix))
+	writeFile(t, prefix, "nginx.conf", nginxConf(prefix, "include sites-enabled/*;"))
 
 	conf := filepath.Join(prefix, "nginx.conf")
 	front, server := startWebServer(t, "nginx", "/wp-content/themes/demo/style.css", func(port int) *exec.Cmd {
@@ -85,4 +64,31 @@ http {
 	if t.Failed() {
 		t.Logf("nginx's log:\n%s", server.output.String())
 	}
+}
+
+// nginxConf is an nginx.conf for a test's prefix folder, with sites as
+// the end of its http block.
+func nginxConf(prefix, sites string) string {
+	user := ""
+	if os.Geteuid() == 0 {
+		// Workers would otherwise run as nobody, who cannot read the
+		// test's private temporary folders.
+		user = "user root;"
+	}
+	return fmt.Sprintf(`%s
+worker_processes 1;
+pid %[2]s/nginx.pid;
+error_log stderr;
+events { worker_connections 64; }
+http {
+    include mime.types;
+    access_log off;
+    client_body_temp_path %[2]s/body;
+    proxy_temp_path %[2]s/proxy;
+    fastcgi_temp_path %[2]s/fastcgi;
+    uwsgi_temp_path %[2]s/uwsgi;
+    scgi_temp_path %[2]s/scgi;
+    %[3]s
+}
+`, user, prefix, sites)
 }

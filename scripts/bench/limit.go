@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/excerpt"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest/fixture"
 )
 
@@ -50,10 +51,10 @@ func runDirect(ctx context.Context, conns int, d time.Duration, call func(ctx co
 	return m
 }
 
-// naiveSQL is the page query the deferred join replaced: LIMIT/OFFSET over
-// full rows, which makes the database read (and, for longtext, fetch
-// off-page) every skipped row's content. The server no longer has it; the
-// bench times it to show what the deferred join saves at deep offsets.
+// naiveSQL is the plain page query: LIMIT/OFFSET over full rows, which
+// makes the database read (and, for longtext, fetch off-page) every
+// skipped row's content. The server runs a deferred join instead; the
+// bench times this one beside it to show what that saves at deep offsets.
 const naiveSQL = "SELECT p.ID, p.post_title, p.post_content, p.post_name, p.post_date FROM %sposts AS p" +
 	" WHERE post_type = 'post' AND post_status = 'publish' ORDER BY p.post_date DESC, p.ID DESC LIMIT ? OFFSET ?"
 
@@ -113,9 +114,9 @@ func meanDuration(f func() error, most int, d time.Duration) (ms, error) {
 }
 
 // timeExcerpt benchmarks content shaping on a 2 KB and a 200 KB post of the
-// seed's kind, as `go test -bench Excerpt ./wpdb` does.
+// seed's kind, as `go test -bench Excerpt ./wpdb/excerpt` does.
 func timeExcerpt(rep *report) {
-	e := wpdb.NewExcerpter([]string{"wp_caption", "caption", "gallery", "playlist", "audio", "video", "embed"})
+	e := excerpt.New(excerpt.CoreShortcodes())
 	perPost := func(post string) ms {
 		return ms(testing.Benchmark(func(b *testing.B) {
 			for b.Loop() {

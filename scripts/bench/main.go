@@ -1,6 +1,6 @@
 // Command bench measures the server against a large seeded WordPress
-// database and Redis, beside the floors it stands on, and checks the
-// performance targets of issues 6 and 11.
+// database and Redis, beside the floors it stands on, and checks its
+// performance targets (the README's Performance section).
 //
 // It seeds its own MariaDB database (scripts/seed; skipped when complete),
 // runs the server binary on 127.0.0.1, drives it with wrk through a table
@@ -89,15 +89,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	dbCfg, err := wpdb.ParseURL(o.db)
+	dbCfg, err := benchDatabase(o.db)
 	if err != nil {
-		return fmt.Errorf("-db: %w", err)
-	}
-	if dbCfg, _, err = wpdb.ResolveLocalSocket(dbCfg, wpdb.DefaultSocketPaths()); err != nil {
-		return fmt.Errorf("-db: %w", err)
-	}
-	if dbCfg.Driver != wpdb.DriverMySQL { // the bench counts MariaDB's queries and makes throwaway databases
-		return fmt.Errorf("-db: %s: the bench measures MariaDB (mysql://)", dbCfg.Driver)
+		return err
 	}
 	rep := &report{Date: time.Now(), Machine: machine(), LoadAvg: [2]string{loadAverage()}}
 	if u, err := url.Parse(o.redis); err == nil {
@@ -111,8 +105,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer stop()
 		o.redis, rep.Redis = addr, "a redis-server of the bench's own"
 	}
-	// The server's defaults, so the limit queries as the server does.
-	dbCfg.TablePrefix, dbCfg.PostTypes, dbCfg.QueryTimeout = "wp_", []string{"post"}, 5*time.Second
 	b := &bench{o: o, logf: func(format string, a ...any) { fmt.Fprintf(stderr, "bench: "+format+"\n", a...) }}
 	if b.dir, err = os.MkdirTemp("", "wploadmore-bench-"); err != nil {
 		return err
@@ -121,63 +113,122 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if b.wrk, err = newWrk(b.dir, o.wrkThreads); err != nil {
 		return err
 	}
-	b.logf("load generator: %s; building the server, seeding %d posts (skipped when there)", b.wrk.name, o.posts)
-	// Binaries: the measured process is the server alone, not `go run`.
+	rep.LoadGenerator = b.wrk.name
+	if err := b.buildAndSeed(ctx, stderr); err != nil {
+		return err
+	}
+	if err := databaseSize(ctx, dbCfg, o.posts, rep); err != nil {
+		return err
+	}
+	closeFloors, err := b.openFloors(ctx, dbCfg)
+	defer closeFloors()
+	if err != nil {
+		return err
+	}
+	if err := b.measureAll(ctx, dbCfg, rep); err != nil {
+		return err
+	}
+	rep.LoadAvg[1] = loadAverage()
+	fmt.Fprint(stdout, rep.markdown())
+	js, err := json.MarshalIndent(rep, "", "  ")
+	if err == nil {
+		err = os.WriteFile(o.out, append(js, '\n'), 0o644)
+	}
+	b.logf("figures written to %s", o.out)
+	return err
+}
+
+// benchDatabase is the store configuration of -db: a MariaDB, as the bench
+// counts its queries and makes throwaway databases, read as the server
+// reads it by default, so the limit queries as the server does.
+func benchDatabase(dbURL string) (wpdb.Config, error) {
+	cfg, err := wpdb.ParseURL(dbURL)
+	if err != nil {
+		return wpdb.Config{}, fmt.Errorf("-db: %w", err)
+	}
+	if cfg, _, err = wpdb.ResolveLocalSocket(cfg, wpdb.DefaultSocketPaths()); err != nil {
+		return wpdb.Config{}, fmt.Errorf("-db: %w", err)
+	}
+	if cfg.Driver != wpdb.DriverMySQL {
+		return wpdb.Config{}, fmt.Errorf("-db: %s: the bench measures MariaDB (mysql://)", cfg.Driver)
+	}
+	// The server's -post-types and -query-timeout defaults, which are its
+	// own flags' (package main): the bench cannot import them.
+	cfg.TablePrefix, cfg.PostTypes, cfg.QueryTimeout = wpdb.DefaultTablePrefix, []string{"post"}, 5*time.Second
+	return cfg, nil
+}
+
+// buildAndSeed builds the server and the seed script into b.dir, as the
+// measured process is the server alone, not `go run`, and seeds -db.
+func (b *bench) buildAndSeed(ctx context.Context, stderr io.Writer) error {
+	b.logf("load generator: %s; building the server, seeding %d posts (skipped when there)", b.wrk.name, b.o.posts)
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", b.dir+"/", "./server", "./scripts/seed")
 	cmd.Stdout, cmd.Stderr = stderr, stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("go build (run the bench from the repository root): %w", err)
 	}
 	b.serverBin = filepath.Join(b.dir, "server")
-	cmd = exec.CommandContext(ctx, filepath.Join(b.dir, "seed"), "-db", o.db, "-n", strconv.Itoa(o.posts))
+	cmd = exec.CommandContext(ctx, filepath.Join(b.dir, "seed"), "-db", b.o.db, "-n", strconv.Itoa(b.o.posts))
 	cmd.Stdout, cmd.Stderr = stderr, stderr
 	if err := cmd.Run(); err != nil {
 		return fmt.Errorf("seed: %w", err)
 	}
-	rep.LoadGenerator = b.wrk.name
-	if err := databaseSize(ctx, dbCfg, o.posts, rep); err != nil {
-		return err
-	}
+	return nil
+}
 
-	// The bench's own store and sessions, for the limit and the query
-	// timings; the key prefix keeps its sessions apart.
+// openFloors opens the bench's own store and sessions, for the limits and
+// the query timings, under a key prefix of its own; the servers it starts
+// share that prefix. The function returned closes them and removes the
+// bench's keys; it is to be called even when openFloors fails.
+func (b *bench) openFloors(ctx context.Context, dbCfg wpdb.Config) (closeAll func(), err error) {
+	var closers []func()
+	closeAll = func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
 	if b.store, err = wpdb.Open(ctx, dbCfg, nil); err != nil {
-		return err
+		return closeAll, err
 	}
-	defer b.store.Close()
+	closers = append(closers, func() { b.store.Close() })
 	if b.db, err = sql.Open(dbCfg.Driver, dbCfg.DSN); err != nil { // a driver wpdb registers: go-sql-driver for MariaDB
-		return err
+		return closeAll, err
 	}
-	defer b.db.Close()
+	closers = append(closers, func() { b.db.Close() })
 	prefix := "wploadmore_bench:" + rand.Text() + ":"
-	if b.sessions, err = session.OpenRedis(ctx, o.redis, session.Config{
-		KeyPrefix: prefix, Format: session.FormatPHP, MaxLifetime: 1440 * time.Second,
-		InitialPostsStart: 2, OpTimeout: 2 * time.Second, // the server's defaults
+	if b.sessions, err = session.OpenRedis(ctx, b.o.redis, session.Config{
+		KeyPrefix: prefix, Format: session.FormatPHP, MaxLifetime: session.DefaultMaxLifetime,
+		InitialPostsStart: session.DefaultInitialPostsStart, OpTimeout: session.DefaultOpTimeout,
 	}, nil); err != nil {
-		return fmt.Errorf("-redis: %w", err)
+		return closeAll, fmt.Errorf("-redis: %w", err)
 	}
-	defer b.sessions.Close()
-	defer func() {
+	closers = append(closers, func() { b.sessions.Close() }, func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		if err := sessiontest.DeletePrefix(ctx, o.redis, prefix); err != nil {
+		if err := sessiontest.DeletePrefix(ctx, b.o.redis, prefix); err != nil {
 			b.logf("could not remove the bench's Redis keys %s*: %v", prefix, err)
 		}
-	}()
-	b.serverArgs = []string{"-db", o.db, "-redis", o.redis, "-session-prefix", prefix}
+	})
+	b.serverArgs = []string{"-db", b.o.db, "-redis", b.o.redis, "-session-prefix", prefix}
+	return closeAll, nil
+}
 
-	table, err := scenarios(ctx, b.store, b.sessions, o)
+// measureAll runs the scenarios -run selects, then times the queries, the
+// excerpt, the head refresh and the fetch of a short and a long post, and
+// turns the figures into the targets.
+func (b *bench) measureAll(ctx context.Context, dbCfg wpdb.Config, rep *report) error {
+	table, err := scenarios(ctx, b.store, b.sessions, b.o)
 	if err != nil {
 		return err
 	}
-	if table = selectScenarios(table, o.run); len(table) == 0 {
-		return fmt.Errorf("-run %q matches no scenario", o.run)
+	if table = selectScenarios(table, b.o.run); len(table) == 0 {
+		return fmt.Errorf("-run %q matches no scenario", b.o.run)
 	}
 	if rep.Scenarios, err = b.runAll(ctx, table); err != nil {
 		return err
 	}
-	b.logf("timing the deferred join and the naive LIMIT/OFFSET at offset %d, and content shaping", o.posts/2)
-	if err := timeQueries(ctx, b.store, b.db, dbCfg.TablePrefix, o.posts/2, rep); err != nil {
+	b.logf("timing the deferred join and the naive LIMIT/OFFSET at offset %d, and content shaping", b.o.posts/2)
+	if err := timeQueries(ctx, b.store, b.db, dbCfg.TablePrefix, b.o.posts/2, rep); err != nil {
 		return err
 	}
 	timeExcerpt(rep)
@@ -191,14 +242,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	rep.Fetch2KB, rep.Fetch200KB = fetch[0], fetch[1]
-	rep.LoadAvg[1], rep.Targets = loadAverage(), targets(rep, table)
-	fmt.Fprint(stdout, rep.markdown())
-	js, err := json.MarshalIndent(rep, "", "  ")
-	if err == nil {
-		err = os.WriteFile(o.out, append(js, '\n'), 0o644)
-	}
-	b.logf("figures written to %s", o.out)
-	return err
+	rep.Targets = targets(rep, table)
+	return nil
 }
 
 func databaseSize(ctx context.Context, cfg wpdb.Config, posts int, rep *report) error {

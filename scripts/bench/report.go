@@ -146,7 +146,7 @@ func (d ms) String() string {
 	}
 }
 
-// target is one of the issue's goals, measured as a ratio.
+// target is one of the performance goals, measured as a ratio.
 type target struct {
 	Name      string  `json:"name"`
 	Measured  float64 `json:"measured"`

@@ -22,6 +22,12 @@ import (
 //go:embed wrk.lua
 var wrkScript []byte
 
+// floodScript is what the attackers of a flood scenario load: see its
+// header.
+//
+//go:embed flood.lua
+var floodScript []byte
+
 const sessionCookie = "PHPSESSID" // the server's default, PHP's
 
 // wrk runs wrk (https://github.com/wg/wrk), a C load generator on epoll, as
@@ -29,6 +35,7 @@ const sessionCookie = "PHPSESSID" // the server's default, PHP's
 // bench would take the 2-core machine's CPU from the server it measures.
 type wrk struct {
 	bin, script string // script: wrk.lua, written into the bench's temporary folder
+	flood       string // flood.lua, beside it
 	threads     int
 	name        string // version and threads, for the report
 }
@@ -44,9 +51,34 @@ func newWrk(dir string, threads int) (*wrk, error) {
 	if out, _ := exec.Command(bin, "-v").CombinedOutput(); len(strings.Fields(string(out))) >= 3 {
 		name = strings.Join(strings.Fields(string(out))[:3], " ")
 	}
-	w := &wrk{bin: bin, script: filepath.Join(dir, "wrk.lua"), threads: threads,
+	w := &wrk{bin: bin, script: filepath.Join(dir, "wrk.lua"), flood: filepath.Join(dir, "flood.lua"), threads: threads,
 		name: fmt.Sprintf("%s, %d thread(s), a separate process", name, threads)}
-	return w, os.WriteFile(w.script, wrkScript, 0o644)
+	return w, errors.Join(os.WriteFile(w.script, wrkScript, 0o644), os.WriteFile(w.flood, floodScript, 0o644))
+}
+
+// startFlood starts a second wrk, of one thread, that floods srv from
+// sc.flood connections until the returned stop is called: the JSON
+// endpoint with distinct ranges over sc.floodPosts posts (flood.lua), or
+// sc.floodPath over and over. What it is answered is not measured: the
+// scenario is its visitors.
+func (w *wrk) startFlood(ctx context.Context, srv *serverProcess, sc scenario) (stop func(), err error) {
+	ctx, cancel := context.WithCancel(ctx)
+	args := []string{"-t", "1", "-c", strconv.Itoa(sc.flood), "-d", "1h", "--timeout", "30s"}
+	if sc.floodPath != "" {
+		args = append(args, srv.baseURL+sc.floodPath)
+	} else {
+		args = append(args, "-s", w.flood, srv.baseURL+"/load-more.php")
+	}
+	cmd := exec.CommandContext(ctx, w.bin, args...)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "BENCH_POSTS=" + strconv.Itoa(sc.floodPosts)}
+	if err := cmd.Start(); err != nil {
+		cancel()
+		return nil, fmt.Errorf("wrk flood: %w", err)
+	}
+	return func() {
+		cancel()
+		cmd.Wait() // killed: its exit status says so, nothing more
+	}, nil
 }
 
 // wrkSeconds is how long wrk runs for d: its -d takes whole seconds.
@@ -78,6 +110,16 @@ func (w *wrk) command(url string, sc scenario, d time.Duration) (args, env []str
 // its next request when the previous answer arrived), and watches the
 // server process meanwhile.
 func (w *wrk) run(ctx context.Context, srv *serverProcess, sc scenario, d time.Duration) (*result, error) {
+	if sc.flood > 0 {
+		stop, err := w.startFlood(ctx, srv, sc)
+		if err != nil {
+			return nil, err
+		}
+		defer stop()
+		// The flood under way, as it was when visitors came in the
+		// attack: its connections open, the admission bound reached.
+		time.Sleep(time.Second)
+	}
 	args, env := w.command(srv.baseURL+sc.path, sc, d)
 	cmd := exec.CommandContext(ctx, w.bin, args...)
 	var stdout, stderr bytes.Buffer

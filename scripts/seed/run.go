@@ -69,7 +69,7 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 	case *prefix != "":
 		o.db.TablePrefix = *prefix
 	case o.db.TablePrefix == "":
-		o.db.TablePrefix = "wp_" // WordPress's default, as the server's
+		o.db.TablePrefix = wpdb.DefaultTablePrefix
 	}
 	switch {
 	case o.posts < 0:
@@ -99,29 +99,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer s.Close()
-	maxID, err := s.MaxID(ctx)
+	maxID, err := checkDataSet(ctx, s, o)
 	if err != nil {
 		return err
-	}
-	if maxID > fixture.LastID(o.posts) {
-		return fmt.Errorf("the table holds ID %d, beyond the %d posts asked for: "+
-			"not a data set of this seed script, or made with a larger -n", maxID, o.posts)
-	}
-	options, err := s.Options(ctx, dataSetOption)
-	if err != nil {
-		return err
-	}
-	want := dataSet(o.seed)
-	if got, ok := options[dataSetOption]; maxID > 0 && got != want {
-		if !ok {
-			got = "none named: made before the seed wrote the other tables, or not by it"
-		}
-		return fmt.Errorf("the database holds posts of another data set (%s), not %s: "+
-			"seed into an empty database, or drop this one's tables first", got, want)
 	}
 	// The rows that do not depend on the posts first: a rerun skips them.
 	site := fixture.Options()
-	site[dataSetOption] = want
+	site[dataSetOption] = dataSet(o.seed)
 	if err := s.InsertOptions(ctx, site); err != nil {
 		return err
 	}
@@ -144,7 +128,50 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if first > 0 {
 		fmt.Fprintf(stdout, "seed: resuming at post %d of %d\n", first, o.posts)
 	}
+	if err := writePosts(ctx, s, o, first, stdout, stderr); err != nil {
+		return err
+	}
+	if err := s.Analyze(ctx); err != nil {
+		return err
+	}
+	total, size, err := s.Size(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "seed: %s: %d rows in the posts table, %.0f MB in the site's tables\n", o.description, total, float64(size)/1e6)
+	return nil
+}
 
+// checkDataSet returns the largest post ID the database holds, when its
+// rows are of the data set o asks for, to be continued: a table holding
+// more posts than o.posts, or another fixture version or seed, is refused.
+func checkDataSet(ctx context.Context, s *wpdb.Seeder, o options) (maxID uint64, err error) {
+	if maxID, err = s.MaxID(ctx); err != nil {
+		return 0, err
+	}
+	if maxID > fixture.LastID(o.posts) {
+		return 0, fmt.Errorf("the table holds ID %d, beyond the %d posts asked for: "+
+			"not a data set of this seed script, or made with a larger -n", maxID, o.posts)
+	}
+	options, err := s.Options(ctx, dataSetOption)
+	if err != nil {
+		return 0, err
+	}
+	want := dataSet(o.seed)
+	if got, ok := options[dataSetOption]; maxID > 0 && got != want {
+		if !ok {
+			got = "none named: made before the seed wrote the other tables, or not by it"
+		}
+		return 0, fmt.Errorf("the database holds posts of another data set (%s), not %s: "+
+			"seed into an empty database, or drop this one's tables first", got, want)
+	}
+	return maxID, nil
+}
+
+// writePosts writes posts first..o.posts-1 with their rows in the other
+// tables, then the terms' counts, showing progress on stderr and the rate
+// on stdout.
+func writePosts(ctx context.Context, s *wpdb.Seeder, o options, first int, stdout, stderr io.Writer) error {
 	bar := progressbar.NewOptions(o.posts-first,
 		progressbar.OptionSetWriter(stderr),
 		progressbar.OptionSetVisibility(!o.quiet),
@@ -158,7 +185,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	start := time.Now()
 	var rows, meta, relationships, bytes int64
 	written := 0
-	err = generate(ctx, o, first, func(b batch) error {
+	err := generate(ctx, o, first, func(b batch) error {
 		// Posts last: MaxID then vouches for the batch's other rows.
 		if err := s.InsertPostMeta(ctx, b.meta); err != nil {
 			return err
@@ -186,18 +213,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fmt.Fprintf(stdout, "seed: wrote %d posts (%d rows, %d postmeta, %d term relationships, %.0f MB of content) in %s: %.0f rows/s, %.1f MB/s\n",
 		written, rows, meta, relationships, float64(bytes)/1e6, elapsed.Round(time.Millisecond),
 		float64(rows)/elapsed.Seconds(), float64(bytes)/1e6/elapsed.Seconds())
-	if err != nil {
-		return err
-	}
-	if err := s.Analyze(ctx); err != nil {
-		return err
-	}
-	total, size, err := s.Size(ctx)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "seed: %s: %d rows in the posts table, %.0f MB in the site's tables\n", o.description, total, float64(size)/1e6)
-	return nil
+	return err
 }
 
 // complete says whether the last post's rows are all written: its own ID
