@@ -47,6 +47,10 @@ test: assets services ## Run every test: vet, gofmt, unit, integration, fuzz see
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 30m ./...
 
+.PHONY: test-short
+test-short: assets services ## The loop to work in: every test that takes under a second or so (go test -short), about a minute
+	$(GO) test -short -count=1 ./...
+
 .PHONY: fuzz
 fuzz: ## Fuzz each fuzz target for FUZZTIME (default 30s)
 	@for pkg in ./wpdb ./session ./server ./scripts/tag ./scripts/bench; do \
