@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"syscall"
 
 	"github.com/go-sql-driver/mysql"
 	"modernc.org/sqlite"
@@ -40,6 +41,27 @@ func unavailable(err error) error {
 		return fmt.Errorf("%w: %w", ErrUnavailable, err)
 	}
 	return err
+}
+
+// connectionCut says err is a connection that died under a statement
+// (closed, reset, cut mid-answer) rather than a database that refused us,
+// timed out or could not run the statement: what a pooled connection
+// meets when the database restarted since its last use and the driver's
+// liveness check, racing the FIN, passed it. Another connection may well
+// answer at once.
+func connectionCut(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return false
+	}
+	for _, target := range []error{
+		mysql.ErrInvalidConn, driver.ErrBadConn, io.EOF, io.ErrUnexpectedEOF,
+		syscall.ECONNRESET, syscall.EPIPE,
+	} {
+		if errors.Is(err, target) {
+			return true
+		}
+	}
+	return false
 }
 
 // transientMySQL are the MySQL server errors that say the server cannot

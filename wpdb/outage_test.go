@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -65,7 +63,7 @@ func TestOutage(t *testing.T) {
 		p.Hang()
 		_, err := s.Posts(ctx, 0, 10)
 		t.Logf("hung: %v", err)
-		if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, mysql.ErrInvalidConn) {
+		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("Posts error = %v, want the query timeout", err)
 		}
 		if !errors.Is(err, wpdb.ErrUnavailable) {
@@ -78,6 +76,29 @@ func TestOutage(t *testing.T) {
 	t.Run("restart", func(t *testing.T) {
 		p.DropAll() // idle pooled connections die under the store
 		works(t)
+	})
+
+	// A connection the driver found alive but that dies under the
+	// statement, as after a restart that raced its liveness check: one
+	// more run, on a new connection, answers.
+	t.Run("cut under a statement", func(t *testing.T) {
+		p.CutStatements(1)
+		works(t)
+	})
+
+	// A database that cuts every statement is down: Posts gives up after
+	// that one more run rather than trying on.
+	t.Run("cut under every statement", func(t *testing.T) {
+		before := p.Queries()
+		p.CutStatements(1 << 30)
+		defer p.CutStatements(0)
+		_, err := s.Posts(ctx, 0, 10)
+		if !errors.Is(err, wpdb.ErrUnavailable) {
+			t.Fatalf("Posts error = %v, want wpdb.ErrUnavailable", err)
+		}
+		if got := p.Queries() - before; got != 2 {
+			t.Errorf("Posts sent %d statements to a database that cuts each, want 2: the run and one more", got)
+		}
 	})
 
 	// The driver's complaints about dead connections reach the injected

@@ -367,9 +367,18 @@ func (s *Store) pick() *target {
 // replica that answered its last check though set aside for its lag: a
 // stale page is better than none while the primary is down. Each run has
 // its own query timeout, within ctx.
+//
+// A run that failed because its connection was cut (see connectionCut)
+// runs once more on the same target first: f only reads, so repeating it
+// is safe, and after a database restart the pool may still hold
+// connections that died with it. Without this a restart would fail the
+// requests that drew those connections, though the database answers.
 func read[T any](ctx context.Context, s *Store, f func(context.Context, *target) (T, error)) (T, error) {
 	t := s.pick()
 	v, err := f(ctx, t)
+	if err != nil && connectionCut(err) && ctx.Err() == nil {
+		v, err = f(ctx, t)
+	}
 	if err == nil || !errors.Is(err, ErrUnavailable) || ctx.Err() != nil {
 		return v, err
 	}

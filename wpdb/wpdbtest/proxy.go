@@ -23,6 +23,7 @@ type Proxy struct {
 	target string
 
 	queries atomic.Int64 // statements the clients ran: see Queries
+	cuts    atomic.Int64 // statements still to cut: see CutStatements
 
 	mu       sync.Mutex
 	listener net.Listener
@@ -108,8 +109,8 @@ func (p *Proxy) pipe(dst, src net.Conn, delay time.Duration, counter *commandCou
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
-			if counter != nil {
-				counter.read(buf[:n])
+			if counter != nil && counter.read(buf[:n]) > 0 && p.cuts.Add(-1) >= 0 {
+				break
 			}
 			time.Sleep(delay)
 			if _, werr := dst.Write(buf[:n]); werr != nil {
@@ -146,7 +147,9 @@ type commandCounter struct {
 	atCommand bool // the next payload byte is a command's code
 }
 
-func (c *commandCounter) read(b []byte) {
+// read passes b through the counter and returns how many statements
+// started in it.
+func (c *commandCounter) read(b []byte) (statements int) {
 	for len(b) > 0 {
 		if c.left == 0 {
 			c.header[c.have] = b[0]
@@ -161,13 +164,21 @@ func (c *commandCounter) read(b []byte) {
 		}
 		if c.atCommand && (b[0] == 0x03 || b[0] == 0x17) {
 			c.n.Add(1)
+			statements++
 		}
 		c.atCommand = false
 		pass := min(c.left, len(b))
 		c.left -= pass
 		b = b[pass:]
 	}
+	return statements
 }
+
+// CutStatements makes each of the next n statements the clients send cut
+// its connection instead of reaching the database, as when the database
+// restarts under a connection the client found alive a moment before. The
+// statements still count in Queries.
+func (p *Proxy) CutStatements(n int) { p.cuts.Store(int64(n)) }
 
 // DropAll cuts every connection, as a database restart does.
 func (p *Proxy) DropAll() {
