@@ -25,8 +25,12 @@ const releaseEvery = time.Second
 // releaseSlack is how much more memory than after its last release (or at
 // its start, or its lowest since) the server may hold before releaseMemory
 // returns it. The live heap is no guide: it is known only as it was at the
-// last collection, which ran while the crowd was there.
-const releaseSlack = 32 << 20
+// last collection, which ran while the crowd was there. At 32 MB, 1 000
+// slow readers of a gzip answer, which raised the server from 29 to 58 MB,
+// left it at 58 MB. Smaller is not free: traffic that halves and comes
+// back can cost a release (two collections) each time it ebbs, at most
+// one each releaseEvery.
+const releaseSlack = 8 << 20
 
 // releaseMemory returns memory to the OS when the server holds releaseSlack
 // more than after its last release and its goroutines, which a

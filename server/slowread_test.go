@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"syscall"
@@ -70,7 +71,12 @@ func TestSlowReadersRSS(t *testing.T) {
 	wpdbtest.Insert(t, cfg, rows...)
 	for _, coding := range []string{"", "gzip", "zstd"} {
 		t.Run("coding="+coding, func(t *testing.T) {
-			srv := startChildServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg), "LOADMORE_ACCESS_LOG": "off"})
+			srv := startChildServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg), "LOADMORE_ACCESS_LOG": "off", "LOADMORE_LOG_LEVEL": "debug"})
+			defer func() {
+				if t.Failed() {
+					logReleases(t, srv)
+				}
+			}()
 			before, hwm, answer := slowReadersPeak(t, srv, jsonPath(0, 100), coding)
 			bound := before + defaultUnsentBytes + slowReaders*slowReaderConnBytes
 			t.Logf("%d slow readers of a %d KB answer: VmHWM %.1f MB, from %.1f MB idle: %.1f KB a connection beside -unsent-bytes (%d MB)",
@@ -131,6 +137,21 @@ func slowReadersPeak(t *testing.T, srv *childServer, path, coding string) (befor
 		c.Close()
 	}
 	return uint64(idle), peak, len(body)
+}
+
+// logReleases logs srv's lines about returning memory, for a failure to
+// say whether releaseMemory ran and what it found.
+func logReleases(t *testing.T, srv *childServer) {
+	t.Helper()
+	logs, err := os.ReadFile(srv.logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(string(logs)) {
+		if strings.Contains(line, `"msg":"memory: `) {
+			t.Log(strings.TrimSpace(line))
+		}
+	}
 }
 
 func mb[N int | uint64](n N) float64 { return float64(n) / (1 << 20) }
