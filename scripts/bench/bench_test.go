@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"os"
 	"strings"
 	"syscall"
@@ -247,5 +248,51 @@ func TestTimeFetch(t *testing.T) {
 	}
 	if after := throwaways(); after != before {
 		t.Errorf("%d throwaway databases before timeFetch, %d after", before, after)
+	}
+}
+
+// TestArchiveSize: a category's size is its count, and an author's, which
+// has none, is found by searching the offsets, whatever the bound; the
+// author's deep row then stands as deep as the posts allow.
+func TestArchiveSize(t *testing.T) {
+	t.Parallel()
+	ctx, cfg := context.Background(), wpdbtest.MySQL(t)
+	insertArchiveSite(t, ctx, cfg, 12)
+	others := wpdbtest.Posts(19)[12:] // IDs 13 to 19
+	for i := range others {
+		others[i].Author = 1 // admin
+	}
+	wpdbtest.Insert(t, cfg, others...)
+	store := wpdbtest.Store(t, cfg)
+	terms, err := store.Terms(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		vars string
+		most int
+		want int
+	}{
+		{denseArchive, 100, 12},
+		{authorArchive, 100, 12},
+		{authorArchive, 12, 12},
+		{authorArchive, 5, 5}, // it never looks past most
+		{"author_name=admin", 100, 7},
+	} {
+		q, err := url.ParseQuery(tt.vars)
+		if err != nil {
+			t.Fatal(err)
+		}
+		aq, err := wpdb.ParseArchive(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := terms.Resolve(aq)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.vars, err)
+		}
+		if got, err := archiveSize(ctx, store, terms, a, tt.vars, tt.most); err != nil || got != tt.want {
+			t.Errorf("archiveSize(%s, most %d) = %d, %v; want %d", tt.vars, tt.most, got, err, tt.want)
+		}
 	}
 }
