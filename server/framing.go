@@ -19,8 +19,15 @@ import (
 // be read as the next request, whatever its framing. "Connection: close"
 // in the answer is what makes net/http close it. What never reaches here:
 // transfer codings other than chunked, which net/http refuses itself (501,
-// and closes), and Transfer-Encoding on an HTTP/1.0 request, which it drops
-// from the header and reads as no body.
+// and closes).
+//
+// Nor does Transfer-Encoding on an HTTP/1.0 request: net/http drops it from
+// the header and reads no body, so on a kept-alive connection the bytes a
+// proxy took for its chunked body would be read as the next request. RFC
+// 9112 section 6.1 has the server close the connection after such a
+// message; as nothing here can see the header, every HTTP/1.0 request's
+// connection is closed after its answer. That costs HTTP/1.0 keep-alive
+// alone, which is rare: nginx's upstreams speak HTTP/1.0 without it.
 //
 // The answer on the PHP script's URL is JSON, as its other errors are
 // (jsonPath); elsewhere it is text, as net/http's own 400s.
@@ -29,6 +36,9 @@ func refuseBodies(jsonPath string, logger *slog.Logger, next http.Handler) http.
 	refuseJSON := jsonErrors(logger, func(http.ResponseWriter, *http.Request) error { return refused })
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength == 0 && len(r.TransferEncoding) == 0 {
+			if !r.ProtoAtLeast(1, 1) {
+				w.Header().Set("Connection", "close")
+			}
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -106,6 +106,28 @@ func TestRequestFraming(t *testing.T) {
 		})
 	}
 
+	// An HTTP/1.0 request's Transfer-Encoding never reaches the server
+	// (net/http drops it and reads no body), so what a proxy read as its
+	// chunked body would be the next request on a kept-alive connection:
+	// every HTTP/1.0 connection closes after its answer instead.
+	for _, tt := range []struct{ name, raw string }{
+		{"HTTP/1.0 keep-alive, chunked",
+			"GET /load-more.php?start=0&desiredPosts=1 HTTP/1.0\r\nConnection: keep-alive\r\nTransfer-Encoding: chunked\r\n\r\n" + smuggled},
+		{"HTTP/1.0 keep-alive",
+			"GET /load-more.php?start=0&desiredPosts=1 HTTP/1.0\r\nConnection: keep-alive\r\n\r\n" + smuggled},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			answers, closed := exchange(t, addr, tt.raw)
+			if len(answers) != 1 || !closed {
+				t.Fatalf("%d answers, closed %v; want one answer, then the connection closed", len(answers), closed)
+			}
+			if got := answers[0]; got.Status != http.StatusOK || got.Header.Get("Connection") != "close" {
+				t.Errorf("answer %d, Connection %q; want 200 and close", got.Status, got.Header.Get("Connection"))
+			}
+		})
+	}
+
 	t.Run("keep-alive without a body", func(t *testing.T) {
 		t.Parallel()
 		get := "GET /load-more.php?start=0&desiredPosts=1 HTTP/1.1\r\nHost: x\r\n\r\n"
