@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,20 +32,21 @@ wp_insert_post(array('post_title' => 'Twin', 'post_content' => '<p>Twin.</p>', '
 $draft = wp_insert_post(array('post_title' => 'Draft', 'post_content' => 'x', 'post_status' => 'draft'));
 $page = wp_insert_post(array('post_type' => 'page', 'post_title' => 'About', 'post_content' => 'x', 'post_status' => 'publish'));
 foreach (array($ids[0], $draft, $ids[6], $page) as $id) { stick_post($id); }
-echo json_encode(array('old' => $ids[0], 'mid' => $ids[6], 'newest' => $ids[count($ids) - 1], 'second' => $ids[count($ids) - 2]));
+echo json_encode(array('old' => $ids[0], 'mid' => $ids[6], 'newest' => $ids[count($ids) - 1], 'second' => $ids[count($ids) - 2], 'page' => $page));
 `
 
-// homeIDsPHP prints the IDs of the blog's home as WP_Query lists it with
-// every post on its first page: the sticky posts first, then the others.
+// homeIDsPHP prints the IDs of the blog's home, of the post types %s (a
+// PHP array), as WP_Query lists it with every post on its first page: the
+// sticky posts first, then the others.
 const homeIDsPHP = `
-$q = new WP_Query(array('post_type' => 'post', 'post_status' => 'publish', 'posts_per_page' => -1,
+$q = new WP_Query(array('post_type' => %s, 'post_status' => 'publish', 'posts_per_page' => -1,
 	'orderby' => array('date' => 'DESC', 'ID' => 'DESC')));
 echo json_encode(array('home' => $q->is_home, 'ids' => array_map(function ($p) { return (int) $p->ID; }, $q->posts)));
 `
 
 // stickySite installs archiveSitePHP's site with stickySitePHP's sticky
 // posts, and returns it with the IDs of the oldest and the 2024-03-01
-// sticky posts and of the two newest posts.
+// sticky posts, of the two newest posts and of the sticky page.
 func stickySite(t *testing.T) (*wpdbtest.WordPress, map[string]uint64) {
 	t.Helper()
 	wp := wpdbtest.NewWordPress(t)
@@ -55,15 +58,20 @@ func stickySite(t *testing.T) (*wpdbtest.WordPress, map[string]uint64) {
 	return wp, ids
 }
 
-// wordpressHome asks WP_Query for the blog home's order, and checks that
-// it is one: sticky posts first.
-func wordpressHome(t *testing.T, wp *wpdbtest.WordPress) []uint64 {
+// wordpressHome asks WP_Query for the order of the blog home listing
+// types, and checks that it is one: sticky posts first.
+func wordpressHome(t *testing.T, wp *wpdbtest.WordPress, types ...string) []uint64 {
 	t.Helper()
 	var home struct {
 		Home bool
 		IDs  []uint64
 	}
-	if err := json.Unmarshal(wp.PHP(t, homeIDsPHP), &home); err != nil {
+	quoted := make([]string, len(types))
+	for i, pt := range types {
+		quoted[i] = "'" + pt + "'"
+	}
+	php := fmt.Sprintf(homeIDsPHP, "array("+strings.Join(quoted, ", ")+")")
+	if err := json.Unmarshal(wp.PHP(t, php), &home); err != nil {
 		t.Fatal(err)
 	}
 	if !home.Home {
@@ -101,7 +109,7 @@ func TestStickyPostsWalks(t *testing.T) {
 	}
 	t.Parallel()
 	wp, ids := stickySite(t)
-	want := wordpressHome(t, wp)
+	want := wordpressHome(t, wp, "post")
 	if first := want[:2]; !cmp.Equal(first, []uint64{ids["mid"], ids["old"]}) {
 		t.Fatalf("WP_Query's home starts %v, want the sticky posts %d and %d first", first, ids["mid"], ids["old"])
 	}
@@ -128,6 +136,37 @@ func TestStickyPostsWalks(t *testing.T) {
 			if diff := cmp.Diff(want[:n], pagePostIDs(page)); diff != "" {
 				t.Errorf("ttl=%s: the page of %d posts (-WP_Query +got):\n%s", ttl, n, diff)
 			}
+		}
+	}
+}
+
+// TestStickyPostsTypes lists posts and pages: the sticky page, which a
+// listing of posts ignores, comes first among the sticky posts by its
+// date, as on a home that WP_Query lists both types on, and the walks by
+// start and by Link follow WP_Query's order, with the cache and without.
+func TestStickyPostsTypes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("installs WordPress (seconds); run without -short")
+	}
+	t.Parallel()
+	wp, ids := stickySite(t)
+	want := wordpressHome(t, wp, "post", "page")
+	if len(want) < 3 || !slices.Contains(want[:3], ids["page"]) {
+		t.Fatalf("WP_Query's home of posts and pages starts %v, want the sticky page %d among its three sticky posts", want, ids["page"])
+	}
+	for _, ttl := range []string{"1s", "0"} {
+		srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, wp.Config), "LOADMORE_TABLE_PREFIX": "wp_"},
+			"-sticky-posts", "-post-types", "post,page", "-cache-ttl", ttl, "-cache-depth", "4")
+		for _, batch := range []int{1, 2, 5} {
+			t.Run(fmt.Sprintf("ttl=%s/batch=%d", ttl, batch), func(t *testing.T) {
+				if diff := cmp.Diff(want, walkOffsets(t, srv, batch)); diff != "" {
+					t.Errorf("walk by start (-WP_Query +got):\n%s", diff)
+				}
+				got, _ := walk(t, srv, fmt.Sprintf("/load-more.php?start=0&desiredPosts=%d", batch))
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("walk by Link, lastPost (-WP_Query +got):\n%s", diff)
+				}
+			})
 		}
 	}
 }
