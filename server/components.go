@@ -95,7 +95,9 @@ func (c *Config) cookie() session.Cookie {
 // connections asking distinct deep ranges left the visitors 44% of what
 // as many asking /healthz left them, p99 1.85× theirs, with 8 admitted
 // (half the pool), and 64%, p99 1.39×, with 2 (make bench, "visitors
-// during a deep-range flood").
+// during a deep-range flood"). Fewer is no better: on 100 000 posts, 1
+// admitted left them 56%, p99 1.86×, against 60%, 1.94× with 2, as what
+// is left is the refused requests' own cost.
 func (c *Config) cacheLimits(poolSize int) listing.CacheLimits {
 	if poolSize <= 0 {
 		poolSize = defaultPoolSize
