@@ -97,6 +97,19 @@ func walkOffsets(t *testing.T, srv *testServer, batch int) []uint64 {
 	}
 }
 
+// checkWalks walks srv's listing by start and by the Link headers, batch
+// posts at a time: each walk must be want, WP_Query's order.
+func checkWalks(t *testing.T, srv *testServer, batch int, want []uint64) {
+	t.Helper()
+	if diff := cmp.Diff(want, walkOffsets(t, srv, batch)); diff != "" {
+		t.Errorf("walk by start (-WP_Query +got):\n%s", diff)
+	}
+	got, _ := walk(t, srv, fmt.Sprintf("/load-more.php?start=0&desiredPosts=%d", batch))
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("walk by Link, lastPost (-WP_Query +got):\n%s", diff)
+	}
+}
+
 // TestStickyPostsWalks walks the listing of a real WordPress site with
 // sticky posts, by start and by the Link headers (lastPost, a sticky post
 // among them), at several batch sizes, with the cache and without it: each
@@ -117,15 +130,7 @@ func TestStickyPostsWalks(t *testing.T) {
 		srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, wp.Config), "LOADMORE_TABLE_PREFIX": "wp_"},
 			"-sticky-posts", "-cache-ttl", ttl, "-cache-depth", "4")
 		for _, batch := range []int{1, 2, 3, 5, 20} {
-			t.Run(fmt.Sprintf("ttl=%s/batch=%d", ttl, batch), func(t *testing.T) {
-				if diff := cmp.Diff(want, walkOffsets(t, srv, batch)); diff != "" {
-					t.Errorf("walk by start (-WP_Query +got):\n%s", diff)
-				}
-				got, _ := walk(t, srv, fmt.Sprintf("/load-more.php?start=0&desiredPosts=%d", batch))
-				if diff := cmp.Diff(want, got); diff != "" {
-					t.Errorf("walk by Link, lastPost (-WP_Query +got):\n%s", diff)
-				}
-			})
+			t.Run(fmt.Sprintf("ttl=%s/batch=%d", ttl, batch), func(t *testing.T) { checkWalks(t, srv, batch, want) })
 		}
 		news := wordpressArchives(t, wp, []map[string]string{{"category_name": "news"}})[0] // ignore_sticky_posts
 		if got, _ := walk(t, srv, "/load-more.php?start=0&desiredPosts=2&category_name=news"); !cmp.Equal(news, got) {
@@ -158,15 +163,7 @@ func TestStickyPostsTypes(t *testing.T) {
 		srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, wp.Config), "LOADMORE_TABLE_PREFIX": "wp_"},
 			"-sticky-posts", "-post-types", "post,page", "-cache-ttl", ttl, "-cache-depth", "4")
 		for _, batch := range []int{1, 2, 5} {
-			t.Run(fmt.Sprintf("ttl=%s/batch=%d", ttl, batch), func(t *testing.T) {
-				if diff := cmp.Diff(want, walkOffsets(t, srv, batch)); diff != "" {
-					t.Errorf("walk by start (-WP_Query +got):\n%s", diff)
-				}
-				got, _ := walk(t, srv, fmt.Sprintf("/load-more.php?start=0&desiredPosts=%d", batch))
-				if diff := cmp.Diff(want, got); diff != "" {
-					t.Errorf("walk by Link, lastPost (-WP_Query +got):\n%s", diff)
-				}
-			})
+			t.Run(fmt.Sprintf("ttl=%s/batch=%d", ttl, batch), func(t *testing.T) { checkWalks(t, srv, batch, want) })
 		}
 	}
 }
