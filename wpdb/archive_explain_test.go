@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -39,24 +38,6 @@ func explainSite(t *testing.T, driver string) (*wpdb.Store, *wpdb.Terms, *sql.DB
 	return store, terms, db
 }
 
-// resolveArchive parses and resolves one archive's query string.
-func resolveArchive(t *testing.T, terms *wpdb.Terms, query string) wpdb.Archive {
-	t.Helper()
-	vars, err := url.ParseQuery(query)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := wpdb.ParseArchive(vars)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := terms.Resolve(q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a
-}
-
 // archivePosition returns the ID of the post at position n of the
 // archive, for keyset pages deep in it.
 func archivePosition(t *testing.T, store *wpdb.Store, a wpdb.Archive, n int) uint64 {
@@ -78,8 +59,8 @@ func TestArchivePlanChoice(t *testing.T) {
 	}
 	t.Parallel()
 	_, terms, _ := explainSite(t, wpdb.DriverSQLite)
-	news, rare := resolveArchive(t, terms, "category_name=news"), resolveArchive(t, terms, "category_name=archive-oddities")
-	travel, tech := resolveArchive(t, terms, "category_name=travel"), resolveArchive(t, terms, "category_name=technology")
+	news, rare := wpdbtest.ResolveArchive(t, terms, "category_name=news"), wpdbtest.ResolveArchive(t, terms, "category_name=archive-oddities")
+	travel, tech := wpdbtest.ResolveArchive(t, terms, "category_name=travel"), wpdbtest.ResolveArchive(t, terms, "category_name=technology")
 	for _, slug := range []string{"news", "travel", "technology", "archive-oddities"} {
 		c, _ := terms.CategoryBySlug(slug)
 		t.Logf("%s: %d of %d published posts", slug, c.Count, terms.Published())
@@ -98,8 +79,8 @@ func TestArchivePlanChoice(t *testing.T) {
 		{"travel with its children, offset 400", travel, 410, false},
 		{"technology, first page", tech, 10, false},
 		{"technology, offset 80", tech, 90, true},
-		{"a year", resolveArchive(t, terms, "year=2015"), 10, false},
-		{"archive-oddities and a tag", resolveArchive(t, terms, "category_name=archive-oddities&tag=quick-recipes"), 10, true},
+		{"a year", wpdbtest.ResolveArchive(t, terms, "year=2015"), 10, false},
+		{"archive-oddities and a tag", wpdbtest.ResolveArchive(t, terms, "category_name=archive-oddities&tag=quick-recipes"), 10, true},
 	} {
 		if got := wpdb.ArchiveSparse(c.a, c.walk); got != c.sparse {
 			t.Errorf("%s: sparse %v, want %v", c.name, got, c.sparse)
@@ -120,7 +101,7 @@ func TestArchiveExplainMySQL(t *testing.T) {
 	}
 	t.Parallel()
 	store, terms, db := explainSite(t, wpdb.DriverMySQL)
-	news, rare := resolveArchive(t, terms, "category_name=news"), resolveArchive(t, terms, "category_name=archive-oddities")
+	news, rare := wpdbtest.ResolveArchive(t, terms, "category_name=news"), wpdbtest.ResolveArchive(t, terms, "category_name=archive-oddities")
 	deep := archivePosition(t, store, news, 1000)
 
 	dense := mysqlPlan(t, db, wpdb.ArchiveQueryText(store, news, 0, 500, 10))
@@ -243,7 +224,7 @@ func TestArchiveExplainSQLite(t *testing.T) {
 	}
 	t.Parallel()
 	store, terms, db := explainSite(t, wpdb.DriverSQLite)
-	news, rare := resolveArchive(t, terms, "category_name=news"), resolveArchive(t, terms, "category_name=archive-oddities")
+	news, rare := wpdbtest.ResolveArchive(t, terms, "category_name=news"), wpdbtest.ResolveArchive(t, terms, "category_name=archive-oddities")
 	deep := archivePosition(t, store, news, 1000)
 	plan := func(query string) string {
 		var details []string

@@ -73,7 +73,7 @@ func TestArchiveLiveSite(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := wpdb.ForceArchivePlan(resolveArchive(t, terms, "category_name="+slug), sparse)
+			a := wpdb.ForceArchivePlan(wpdbtest.ResolveArchive(t, terms, "category_name="+slug), sparse)
 			var page []wpdb.Post
 			if len(walked) == 0 {
 				page, err = store.PostsIn(ctx, a, 0, 3)

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
 // TestResolve looks archives up in a snapshot made by hand: categories
@@ -37,7 +38,7 @@ func TestResolve(t *testing.T) {
 		{"category_name=news%2Beurope&tag=red", [][]uint64{{101}, {103, 104}, {107}}, nil, []string{"news", "europe", "Red"}},
 		{"tag_id=7&author_name=ann-lee", [][]uint64{{107}}, nil, []string{"Red"}},
 	} {
-		a := resolveArchive(t, terms, c.query)
+		a := wpdbtest.ResolveArchive(t, terms, c.query)
 		groups, excluded := wpdb.ArchiveGroups(a)
 		var heading []string
 		for _, term := range a.Terms {
@@ -47,7 +48,7 @@ func TestResolve(t *testing.T) {
 			t.Errorf("%s: groups, excluded, heading (-want +got):\n%s", c.query, diff)
 		}
 	}
-	if a := resolveArchive(t, terms, "author_name=ann-lee&year=2024&monthnum=2"); a.Author == nil || a.Author.DisplayName != "Ann Lee" || a.Year != 2024 || a.Month != 2 {
+	if a := wpdbtest.ResolveArchive(t, terms, "author_name=ann-lee&year=2024&monthnum=2"); a.Author == nil || a.Author.DisplayName != "Ann Lee" || a.Year != 2024 || a.Month != 2 {
 		t.Errorf("author and month: %+v %d-%d", a.Author, a.Year, a.Month)
 	}
 	for _, query := range []string{"category_name=red", "tag=news", "cat=7", "tag_id=1", "author=1", "year=2023&monthnum=2&day=29"} {

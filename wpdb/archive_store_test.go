@@ -65,7 +65,7 @@ func TestTermsPrefixAndMissingTables(t *testing.T) {
 				t.Fatal(err)
 			}
 			year := all[0].Date[:4]
-			got, err := store.PostsIn(ctx, resolveArchive(t, terms, "year="+year), 0, 100)
+			got, err := store.PostsIn(ctx, wpdbtest.ResolveArchive(t, terms, "year="+year), 0, 100)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +115,7 @@ func TestArchiveSeveralTypes(t *testing.T) {
 					want = append(want, p.ID)
 				}
 			}
-			a := resolveArchive(t, terms, "year=2024&monthnum=2")
+			a := wpdbtest.ResolveArchive(t, terms, "year=2024&monthnum=2")
 			for _, page := range [][2]int{{0, 3}, {2, 5}, {10, 10}} {
 				got, err := store.PostsIn(ctx, a, page[0], page[1])
 				if err != nil {
@@ -177,7 +177,7 @@ func TestArchiveStatements(t *testing.T) {
 		t.Fatal(err)
 	}
 	count("the listing", func() error { _, err := store.Posts(ctx, 0, 10); return err })
-	a := resolveArchive(t, terms, "category_name=news")
+	a := wpdbtest.ResolveArchive(t, terms, "category_name=news")
 	for _, sparse := range []bool{false, true} {
 		read := wpdb.ForceArchivePlan(a, sparse)
 		count(fmt.Sprintf("news, sparse %v", sparse), func() error {
@@ -210,7 +210,7 @@ func TestArchiveOutage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := resolveArchive(t, terms, "category_name=news")
+	a := wpdbtest.ResolveArchive(t, terms, "category_name=news")
 	reads := map[string]func() error{
 		"terms":        func() error { _, err := store.Terms(ctx); return err },
 		"PostsIn":      func() error { _, err := store.PostsIn(ctx, a, 0, 5); return err },

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/url"
 	"os"
 	"strings"
 	"syscall"
@@ -279,18 +278,7 @@ func TestArchiveSize(t *testing.T) {
 		{authorArchive, 5, 5}, // it never looks past most
 		{"author_name=admin", 100, 7},
 	} {
-		q, err := url.ParseQuery(tt.vars)
-		if err != nil {
-			t.Fatal(err)
-		}
-		aq, err := wpdb.ParseArchive(q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a, err := terms.Resolve(aq)
-		if err != nil {
-			t.Fatalf("%s: %v", tt.vars, err)
-		}
+		a := wpdbtest.ResolveArchive(t, terms, tt.vars)
 		if got, err := archiveSize(ctx, store, terms, a, tt.vars, tt.most); err != nil || got != tt.want {
 			t.Errorf("archiveSize(%s, most %d) = %d, %v; want %d", tt.vars, tt.most, got, err, tt.want)
 		}
