@@ -75,7 +75,7 @@ func (a *archiveTerms) resolve(raw string) (archiveRequest, error) {
 	if err != nil {
 		return archiveRequest{}, err
 	}
-	canonical := q.Values()
+	canonical := archive.Values()
 	return archiveRequest{archive: listing.Archive{Key: canonical.Encode(), In: archive}, canonical: canonical}, nil
 }
 

@@ -48,7 +48,7 @@ func (e *QueryVarError) Unwrap() error { return ErrBadArchive }
 // NotFoundError names what an archive asked for that the site does not
 // have, e.g. `no category "x"`. It wraps [ErrNoArchive].
 type NotFoundError struct {
-	Kind string // "category", "tag", "author" or "day"
+	Kind string // "category", "tag", "author", "year", "month" or "day"
 	Name string // the slug, nicename or ID as given
 }
 
@@ -113,8 +113,8 @@ const (
 // WordPress's "0" where WordPress ignores it) is no var.
 //
 // It returns a [*QueryVarError], wrapping [ErrBadArchive], for a value
-// WordPress would have to guess at (cat=1;DROP, year=20x4, monthnum=13, a
-// slug of characters no slug has) and for more than [MaxArchiveTerms]
+// WordPress would have to guess at (cat=1;DROP, year=20x4, a slug of
+// characters no slug has) and for more than [MaxArchiveTerms]
 // terms and authors in all.
 func ParseArchive(vars url.Values) (ArchiveQuery, error) {
 	var q ArchiveQuery
@@ -135,9 +135,9 @@ func ParseArchive(vars url.Values) (ArchiveQuery, error) {
 		{"tag_id", (*ArchiveQuery).parseTagID},
 		{"author", (*ArchiveQuery).parseAuthor},
 		{"author_name", (*ArchiveQuery).parseAuthorName},
-		{"year", dateParser(func(q *ArchiveQuery) *int { return &q.year }, 9999)},
-		{"monthnum", dateParser(func(q *ArchiveQuery) *int { return &q.month }, 12)},
-		{"day", dateParser(func(q *ArchiveQuery) *int { return &q.day }, 31)},
+		{"year", dateParser(func(q *ArchiveQuery) *int { return &q.year })},
+		{"monthnum", dateParser(func(q *ArchiveQuery) *int { return &q.month })},
+		{"day", dateParser(func(q *ArchiveQuery) *int { return &q.day })},
 	} {
 		value := get(step.name)
 		if value == "" {
@@ -271,13 +271,14 @@ func (q *ArchiveQuery) parseAuthorName(v string) error {
 	return nil
 }
 
-// dateParser reads a year, monthnum or day: digits, 1 to top; 0 is no
-// value, as in WordPress.
-func dateParser(field func(*ArchiveQuery) *int, top int) func(*ArchiveQuery, string) error {
+// dateParser reads a year, monthnum or day: digits; 0 is no value, as in
+// WordPress. One past the calendar (monthnum=13) is well formed, and a
+// date the site has no posts on, as WordPress answers it: Resolve's 404.
+func dateParser(field func(*ArchiveQuery) *int) func(*ArchiveQuery, string) error {
 	return func(q *ArchiveQuery, v string) error {
 		n, err := strconv.Atoi(v)
-		if err != nil || strings.ContainsAny(v, "+-") || n > top {
-			return fmt.Errorf("not a number from 1 to %d", top)
+		if err != nil || strings.ContainsAny(v, "+-") {
+			return errors.New("not a whole number")
 		}
 		*field(q) = n
 		return nil

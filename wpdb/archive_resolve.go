@@ -2,6 +2,8 @@ package wpdb
 
 import (
 	"fmt"
+	"net/url"
+	"strconv"
 	"time"
 )
 
@@ -29,6 +31,8 @@ type Archive struct {
 	// groups' counts are measured against.
 	published int64
 	force     int // forceNone in production: see archivePlan
+	// query is the ArchiveQuery of what was found: see Values.
+	query ArchiveQuery
 
 	// Terms are the categories and tags the archive names (not the
 	// children it includes), and Author the author it names, nil when it
@@ -56,41 +60,53 @@ func (a Archive) IsZero() bool {
 // returns the archive, with WP_Query's meaning: a category includes its
 // children, and so does an excluded one.
 //
-// It returns a [*NotFoundError], wrapping [ErrNoArchive], for a category,
-// tag or author the snapshot does not hold (named by the slug or ID q
-// gave), and for a day the calendar does not have (2024-02-30), which
-// WordPress answers with a 404 too.
+// Like WordPress, it reads a list of either (tag=red,gone; cat=3,999;
+// author=2,999) as the members the site has, and ignores an excluded
+// category it does not have; the archive's Values spell what was found,
+// so that such lists share the cache of their known members.
+//
+// It returns a [*NotFoundError], wrapping [ErrNoArchive], where WordPress
+// answers 404: for a category, tag or author the snapshot does not hold,
+// alone or with all of its list (named by the first slug or ID q gave),
+// and for a year, month or day past the calendar (monthnum=13) or not in
+// it (2024-02-30). It does too for an archive of nothing but excluded
+// categories the site does not have, which WordPress lists whole.
 func (ts *Terms) Resolve(q ArchiveQuery) (Archive, error) {
 	a := Archive{published: ts.published, Year: q.year, Month: q.month, Day: q.day}
+	found := ArchiveQuery{notAuthors: q.notAuthors, authorName: q.authorName, year: q.year, month: q.month, day: q.day}
 	for _, c := range q.categories {
-		g, named, err := ts.categories.group("category", c, true)
+		g, kept, named, err := ts.categories.group("category", c, true)
 		if err != nil {
 			return Archive{}, err
 		}
 		a.groups, a.Terms = append(a.groups, g), append(a.Terms, named...)
+		found.categories = append(found.categories, kept)
 	}
 	for _, c := range q.tags {
-		g, named, err := ts.tags.group("tag", c, false)
+		g, kept, named, err := ts.tags.group("tag", c, false)
 		if err != nil {
 			return Archive{}, err
 		}
 		a.groups, a.Terms = append(a.groups, g), append(a.Terms, named...)
+		found.tags = append(found.tags, kept)
 	}
-	if len(q.notCategories) > 0 {
-		g, _, err := ts.categories.group("category", termClause{ids: q.notCategories}, true)
+	if excluded := ts.categories.known(q.notCategories); len(excluded) > 0 {
+		g, _, _, err := ts.categories.group("category", termClause{ids: excluded}, true)
 		if err != nil {
 			return Archive{}, err
 		}
-		a.notTerms = g.ids
+		a.notTerms, found.notCategories = g.ids, excluded
 	}
 	for _, id := range q.authors {
-		author, ok := ts.authors[id]
-		if !ok {
-			return Archive{}, &NotFoundError{Kind: "author", Name: idString(id)}
+		if author, ok := ts.authors[id]; ok {
+			a.authors = append(a.authors, id)
+			a.Author = &author
 		}
-		a.authors = append(a.authors, id)
-		a.Author = &author
 	}
+	if len(q.authors) > 0 && len(a.authors) == 0 {
+		return Archive{}, &NotFoundError{Kind: "author", Name: idString(q.authors[0])}
+	}
+	found.authors = a.authors
 	a.notAuthors = q.notAuthors
 	if q.authorName != "" {
 		author, ok := ts.AuthorByNicename(q.authorName)
@@ -103,26 +119,48 @@ func (ts *Terms) Resolve(q ArchiveQuery) (Archive, error) {
 	if err := a.setDates(q.year, q.month, q.day); err != nil {
 		return Archive{}, err
 	}
+	if a.IsZero() {
+		// Only excluded categories the site does not have: WordPress lists
+		// the whole blog, but as an archive, with no sticky posts, which
+		// an archive spelled as nothing would not be here.
+		return Archive{}, &NotFoundError{Kind: "category", Name: idString(q.notCategories[0])}
+	}
+	a.query = found
 	return a, nil
 }
 
+// Values returns the archive's query vars in their canonical spelling (see
+// [ArchiveQuery.Values]), with only the categories, tags and authors the
+// site has: what keys its cache and its next page's link.
+func (a Archive) Values() url.Values { return a.query.Values() }
+
 // group looks clause c up in tx: the group of its terms, and their
-// children when children is set, and the terms it names.
-func (tx taxonomy) group(kind string, c termClause, children bool) (termGroup, []ArchiveTerm, error) {
+// children when children is set, the clause of the terms found, and the
+// terms it names. A clause is a list of either: the members tx does not
+// have are left out, and only a clause with none left is not found.
+func (tx taxonomy) group(kind string, c termClause, children bool) (termGroup, termClause, []ArchiveTerm, error) {
 	var named []ArchiveTerm
+	var kept termClause
 	for _, s := range c.slugs {
-		id, ok := tx.bySlug[s]
-		if !ok {
-			return termGroup{}, nil, &NotFoundError{Kind: kind, Name: s}
+		if id, ok := tx.bySlug[s]; ok {
+			named = append(named, tx.byID[id])
+			kept.slugs = append(kept.slugs, s)
 		}
-		named = append(named, tx.byID[id])
 	}
 	for _, id := range c.ids {
-		t, ok := tx.byID[id]
-		if !ok {
-			return termGroup{}, nil, &NotFoundError{Kind: kind, Name: idString(id)}
+		if t, ok := tx.byID[id]; ok {
+			named = append(named, t)
+			kept.ids = append(kept.ids, id)
 		}
-		named = append(named, t)
+	}
+	if len(named) == 0 {
+		name := ""
+		if len(c.slugs) > 0 {
+			name = c.slugs[0]
+		} else if len(c.ids) > 0 {
+			name = idString(c.ids[0])
+		}
+		return termGroup{}, termClause{}, nil, &NotFoundError{Kind: kind, Name: name}
 	}
 	var g termGroup
 	seen := map[uint64]bool{}
@@ -141,13 +179,32 @@ func (tx taxonomy) group(kind string, c termClause, children bool) (termGroup, [
 			}
 		}
 	}
-	return g, named, nil
+	return g, kept, named, nil
+}
+
+// known returns the IDs among ids that tx has.
+func (tx taxonomy) known(ids []uint64) []uint64 {
+	var out []uint64
+	for _, id := range ids {
+		if _, ok := tx.byID[id]; ok {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // setDates turns year, month and day into a range of post_date where the
 // year is known, so that the range is a seek of type_status_date, and
 // keeps the rest to compare.
 func (a *Archive) setDates(year, month, day int) error {
+	for _, part := range []struct {
+		kind    string
+		n, most int
+	}{{"year", year, 9999}, {"month", month, 12}, {"day", day, 31}} {
+		if part.n > part.most {
+			return &NotFoundError{Kind: part.kind, Name: strconv.Itoa(part.n)}
+		}
+	}
 	switch {
 	case year == 0:
 		a.month, a.day = month, day

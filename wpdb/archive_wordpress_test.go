@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
@@ -212,42 +213,159 @@ func archiveVars(vars map[string]string) map[string][]string {
 	return out
 }
 
-// TestArchiveNotFound resolves archives of names and IDs the site does
-// not have, and a day the calendar does not: each a NotFoundError naming
-// it, wrapping ErrNoArchive.
-func TestArchiveNotFound(t *testing.T) {
-	t.Parallel()
-	wp := wpdbtest.NewWordPress(t)
-	archiveIDs := map[string]uint64{}
-	if err := json.Unmarshal(wp.PHP(t, archivesPHP), &archiveIDs); err != nil {
-		t.Fatal(err)
-	}
-	store := open(t, wp.Config)
-	terms, err := store.Terms(context.Background())
+// wpFrontPHP answers each query string (a JSON list, base64) as
+// WordPress's front end does: the main query with the listing's order,
+// every post on one page and sticky posts ignored, then WP::handle_404.
+// It prints, for each, whether WordPress answers 404 and, when it does
+// not, the IDs it lists.
+const wpFrontPHP = `
+global $wp_query, $wp_the_query, $wp;
+$out = array();
+foreach (json_decode(base64_decode('%s'), true) as $qs) {
+	parse_str($qs, $vars);
+	$wp->query_vars = $vars;
+	$wp_the_query = $wp_query = new WP_Query();
+	$wp_query->query(array_merge($vars, array('posts_per_page' => -1,
+		'orderby' => array('date' => 'DESC', 'ID' => 'DESC'), 'ignore_sticky_posts' => true)));
+	$wp->handle_404();
+	$out[] = array('not_found' => is_404(), 'ids' => array_map(function ($p) { return (int) $p->ID; }, $wp_query->posts));
+}
+echo json_encode($out);
+`
+
+// wordpressFront asks WordPress's front end for each query string: see
+// wpFrontPHP.
+func wordpressFront(t *testing.T, wp *wpdbtest.WordPress, queries []string) []frontAnswer {
+	t.Helper()
+	payload, err := json.Marshal(queries)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct{ query, want string }{
-		{"category_name=nope", `no category "nope"`},
-		{"cat=999999", `no category "999999"`},
-		{"category_name=red", `no category "red"`},
-		{"tag=red,nope", `no tag "nope"`},
-		{"tag=parent", `no tag "parent"`},
-		{"tag_id=999999", `no tag "999999"`},
-		{"author=999999", `no author "999999"`},
-		{"author_name=nobody", `no author "nobody"`},
-		{"year=2023&monthnum=2&day=29", `no day "2023-02-29"`},
-	} {
+	var answers []frontAnswer
+	if err := json.Unmarshal(wp.PHP(t, fmt.Sprintf(wpFrontPHP, base64.StdEncoding.EncodeToString(payload))), &answers); err != nil {
+		t.Fatal(err)
+	}
+	if len(answers) != len(queries) {
+		t.Fatalf("%d answers for %d queries", len(answers), len(queries))
+	}
+	return answers
+}
+
+// frontAnswer is what WordPress's front end answers a query string with.
+type frontAnswer struct {
+	NotFound bool     `json:"not_found"`
+	IDs      []uint64 `json:"ids"`
+}
+
+// TestArchiveNotFound resolves archives that name what the site does not
+// have, in full or in part, and dates past the calendar, and compares
+// with WordPress's front end: where WordPress answers 404, Resolve gives
+// a NotFoundError naming the first missing name, wrapping ErrNoArchive;
+// where it lists posts (a list of either with a member it has, an
+// excluded category it does not), the archive lists the same. The
+// differences kept on purpose are checked as they are, with what
+// WordPress does instead.
+func TestArchiveNotFound(t *testing.T) {
+	t.Parallel()
+	wp := wpdbtest.NewWordPress(t)
+	termIDs := map[string]uint64{}
+	if err := json.Unmarshal(wp.PHP(t, archivesPHP), &termIDs); err != nil {
+		t.Fatal(err)
+	}
+	id := func(name string) string { return fmt.Sprint(termIDs[name]) }
+	store := open(t, wp.Config)
+	ctx := context.Background()
+	terms, err := store.Terms(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		query string
+		want  string // the NotFoundError's end; "" when the archive lists posts
+		// kept is why Resolve differs from WordPress on purpose; then
+		// wordpress404 is what WordPress answers.
+		kept         string
+		wordpress404 bool
+	}{
+		{query: "category_name=nope", want: `no category "nope"`},
+		{query: "cat=999999", want: `no category "999999"`},
+		{query: "category_name=red", want: `no category "red"`},
+		{query: "tag=nope,gone", want: `no tag "nope"`},
+		{query: "tag=parent", want: `no tag "parent"`},
+		{query: "tag_id=999999", want: `no tag "999999"`},
+		{query: "author=999999", want: `no author "999999"`},
+		{query: "author=999999,999998", want: `no author "999999"`},
+		{query: "author_name=nobody", want: `no author "nobody"`},
+		{query: "year=2023&monthnum=2&day=29", want: `no day "2023-02-29"`},
+		{query: "monthnum=13", want: `no month "13"`},
+		{query: "year=2024&monthnum=13", want: `no month "13"`},
+		{query: "day=32", want: `no day "32"`},
+		{query: "year=10000", want: `no year "10000"`},
+		{query: "tag=red,nope"},
+		{query: "tag=nope,red"},
+		{query: "category_name=parent,nope"},
+		{query: "cat=" + id("child") + ",999999"},
+		{query: "cat=" + id("parent") + ",-999999"},
+		{query: "author=" + id("ann") + ",999999"},
+		{query: "tag=red,nope&year=2024"},
+		{query: "tag=red+nope", want: `no tag "nope"`,
+			kept: "a list of both that names a tag the site does not have can hold no post; WordPress lists none but answers 200"},
+		{query: "cat=-999999", want: `no category "999999"`,
+			kept: "an archive of nothing but unknown exclusions would be spelled as the blog's listing; WordPress lists the whole blog as a category archive"},
+	}
+	queries := make([]string, len(cases))
+	for i, c := range cases {
+		queries[i] = c.query
+	}
+	front := wordpressFront(t, wp, queries)
+	for i, c := range cases {
+		wordpress := front[i]
+		if c.kept == "" && wordpress.NotFound != (c.want != "") {
+			t.Errorf("%s: WordPress's 404 is %v, the case says %q: the case is wrong", c.query, wordpress.NotFound, c.want)
+			continue
+		}
+		if c.kept != "" && wordpress.NotFound != c.wordpress404 {
+			t.Errorf("%s: WordPress's 404 is %v, want %v (kept: %s)", c.query, wordpress.NotFound, c.wordpress404, c.kept)
+		}
 		q, err := wpdb.ParseArchive(phpQueryVars(t, c.query))
 		if err != nil {
-			t.Fatalf("%s: %v", c.query, err)
+			t.Errorf("%s: %v", c.query, err)
+			continue
 		}
-		_, err = terms.Resolve(q)
-		var nf *wpdb.NotFoundError
-		if !errors.As(err, &nf) || !errors.Is(err, wpdb.ErrNoArchive) || !strings.HasSuffix(err.Error(), c.want) {
-			t.Errorf("%s: %v, want a NotFoundError %s", c.query, err, c.want)
+		a, err := terms.Resolve(q)
+		if c.want != "" {
+			var nf *wpdb.NotFoundError
+			if !errors.As(err, &nf) || !errors.Is(err, wpdb.ErrNoArchive) || !strings.HasSuffix(err.Error(), c.want) {
+				t.Errorf("%s: %v, want a NotFoundError %s", c.query, err, c.want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v, want WordPress's %d posts", c.query, err, len(wordpress.IDs))
+			continue
+		}
+		posts, err := store.PostsIn(ctx, a, 0, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(wordpress.IDs, ids(posts), cmpopts.EquateEmpty()); diff != "" {
+			t.Errorf("%s (-WordPress +got):\n%s", c.query, diff)
 		}
 	}
+	// A list of either is spelled, and so cached, as the members found.
+	for query, want := range map[string]string{
+		"tag=red,nope":                     "tag=red",
+		"tag=nope,red,gone":                "tag=red",
+		"cat=" + id("child") + ",999999":   "cat=" + id("child"),
+		"cat=" + id("parent") + ",-999999": "cat=" + id("parent"),
+		"author=" + id("ann") + ",999999":  "author=" + id("ann"),
+	} {
+		a := wpdbtest.ResolveArchive(t, terms, query)
+		if got := a.Values().Encode(); got != strings.ReplaceAll(want, ",", "%2C") {
+			t.Errorf("%s: spelled %s, want %s", query, got, want)
+		}
+	}
+
 	// What a heading is made of: the names as stored, the author's
 	// display name.
 	q, _ := wpdb.ParseArchive(phpQueryVars(t, "category_name=other&author_name=ann-lee"))
