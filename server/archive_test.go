@@ -235,6 +235,7 @@ func TestArchiveErrors(t *testing.T) {
 		{"year=2024&monthnum=2&day=30", 404, `{"error":"no day \"2024-02-30\""}`},
 		{"year=20x4", 400, `{"error":"year: not a whole number"}`},
 		{"monthnum=13", 404, `{"error":"no month \"13\""}`},
+		{"year=1999", 404, `{"error":"no posts in \"year=1999\""}`},
 		{"cat=1;DROP", 400, `{"error":"cat: not a list of category IDs (a negative one excludes)"}`},
 		{"tag_id=x", 400, `{"error":"tag_id: not a tag ID"}`},
 		{"category_name=%zz", 400, `{"error":"category_name is not URL-encoded"}`},
@@ -256,6 +257,33 @@ func TestArchiveErrors(t *testing.T) {
 				t.Errorf("page: %d, want %d with %q:\n%s", page.Status, tt.status, message, page.Body)
 			}
 		})
+	}
+}
+
+// TestArchiveEmpty: a date with no posts is a 404 on its first batch and
+// its page, as WordPress answers it, but a batch past its end, or past the
+// end of any archive, is the empty one the widget stops on; and a category
+// in a year it has no posts in is an empty archive, as WordPress lists it.
+func TestArchiveEmpty(t *testing.T) {
+	t.Parallel()
+	_, _, srv := archiveSite(t)
+	for _, tt := range []struct {
+		path   string
+		status int
+		body   string
+	}{
+		{"/load-more.php?start=0&year=1999", 404, `{"error":"no posts in \"year=1999\""}`},
+		{"/load-more.php?start=2&year=1999", 200, `[]`},
+		{"/load-more.php?start=0&lastPost=1&year=1999", 200, `[]`},
+		{"/load-more.php?start=50&year=2024", 200, `[]`},
+		{"/load-more.php?start=0&category_name=news&year=1999", 200, `[]`},
+	} {
+		if got := srv.get(t, tt.path); got.Status != tt.status || strings.TrimSpace(got.Body) != tt.body {
+			t.Errorf("%s: %d %s, want %d %s", tt.path, got.Status, got.Body, tt.status, tt.body)
+		}
+	}
+	if page := srv.get(t, "/load-more.php?category_name=news&year=1999"); page.Status != http.StatusOK {
+		t.Errorf("the page of news in 1999: %d, want 200 and no posts", page.Status)
 	}
 }
 

@@ -47,6 +47,13 @@ func (aa *archiveAnswers) posts(w http.ResponseWriter, r *http.Request, a archiv
 	if err != nil {
 		return err
 	}
+	if len(found) == 0 && q.start == 0 && q.lastPost == 0 {
+		// The archive's first batch: a date with no posts is a 404, as on
+		// the page. A later batch past the end is an empty one, as ever.
+		if err := a.archive.In.NoPosts(); err != nil {
+			return err
+		}
+	}
 	found, link := nextBatch(found, aa.endpoint, a, q)
 	// The ETag is the plain body's; a compressed one is tagged apart.
 	answer := publicAnswer{contentType: "application/json; charset=utf-8", body: listing.AppendJSON(nil, found), link: link}
@@ -103,6 +110,11 @@ func (aa *archiveAnswers) page(w http.ResponseWriter, r *http.Request, a archive
 	found, err := aa.views.PostsIn(ctx, a.archive, 0, shown+1)
 	if err != nil {
 		return err
+	}
+	if len(found) == 0 {
+		if err := a.archive.In.NoPosts(); err != nil {
+			return err
+		}
 	}
 	view := listing.PageView{AtCap: shown == maxPagePosts, MaxPosts: maxPagePosts}
 	if len(found) > shown {

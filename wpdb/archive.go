@@ -48,8 +48,8 @@ func (e *QueryVarError) Unwrap() error { return ErrBadArchive }
 // NotFoundError names what an archive asked for that the site does not
 // have, e.g. `no category "x"`. It wraps [ErrNoArchive].
 type NotFoundError struct {
-	Kind string // "category", "tag", "author", "year", "month" or "day"
-	Name string // the slug, nicename or ID as given
+	Kind string // "category", "tag", "author", "year", "month", "day" or "posts in"
+	Name string // the slug, nicename or ID as given; the date, for "posts in"
 }
 
 func (e *NotFoundError) Error() string { return fmt.Sprintf("wpdb: no %s %q", e.Kind, e.Name) }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -54,6 +55,29 @@ type termGroup struct {
 func (a Archive) IsZero() bool {
 	return len(a.groups) == 0 && len(a.notTerms) == 0 && len(a.authors) == 0 && len(a.notAuthors) == 0 &&
 		a.author == 0 && a.from == "" && a.month == 0 && a.day == 0
+}
+
+// NoPosts says what a has no posts for, as a [*NotFoundError] wrapping
+// [ErrNoArchive], when a names dates and nothing else (year=1999,
+// monthnum=6): WordPress answers such an archive with a 404 when it holds
+// no post, where it lists a category, tag or author that holds none as
+// empty. It returns nil for any other archive. The caller, who read the
+// archive's first page, knows whether it is empty.
+func (a Archive) NoPosts() error {
+	if len(a.groups) > 0 || len(a.notTerms) > 0 || len(a.authors) > 0 || len(a.notAuthors) > 0 || a.author != 0 ||
+		a.Year == 0 && a.Month == 0 && a.Day == 0 {
+		return nil
+	}
+	var date []string
+	for _, part := range []struct {
+		name string
+		n    int
+	}{{"year", a.Year}, {"monthnum", a.Month}, {"day", a.Day}} {
+		if part.n != 0 {
+			date = append(date, part.name+"="+strconv.Itoa(part.n))
+		}
+	}
+	return &NotFoundError{Kind: "posts in", Name: strings.Join(date, "&")}
 }
 
 // Resolve looks q's categories, tags and authors up in the snapshot and
