@@ -6,19 +6,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
-// archiveVars are WordPress's public query vars that narrow the listing to
-// an archive (see wpdb.ParseArchive). A request naming none of them is the
-// PHP script's request, answered exactly as before.
-var archiveVars = [...]string{"category_name", "cat", "tag", "tag_id", "author", "author_name", "year", "monthnum", "day"}
-
 // archiveRequest is the archive a request names, looked up: zero for the
-// whole listing.
+// whole blog.
 type archiveRequest struct {
-	archive listing.Archive
+	archive wpdb.Archive
 	// canonical is the archive's query vars in one spelling, for the next
 	// batch's link and the page's "more" form.
 	canonical url.Values
@@ -27,6 +21,15 @@ type archiveRequest struct {
 // isArchive reports whether the request names an archive: then it leaves
 // the session alone and its answer may be kept by any cache.
 func (a archiveRequest) isArchive() bool { return len(a.canonical) > 0 }
+
+// listing is what the request pages through: the archive, or nil for the
+// whole blog.
+func (a archiveRequest) listing() wpdb.Listing {
+	if !a.isArchive() {
+		return nil
+	}
+	return a.archive
+}
 
 // archiveTerms holds the latest terms snapshot the archives are looked up
 // in; it is replaced in the background (listing.WatchTerms). It is safe for
@@ -46,23 +49,12 @@ func newArchiveTerms(first *wpdb.Terms) *archiveTerms {
 
 func (a *archiveTerms) set(ts *wpdb.Terms) { a.terms.Store(ts) }
 
-// resolve reads the archive vars of a raw query string and looks them up
-// in the snapshot, never in the database. It returns the zero
-// archiveRequest when the query names none, a *wpdb.QueryVarError for a
-// malformed one (400) and a *wpdb.NotFoundError for a category, tag,
-// author or day the site does not have (404).
-func (a *archiveTerms) resolve(raw string) (archiveRequest, error) {
-	params := rawParams(raw)
-	vars := url.Values{}
-	for _, name := range archiveVars {
-		for _, rv := range params[name] {
-			v, err := url.QueryUnescape(rv)
-			if err != nil {
-				return archiveRequest{}, badRequest("%s is not URL-encoded", name)
-			}
-			vars[name] = append(vars[name], v)
-		}
-	}
+// resolve looks the archive vars of a request up in the snapshot, never
+// in the database. It returns the zero archiveRequest when vars name none,
+// a *wpdb.QueryVarError for a malformed one (400) and a
+// *wpdb.NotFoundError for a category, tag, author or day the site does not
+// have (404).
+func (a *archiveTerms) resolve(vars url.Values) (archiveRequest, error) {
 	if len(vars) == 0 {
 		return archiveRequest{}, nil
 	}
@@ -75,8 +67,7 @@ func (a *archiveTerms) resolve(raw string) (archiveRequest, error) {
 	if err != nil {
 		return archiveRequest{}, err
 	}
-	canonical := archive.Values()
-	return archiveRequest{archive: listing.Archive{Key: canonical.Encode(), In: archive}, canonical: canonical}, nil
+	return archiveRequest{archive: archive, canonical: archive.Values()}, nil
 }
 
 // nextLink is the Link header (RFC 8288) of a JSON answer that has posts

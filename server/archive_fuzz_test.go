@@ -33,7 +33,11 @@ func FuzzArchiveQuery(f *testing.F) {
 	}
 	terms := fuzzTerms()
 	f.Fuzz(func(t *testing.T, raw string) {
-		a, err := terms.resolve(raw)
+		q, err := parseLoadMoreQuery(raw, 2, 100)
+		var a archiveRequest
+		if err == nil {
+			a, err = terms.resolve(q.archive)
+		}
 		if err != nil {
 			if status, _, _ := errorStatus(err); status != http.StatusBadRequest && status != http.StatusNotFound {
 				t.Fatalf("error %v is a %d, not a 400 or 404", err, status)
@@ -43,7 +47,7 @@ func FuzzArchiveQuery(f *testing.F) {
 		if !a.isArchive() {
 			return
 		}
-		again, err := terms.resolve(a.canonical.Encode())
+		again, err := terms.resolve(a.canonical)
 		if err != nil || again.canonical.Encode() != a.canonical.Encode() {
 			t.Fatalf("canonical %q resolves to %q, %v", a.canonical.Encode(), again.canonical.Encode(), err)
 		}

@@ -29,32 +29,21 @@ type fakePosts struct {
 	err   error
 }
 
-func (f fakePosts) Posts(ctx context.Context, offset, limit int) ([]wpdb.Post, error) {
+// Posts answers the posts after LastPost in posts, or the offset page when
+// posts holds no such ID, as the store does. It files every post under
+// every archive: the fake knows no terms; archives are tested on a real
+// WordPress.
+func (f fakePosts) Posts(ctx context.Context, p wpdb.Page) ([]wpdb.Post, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
-	return f.posts[min(offset, len(f.posts)):min(offset+limit, len(f.posts))], nil
-}
-
-// PostsAfter answers the posts after lastID in posts, or the offset page
-// when posts holds no such ID, as the store does.
-func (f fakePosts) PostsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]wpdb.Post, error) {
-	for i, p := range f.posts {
-		if p.ID == lastID {
+	offset := p.Offset
+	for i, post := range f.posts {
+		if p.LastPost != 0 && post.ID == p.LastPost {
 			offset = i + 1
 		}
 	}
-	return f.Posts(ctx, offset, limit)
-}
-
-// PostsIn and PostsAfterIn file every post under every archive: the fake
-// knows no terms; archives are tested on a real WordPress.
-func (f fakePosts) PostsIn(ctx context.Context, a wpdb.Archive, offset, limit int) ([]wpdb.Post, error) {
-	return f.Posts(ctx, offset, limit)
-}
-
-func (f fakePosts) PostsAfterIn(ctx context.Context, a wpdb.Archive, lastID uint64, offset, limit int) ([]wpdb.Post, error) {
-	return f.PostsAfter(ctx, lastID, offset, limit)
+	return f.posts[min(offset, len(f.posts)):min(offset+p.Limit, len(f.posts))], nil
 }
 
 func (f fakePosts) Ping(ctx context.Context) error { return f.err }

@@ -31,7 +31,7 @@ func TestParsePagePosts(t *testing.T) {
 		{"other parameters", "utm_source=x&p=%zz", 0, ""},
 		{"posts", "posts=6", 6, ""},
 		{"escaped name", "p%6Fsts=4", 4, ""},
-		{"beside start", "start=0&posts=4", 4, ""}, // handleLoadMore sends this to the JSON endpoint
+		{"beside start", "start=0&posts=4", 4, ""}, // the JSON endpoint reads it, not the page
 		{"largest", "posts=2147483647", 2147483647, ""},
 
 		{"zero", "posts=0", 0, refused},
@@ -47,7 +47,7 @@ func TestParsePagePosts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := parsePagePosts(tt.raw)
+			got, err := parsePagePosts(readParams(tt.raw).posts)
 			if tt.wantErr != "" {
 				status, message, _ := errorStatus(err)
 				if status != http.StatusBadRequest || message != tt.wantErr {
@@ -68,7 +68,7 @@ func FuzzParsePagePosts(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		n, err := parsePagePosts(raw)
+		n, err := parsePagePosts(readParams(raw).posts)
 		if err != nil {
 			if status, _, _ := errorStatus(err); status != http.StatusBadRequest {
 				t.Fatalf("parsePagePosts(%q): status %d, want 400", raw, status)

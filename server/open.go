@@ -189,33 +189,33 @@ func (w *wiring) serverHandler(ctx context.Context, closers *closeStack) (http.H
 	if err := w.metrics.observeSessionPool(st.sessions); err != nil {
 		return nil, err
 	}
-	optionsUpdates := make(chan wpdb.Options)
-	watchCtx, stopWatching := context.WithCancel(ctx)
-	closers.push(stopWatching)
-	go listing.WatchOptions(watchCtx, st.posts, listing.OptionsEvery, optionsUpdates, logger)
-	termsUpdates := make(chan *wpdb.Terms)
-	go listing.WatchTerms(watchCtx, st.posts, listing.TermsEvery(cfg.CacheTTL), termsUpdates, logger)
 	if cfg.CacheTTL > 0 {
 		logger.Info("database: posts cached", "freshness", cfg.CacheTTL, "depth", cfg.CacheDepth, "entries", cfg.CacheEntries, "bytes", cfg.CacheBytes,
 			"queries_at_once", cfg.cacheLimits(st.posts.PoolSize()).MaxMisses, "pool", st.posts.PoolSize())
 	} else {
 		logger.Info("database: no cache (-cache-ttl 0): every request queries")
 	}
-	return newServer(serverDeps{
-		Config:         cfg,
-		Logger:         logger,
-		Posts:          st.posts,
-		Sessions:       st.sessions,
-		Templates:      w.templates,
-		Public:         public.FS,
-		Options:        st.options,
-		OptionsUpdates: optionsUpdates,
-		Terms:          st.terms,
-		TermsUpdates:   termsUpdates,
-		AccessLog:      w.accessLog,
-		Metrics:        w.metrics,
-		PoolSize:       st.posts.PoolSize(),
+	srv, err := newServer(serverDeps{
+		Config:    cfg,
+		Logger:    logger,
+		Posts:     st.posts,
+		Sessions:  st.sessions,
+		Templates: w.templates,
+		Public:    public.FS,
+		Options:   st.options,
+		Terms:     st.terms,
+		AccessLog: w.accessLog,
+		Metrics:   w.metrics,
+		PoolSize:  st.posts.PoolSize(),
 	})
+	if err != nil {
+		return nil, err
+	}
+	watchCtx, stopWatching := context.WithCancel(ctx)
+	closers.push(stopWatching)
+	go listing.WatchOptions(watchCtx, st.posts, listing.OptionsEvery, srv.useOptions, logger)
+	go listing.WatchTerms(watchCtx, st.posts, listing.TermsEvery(cfg.CacheTTL), srv.useTerms, logger)
+	return srv, nil
 }
 
 // databaseLocation finds the database -wp-config or -db names, or, with

@@ -23,17 +23,14 @@ func TestOptionsUpdatesApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	updates := make(chan wpdb.Options)
-	defer close(updates)
 	h, err := newServer(serverDeps{
-		Config:         cfg,
-		Logger:         slog.New(slog.DiscardHandler),
-		Posts:          fakePosts{posts: threePosts()},
-		Sessions:       &fakeSessions{postsStart: 2},
-		Templates:      templates.FS,
-		Public:         public.FS,
-		Options:        wpdb.Options{Home: "https://old.example", SiteURL: "https://old.example"},
-		OptionsUpdates: updates,
+		Config:    cfg,
+		Logger:    slog.New(slog.DiscardHandler),
+		Posts:     fakePosts{posts: threePosts()},
+		Sessions:  &fakeSessions{postsStart: 2},
+		Templates: templates.FS,
+		Public:    public.FS,
+		Options:   wpdb.Options{Home: "https://old.example", SiteURL: "https://old.example"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -46,7 +43,7 @@ func TestOptionsUpdatesApply(t *testing.T) {
 	if body := get("/load-more.php?start=0&desiredPosts=1").Body.String(); !strings.Contains(body, `"link":"https://old.example/?p=3"`) {
 		t.Fatalf("before: %s", body)
 	}
-	updates <- wpdb.Options{Home: "https://new.example", SiteURL: "https://cms.example", PermalinkStructure: "/%postname%/"}
+	go h.useOptions(wpdb.Options{Home: "https://new.example", SiteURL: "https://cms.example", PermalinkStructure: "/%postname%/"})
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		body := get("/load-more.php?start=0&desiredPosts=1").Body.String()

@@ -11,59 +11,102 @@ import (
 // that every database and driver takes it as a plain integer.
 const maxStart = math.MaxInt32
 
-// loadMoreQuery is what a request to load-more.php asks for.
-type loadMoreQuery struct {
-	wantsJSON bool // start is present: the JSON endpoint, as PHP's isset($_GET['start'])
-	start     int
-	desired   int
-	lastPost  uint64 // 0: none; else the ID of the last post the visitor was shown
-}
-
 // maxPostID is the largest ID lastPost takes: WordPress IDs are BIGINT
 // UNSIGNED, but no site comes near 2^63.
 const maxPostID = math.MaxInt64
 
-// parseLoadMoreQuery reads start, desiredPosts and lastPost from a raw
-// query string; wantsJSON is false, and nothing else is read, when start
-// is absent.
+// pagePostsParam is the page's own parameter: how many posts the page
+// shows. The page's "more" link carries it, so the link works without
+// JavaScript and a reload or the back button shows the same posts.
+const pagePostsParam = "posts"
+
+// archiveVars are WordPress's public query vars that narrow the listing to
+// an archive (see wpdb.ParseArchive). A request naming none of them is the
+// PHP script's request, answered exactly as before.
+var archiveVars = [...]string{"category_name", "cat", "tag", "tag_id", "author", "author_name", "year", "monthnum", "day"}
+
+// loadMoreQuery is a request to load-more.php, its query string read once.
+type loadMoreQuery struct {
+	// wantsJSON is set when start is present: the JSON endpoint, as PHP's
+	// isset($_GET['start']) decided, whether or not its value is good.
+	wantsJSON bool
+	start     int
+	desired   int
+	lastPost  uint64 // 0: none; else the ID of the last post the visitor was shown
+	posts     int    // the page's posts=N; 0 when absent, and on the JSON endpoint
+	// archive holds the archive vars as sent, decoded; nil when none is.
+	archive url.Values
+}
+
+// queryParams are the raw values of the parameters the server reads.
+type queryParams struct {
+	start, desired, lastPost, posts []string
+	archive                         [len(archiveVars)][]string
+}
+
+// parseLoadMoreQuery reads a raw query string in one pass, keeping only
+// the parameters the server knows, as PHP ignored the others. The JSON
+// endpoint's start, desiredPosts and lastPost are read when start is
+// present, the page's posts when it is not; the archive vars always. Its
+// errors are 400s naming the parameter.
 func parseLoadMoreQuery(raw string, defaultDesired, maxDesired int) (loadMoreQuery, error) {
-	params := rawParams(raw)
-	q := loadMoreQuery{wantsJSON: len(params["start"]) > 0, desired: defaultDesired}
-	if !q.wantsJSON {
-		return q, nil
-	}
+	params := readParams(raw)
+	q := loadMoreQuery{wantsJSON: len(params.start) > 0, desired: defaultDesired}
 	var err error
-	if q.start, err = wholeNumber("start", params["start"], 0, maxStart); err != nil {
+	if q.wantsJSON {
+		if q.start, err = wholeNumber("start", params.start, 0, maxStart); err != nil {
+			return q, err
+		}
+		if len(params.desired) > 0 {
+			if q.desired, err = wholeNumber("desiredPosts", params.desired, 1, maxDesired); err != nil {
+				return q, err
+			}
+		}
+		if len(params.lastPost) > 0 {
+			last, err := wholeNumber("lastPost", params.lastPost, 1, maxPostID)
+			if err != nil {
+				return q, err
+			}
+			q.lastPost = uint64(last)
+		}
+	} else if q.posts, err = parsePagePosts(params.posts); err != nil {
 		return q, err
 	}
-	if desireds := params["desiredPosts"]; len(desireds) > 0 {
-		if q.desired, err = wholeNumber("desiredPosts", desireds, 1, maxDesired); err != nil {
-			return q, err
+	for i, name := range archiveVars {
+		for _, rv := range params.archive[i] {
+			v, err := url.QueryUnescape(rv)
+			if err != nil {
+				return q, badRequest("%s is not URL-encoded", name)
+			}
+			if q.archive == nil {
+				q.archive = url.Values{}
+			}
+			q.archive[name] = append(q.archive[name], v)
 		}
-	}
-	if lasts := params["lastPost"]; len(lasts) > 0 {
-		last, err := wholeNumber("lastPost", lasts, 1, maxPostID)
-		if err != nil {
-			return q, err
-		}
-		q.lastPost = uint64(last)
 	}
 	return q, nil
 }
 
 // asksForJSON reports whether a raw query string names start: a request
 // for the JSON endpoint, whether or not its values are good.
-func asksForJSON(raw string) bool {
-	return len(rawParams(raw)["start"]) > 0
+func asksForJSON(raw string) bool { return len(readParams(raw).start) > 0 }
+
+// parsePagePosts reads the page's posts from its raw values: 0 when
+// absent. It is validated as start is; the page caps it later by
+// -max-page-posts, since a link copied from a larger page is no error.
+func parsePagePosts(rawValues []string) (int, error) {
+	if len(rawValues) == 0 {
+		return 0, nil
+	}
+	return wholeNumber(pagePostsParam, rawValues, 1, maxStart)
 }
 
-// rawParams returns the raw values of each parameter of a raw query
-// string. It splits the query itself rather than using url.ParseQuery,
-// which drops a whole pair at a ';' ("start=1;DROP TABLE") and would so
-// turn a bad JSON request into a page view instead of the 400 it deserves.
-// Parameters nobody reads are ignored, as PHP ignored them.
-func rawParams(raw string) map[string][]string {
-	params := map[string][]string{}
+// readParams splits a raw query string itself rather than with
+// url.ParseQuery, which drops a whole pair at a ';' ("start=1;DROP TABLE")
+// and would so turn a bad JSON request into a page view instead of the 400
+// it deserves. It keeps the raw values of the names the server reads.
+func readParams(raw string) queryParams {
+	var p queryParams
 	for pair := range strings.SplitSeq(raw, "&") {
 		rawKey, rawValue, _ := strings.Cut(pair, "=")
 		key, err := url.QueryUnescape(rawKey)
@@ -75,9 +118,25 @@ func rawParams(raw string) map[string][]string {
 		if name, _, isArray := strings.Cut(key, "["); isArray {
 			key, rawValue = name, "[]"
 		}
-		params[key] = append(params[key], rawValue)
+		switch key {
+		case "start":
+			p.start = append(p.start, rawValue)
+		case "desiredPosts":
+			p.desired = append(p.desired, rawValue)
+		case "lastPost":
+			p.lastPost = append(p.lastPost, rawValue)
+		case pagePostsParam:
+			p.posts = append(p.posts, rawValue)
+		default:
+			for i, name := range archiveVars {
+				if key == name {
+					p.archive[i] = append(p.archive[i], rawValue)
+					break
+				}
+			}
+		}
 	}
-	return params
+	return p
 }
 
 // wholeNumber parses the one value of a parameter as a decimal integer in
@@ -97,20 +156,4 @@ func wholeNumber(name string, rawValues []string, lo, hi int) (int, error) {
 		return 0, refused
 	}
 	return n, nil
-}
-
-// pagePostsParam is the page's own parameter: how many posts the page
-// shows. The page's "more" link carries it, so the link works without
-// JavaScript and a reload or the back button shows the same posts.
-const pagePostsParam = "posts"
-
-// parsePagePosts reads posts from a raw page query string: 0 when absent.
-// It is validated as start and desiredPosts are; the page caps it later by
-// -max-page-posts, since a link copied from a larger page is no error.
-func parsePagePosts(raw string) (int, error) {
-	values := rawParams(raw)[pagePostsParam]
-	if len(values) == 0 {
-		return 0, nil
-	}
-	return wholeNumber(pagePostsParam, values, 1, maxStart)
 }

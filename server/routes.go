@@ -3,44 +3,46 @@ package main
 import (
 	"log/slog"
 	"net/http"
-
-	"github.com/wploadmore/wploadmore/server/listing"
-	"github.com/wploadmore/wploadmore/session"
 )
+
+// loadMorePath is the PHP script's one URL, under the base path.
+const loadMorePath = "/load-more.php"
+
+// routeDeps is what the routes are built from.
+type routeDeps struct {
+	config    Config
+	logger    *slog.Logger
+	accessLog *slog.Logger
+	metrics   *metrics
+	loadMore  *loadMore
+	template  staticFile
+	assets    map[string]staticFile
+	posts     postSource   // for /readyz
+	sessions  sessionStore // for /readyz
+}
 
 // routes lists every route the server answers and the middleware around
 // them. The PHP script's URLs live under the base path; the probes stay at
 // the root where orchestrators look for them.
-func routes(cfg Config, logger *slog.Logger, posts postSource, views viewSource, archives *archiveAnswers, sessions sessionStore,
-	cookie session.Cookie, page *listing.Renderer, csp *pagePolicy, template staticFile, assets map[string]staticFile,
-	access *slog.Logger, m *metrics) http.Handler {
-	base := cfg.BasePath
-	loadMore := base + "/load-more.php"
-
-	unsent := newUnsentAnswers(cfg.UnsentBytes) // one room for the page and the JSON
-	failures := newFailureLogger(logger, logLimits{Rate: failureLines, Burst: failureBurst, Interval: suppressedInterval})
-	coders := newJSONCoders()
-	// An archive's answers share the room and the coders.
-	archives.unsent, archives.coders = unsent, coders
+func routes(d routeDeps) http.Handler {
+	base := d.config.BasePath
+	loadMore := base + loadMorePath
 
 	mux := patternMux{http.NewServeMux()} // the route label of logs and metrics
-	// The page and the JSON are compressed whole before they are written
-	// (pagecompress.go, jsoncompress.go), and gzhttp compresses their error
-	// answers; static files were compressed at start (compress.go).
-	mux.Handle("GET "+loadMore, compressAnswers(handleLoadMore(
-		jsonErrors(failures, servePosts(views, archives, sessions, cookie, unsent, coders, cfg.Batch, cfg.MaxBatch)),
-		htmlErrors(failures, servePage(views, archives, sessions, cookie, unsent, page, csp, cfg.Batch, cfg.MaxPagePosts)),
-	)))
-	mux.Handle(loadMore, handleMethodNotAllowed(logger, "GET, HEAD"))
-	mux.Handle("GET "+base+"/load-more.mustache", template)
-	mux.Handle("GET "+base+"/assets/{path...}", handleAssets(assets))
+	// The page and the JSON are compressed whole before they are written,
+	// and gzhttp compresses their error answers; static files were
+	// compressed at start.
+	mux.Handle("GET "+loadMore, compressAnswers(d.loadMore))
+	mux.Handle(loadMore, handleMethodNotAllowed(d.logger, "GET, HEAD"))
+	mux.Handle("GET "+base+"/load-more.mustache", d.template)
+	mux.Handle("GET "+base+"/assets/{path...}", handleAssets(d.assets))
 	mux.Handle("GET "+base+"/{$}", http.RedirectHandler(loadMore, http.StatusFound))
 	mux.Handle("GET /healthz", handleHealthz())
-	mux.Handle("GET /readyz", handleReadyz(logger, posts, sessions, cfg.Redis != ""))
+	mux.Handle("GET /readyz", handleReadyz(d.logger, d.posts, d.sessions, d.config.Redis != ""))
 
 	// Outermost first: every request is logged and counted, even one that
 	// panicked or was refused for its body, and every answer carries the
 	// security headers.
-	return logRequests(access, cfg.TrustedProxies, m, recoverPanics(logger, securityHeaders(
-		refuseBodies(loadMore, logger, mux))))
+	return logRequests(d.accessLog, d.config.TrustedProxies, d.metrics, recoverPanics(d.logger, securityHeaders(
+		refuseBodies(loadMore, d.logger, mux))))
 }

@@ -13,34 +13,13 @@ import (
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
-// postSource is what the handlers need of the WordPress database.
+// postSource is what the server needs of the WordPress database; a
+// *wpdb.Store is one.
 type postSource interface {
-	// Posts returns up to limit published posts, newest first, after
-	// skipping offset of them, each with its Excerpt. Its errors wrap
-	// wpdb.ErrUnavailable when the database failed.
-	Posts(ctx context.Context, offset, limit int) ([]wpdb.Post, error)
-	// PostsAfter returns up to limit posts that come after post lastID in
-	// the listing, or Posts(ctx, offset, limit) when no row has that ID.
-	PostsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]wpdb.Post, error)
-	// PostsIn and PostsAfterIn are Posts and PostsAfter in an archive.
-	PostsIn(ctx context.Context, a wpdb.Archive, offset, limit int) ([]wpdb.Post, error)
-	PostsAfterIn(ctx context.Context, a wpdb.Archive, lastID uint64, offset, limit int) ([]wpdb.Post, error)
+	// Posts returns page p of its listing, each post with its Excerpt.
+	// Its errors wrap wpdb.ErrUnavailable when the database failed.
+	Posts(ctx context.Context, p wpdb.Page) ([]wpdb.Post, error)
 	Ping(ctx context.Context) error
-}
-
-// viewSource is what the handlers need: pages of posts as readers see them,
-// as postSource's Posts and PostsAfter describe the pages. listing.Direct
-// reads each from the database; listing.Cache answers from memory.
-type viewSource interface {
-	Posts(ctx context.Context, offset, limit int) ([]listing.Post, error)
-	PostsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]listing.Post, error)
-}
-
-// archiveViews is viewSource in an archive: listing.DirectArchives reads
-// each page from the database.
-type archiveViews interface {
-	PostsIn(ctx context.Context, a listing.Archive, offset, limit int) ([]listing.Post, error)
-	PostsAfterIn(ctx context.Context, a listing.Archive, lastID uint64, offset, limit int) ([]listing.Post, error)
 }
 
 // sessionStore is what the handlers need of the PHP session. Its errors
@@ -66,18 +45,12 @@ type serverDeps struct {
 	Templates fs.FS // load-more.mustache and page.html
 	Public    fs.FS // the widget's script, styles and vendored packages
 	// Options are the site's settings from its options table, read at
-	// start; zero when it has none, and the defaults apply.
+	// start; zero when it has none, and the defaults apply. Terms is the
+	// snapshot of the site's categories, tags and authors that archives
+	// are looked up in, read at start; nil is none. Both are read again
+	// into the server by its watches: see server.useOptions and useTerms.
 	Options wpdb.Options
-	// OptionsUpdates brings the options read again since (see
-	// listing.WatchOptions); each one applies to the posts read after it. nil
-	// keeps the first ones.
-	OptionsUpdates <-chan wpdb.Options
-	// Terms is the snapshot of the site's categories, tags and authors
-	// that archives are looked up in, read at start; nil is none.
-	// TermsUpdates brings the snapshots read since (see
-	// listing.WatchTerms); nil keeps the first one.
-	Terms        *wpdb.Terms
-	TermsUpdates <-chan *wpdb.Terms
+	Terms   *wpdb.Terms
 	// AccessLog gets one line per request; nil means Logger.
 	AccessLog *slog.Logger
 	// Metrics counts requests and cache reads; nil means a registry of
@@ -89,10 +62,22 @@ type serverDeps struct {
 	PoolSize int
 }
 
+// server is the whole HTTP handler, with what the watches of the site's
+// options and terms feed.
+type server struct {
+	http.Handler
+	config Config
+	logger *slog.Logger
+	format *listing.Format
+	csp    *pagePolicy
+	sticky *listing.Sticky // nil unless -sticky-posts
+	terms  *archiveTerms
+}
+
 // newServer builds the whole HTTP handler. Everything a request needs that
 // can be prepared once (parsed templates, static files, their ETags) is
 // prepared here, so a broken template fails the start, not a request.
-func newServer(deps serverDeps) (http.Handler, error) {
+func newServer(deps serverDeps) (*server, error) {
 	builtAt := time.Now()
 	if deps.AccessLog == nil {
 		deps.AccessLog = deps.Logger
@@ -111,55 +96,57 @@ func newServer(deps serverDeps) (http.Handler, error) {
 	if _, ok := assets[vendoredMustache]; !ok {
 		return nil, fmt.Errorf("assets: %s is missing from the build: run `make assets` (npm ci) before building", vendoredMustache)
 	}
-	site := deps.Config.site(deps.Options, deps.Logger)
-	format := listing.NewFormat(site)
-	csp := newPagePolicy(site)
-	terms := newArchiveTerms(deps.Terms)
-	if updates := deps.TermsUpdates; updates != nil {
-		go func() {
-			for ts := range updates {
-				terms.set(ts)
-			}
-		}()
+	cfg := deps.Config
+	site := cfg.site(deps.Options, deps.Logger)
+	s := &server{config: cfg, logger: deps.Logger, format: listing.NewFormat(site), csp: newPagePolicy(site),
+		terms: newArchiveTerms(deps.Terms)}
+	var views pages = listing.NewDirect(deps.Posts, s.format)
+	if cfg.CacheTTL > 0 {
+		// One cache for the blog and its archives: each hot archive's head
+		// is kept as the blog's, within the same bounds.
+		views = listing.NewCache(deps.Posts, s.format, cfg.cacheLimits(deps.PoolSize), deps.Logger, deps.Metrics)
 	}
-	archives := &archiveAnswers{views: listing.NewDirectArchives(deps.Posts, format), terms: terms, format: format,
-		endpoint: deps.Config.BasePath + "/load-more.php", maxAge: deps.Config.CacheTTL}
-	var views viewSource = listing.NewDirect(deps.Posts, format)
-	if cfg := deps.Config; cfg.CacheTTL > 0 {
-		// One cache for the listing and its archives: each hot archive's
-		// head is kept as the blog's, within the same bounds.
-		cache := listing.NewCache(deps.Posts, format, cfg.cacheLimits(deps.PoolSize), deps.Logger, deps.Metrics)
-		views, archives.views = cache, cache
-	}
-	var sticky *listing.Sticky
-	if deps.Config.StickyPosts {
+	if cfg.StickyPosts {
 		src, ok := deps.Posts.(listing.StickySource)
 		if !ok {
 			return nil, fmt.Errorf("-sticky-posts: the database (%T) cannot read sticky posts", deps.Posts)
 		}
-		// The main listing only: archives never put sticky posts first.
-		sticky = listing.NewSticky(views, src, format, deps.Config.CacheTTL, deps.Options.StickyPosts, deps.Logger)
-		views = sticky
+		// The blog only: archives never put sticky posts first.
+		s.sticky = listing.NewSticky(views, src, s.format, cfg.CacheTTL, deps.Options.StickyPosts, deps.Logger)
+		views = s.sticky
 	}
-	if updates := deps.OptionsUpdates; updates != nil {
-		go func() {
-			for o := range updates {
-				site := deps.Config.site(o, deps.Logger)
-				// The policy first: a page that links to the new uploads
-				// address is never sent with the old one's.
-				csp.set(site)
-				format.Set(site)
-				if sticky != nil {
-					sticky.SetIDs(o.StickyPosts)
-				}
-			}
-		}()
-	}
-	page, err := listing.NewRenderer(deps.Config.renderSettings(site.Title), deps.Templates, string(mustacheFile.body))
+	renderer, err := listing.NewRenderer(cfg.renderSettings(site.Title), deps.Templates, string(mustacheFile.body))
 	if err != nil {
 		return nil, fmt.Errorf("-templates: %w", err)
 	}
-	cookie := deps.Config.cookie()
-	return routes(deps.Config, deps.Logger, deps.Posts, views, archives, deps.Sessions, cookie, page, csp, mustacheFile, assets,
-		deps.AccessLog, deps.Metrics), nil
+	failures := newFailureLogger(deps.Logger, logLimits{Rate: failureLines, Burst: failureBurst, Interval: suppressedInterval})
+	loadMore := &loadMore{
+		pages: views, terms: s.terms, sessions: deps.Sessions, cookie: cfg.cookie(),
+		unsent: newUnsentAnswers(cfg.UnsentBytes), coders: newJSONCoders(),
+		renderer: renderer, format: s.format, csp: s.csp, failures: failures,
+		endpoint: cfg.BasePath + loadMorePath, maxAge: cfg.CacheTTL,
+		batch: cfg.Batch, maxBatch: cfg.MaxBatch, maxPagePosts: cfg.MaxPagePosts,
+	}
+	s.Handler = routes(routeDeps{
+		config: cfg, logger: deps.Logger, accessLog: deps.AccessLog, metrics: deps.Metrics,
+		loadMore: loadMore, template: mustacheFile, assets: assets, posts: deps.Posts, sessions: deps.Sessions,
+	})
+	return s, nil
 }
+
+// useOptions makes the posts read after it follow the site's options read
+// again: links, images, dates and the sticky posts. The page title stays
+// as read at start, as the rendered pages are not keyed by it.
+func (s *server) useOptions(o wpdb.Options) {
+	site := s.config.site(o, s.logger)
+	// The policy first: a page that links to the new uploads address is
+	// never sent with the old one's.
+	s.csp.set(site)
+	s.format.Set(site)
+	if s.sticky != nil {
+		s.sticky.SetIDs(o.StickyPosts)
+	}
+}
+
+// useTerms makes archives be looked up in the terms snapshot read again.
+func (s *server) useTerms(ts *wpdb.Terms) { s.terms.set(ts) }

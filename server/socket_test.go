@@ -130,7 +130,7 @@ func TestLocalhostFallsBackToTCP(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer store.Close()
-		if posts, err := store.Posts(ctx, 0, 3); err != nil || len(posts) != 3 {
+		if posts, err := store.Posts(ctx, wpdb.Page{Offset: 0, Limit: 3}); err != nil || len(posts) != 3 {
 			t.Errorf("posts over the TCP fallback: %d, %v", len(posts), err)
 		}
 		if got, want := openedConnection(t, logs.String()), "TCP 127.0.0.1:3306 (localhost: no Unix socket at "+tried+")"; got != want {

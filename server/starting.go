@@ -228,9 +228,14 @@ func (s *starter) startingHandler() http.Handler {
 		w.Header().Set("Retry-After", strconv.Itoa(wait))
 		return errors.Join(errStarting, st.cause)
 	}
-	loadMore := s.cfg.BasePath + "/load-more.php"
 	mux := patternMux{http.NewServeMux()}
-	mux.Handle("GET "+loadMore, handleLoadMore(jsonErrors(quiet, unavailable), htmlErrors(quiet, unavailable)))
+	mux.Handle("GET "+s.cfg.BasePath+loadMorePath, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := unavailable(w, r); asksForJSON(r.URL.RawQuery) {
+			writeJSONError(w, r, quiet, err)
+		} else {
+			writeHTMLError(w, r, quiet, err)
+		}
+	}))
 	mux.Handle("GET /healthz", handleHealthz())
 	mux.Handle("GET /readyz", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		report := map[string]any{"starting": true}

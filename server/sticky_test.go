@@ -209,13 +209,12 @@ func TestStickyPostsFollowOption(t *testing.T) {
 		t.Fatal(err)
 	}
 	logger := slog.New(slog.DiscardHandler)
-	updates := make(chan wpdb.Options)
-	go listing.WatchOptions(ctx, store, 50*time.Millisecond, updates, logger)
 	h, err := newServer(serverDeps{Config: cfg, Logger: logger, Posts: store, Sessions: &fakeSessions{postsStart: 2},
-		Templates: templates.FS, Public: public.FS, Options: options, OptionsUpdates: updates})
+		Templates: templates.FS, Public: public.FS, Options: options})
 	if err != nil {
 		t.Fatal(err)
 	}
+	go listing.WatchOptions(ctx, store, 50*time.Millisecond, h.useOptions, logger)
 	first := func() []uint64 {
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/load-more.php?start=0&desiredPosts=3", nil))

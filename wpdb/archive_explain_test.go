@@ -42,7 +42,7 @@ func explainSite(t *testing.T, driver string) (*wpdb.Store, *wpdb.Terms, *sql.DB
 // archive, for keyset pages deep in it.
 func archivePosition(t *testing.T, store *wpdb.Store, a wpdb.Archive, n int) uint64 {
 	t.Helper()
-	posts, err := store.PostsIn(context.Background(), a, n, 1)
+	posts, err := store.Posts(context.Background(), wpdb.Page{In: a, Offset: n, Limit: 1})
 	if err != nil || len(posts) != 1 {
 		t.Fatalf("post at %d: %d posts, %v", n, len(posts), err)
 	}

@@ -20,10 +20,7 @@ func ArchiveSparse(a Archive, walk int) bool { return a.plan(walk).sparse() }
 // ArchiveQueryText returns the query of a page of a: the page after post
 // after when it is not 0, else the page at offset.
 func ArchiveQueryText(s *Store, a Archive, after uint64, offset, limit int) string {
-	if after != 0 {
-		return s.archiveQuery(&a, a.plan(limit), after, 0, limit)
-	}
-	return s.archiveQuery(&a, a.plan(offset+limit), 0, offset, limit)
+	return s.archivePageQuery(&a, after, offset, limit)
 }
 
 // ArchiveGroups returns the term_taxonomy_ids of each of a's groups, and

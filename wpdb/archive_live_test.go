@@ -76,9 +76,9 @@ func TestArchiveLiveSite(t *testing.T) {
 			a := wpdb.ForceArchivePlan(wpdbtest.ResolveArchive(t, terms, "category_name="+slug), sparse)
 			var page []wpdb.Post
 			if len(walked) == 0 {
-				page, err = store.PostsIn(ctx, a, 0, 3)
+				page, err = store.Posts(ctx, wpdb.Page{In: a, Offset: 0, Limit: 3})
 			} else {
-				page, err = store.PostsAfterIn(ctx, a, walked[len(walked)-1], len(walked), 3)
+				page, err = store.Posts(ctx, wpdb.Page{In: a, LastPost: walked[len(walked)-1], Offset: len(walked), Limit: 3})
 			}
 			if err != nil {
 				t.Fatal(err)

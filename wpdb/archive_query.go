@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 )
@@ -193,94 +192,40 @@ func (s *Store) datePart(sqliteFormat, mysqlFunc string, n int) string {
 	return mysqlFunc + "(p.post_date) = " + strconv.Itoa(n)
 }
 
-// PostsIn returns up to limit published posts of the archive a, of the
-// configured types, newest first (post_date, then ID, descending),
-// skipping the first offset, shaped as [Store.Posts] shapes them. It
-// counts nothing: the next page is there when this one is full.
-//
-// It returns an error when offset or limit is negative, and an error
-// wrapping [ErrUnavailable] when the database fails the query or it runs
-// past the store's query timeout or ctx's deadline.
-func (s *Store) PostsIn(ctx context.Context, a Archive, offset, limit int) ([]Post, error) {
-	if offset < 0 || limit < 0 || offset > math.MaxInt-limit {
-		return nil, fmt.Errorf("wpdb: archive posts after offset %d, limit %d: out of range", offset, limit)
-	}
+// Key is the archive's query vars in their canonical spelling (see
+// [Archive.Values]): the same archive however its link spelled it. The
+// zero Archive is the whole blog, "".
+func (a Archive) Key() string { return a.key }
+
+// pageRows reads page p of the archive. A keyset page whose position
+// yields nothing is the end of the archive, or a position whose row is
+// gone: only then does the offset decide, in a second query.
+func (a Archive) pageRows(ctx context.Context, s *Store, t *target, p Page) ([]pageRow, error) {
 	if a.IsZero() {
-		return s.Posts(ctx, offset, limit)
+		return Blog{}.pageRows(ctx, s, t, p)
 	}
-	if limit == 0 {
-		return []Post{}, nil
-	}
-	return read(ctx, s, func(ctx context.Context, t *target) ([]Post, error) {
-		return s.postsIn(ctx, t, &a, offset, limit)
-	})
-}
-
-func (s *Store) postsIn(ctx context.Context, t *target, a *Archive, offset, limit int) ([]Post, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	query := s.archiveQuery(a, a.plan(offset+limit), 0, offset, limit)
 	var rows []pageRow
-	if err := t.db.SelectContext(ctx, &rows, query); err != nil {
-		return nil, fmt.Errorf("wpdb: archive posts after offset %d: %w", offset, unavailable(err))
+	if err := t.db.SelectContext(ctx, &rows, s.archivePageQuery(&a, p.LastPost, p.Offset, p.Limit)); err != nil || p.LastPost == 0 || len(rows) > 0 {
+		return rows, unavailable(err)
 	}
-	return s.archivePosts(ctx, t, rows, fmt.Sprintf("offset %d", offset))
+	var one int
+	anchor := "SELECT 1 FROM " + quoteIdent(s.driver, s.table) + " WHERE ID = " + strconv.FormatUint(p.LastPost, 10)
+	switch err := t.db.QueryRowContext(ctx, anchor).Scan(&one); {
+	case errors.Is(err, sql.ErrNoRows):
+		err := t.db.SelectContext(ctx, &rows, s.archivePageQuery(&a, 0, p.Offset, p.Limit))
+		return rows, unavailable(err)
+	case err != nil:
+		return nil, fmt.Errorf("position of post %d: %w", p.LastPost, unavailable(err))
+	}
+	return rows, nil
 }
 
-// PostsAfterIn is [Store.PostsAfter] in the archive a: up to limit posts
-// of a that come after post lastID in the listing order, with no post
-// twice and none skipped while the site publishes or removes posts
-// between pages. lastID marks the place whatever its status, type or
-// terms now; when no row has that ID any more it returns
-// PostsIn(ctx, a, offset, limit) instead.
-//
-// It returns PostsIn's errors.
-func (s *Store) PostsAfterIn(ctx context.Context, a Archive, lastID uint64, offset, limit int) ([]Post, error) {
-	if offset < 0 || limit < 0 || offset > math.MaxInt-limit {
-		return nil, fmt.Errorf("wpdb: archive posts after offset %d, limit %d: out of range", offset, limit)
+// archivePageQuery is the query of a page of a: after post after when it
+// is not 0, else at offset. The plan is chosen for the entries the page
+// walks: limit from a keyset position, offset+limit from the top.
+func (s *Store) archivePageQuery(a *Archive, after uint64, offset, limit int) string {
+	if after != 0 {
+		return s.archiveQuery(a, a.plan(limit), after, 0, limit)
 	}
-	if a.IsZero() {
-		return s.PostsAfter(ctx, lastID, offset, limit)
-	}
-	if limit == 0 {
-		return []Post{}, nil
-	}
-	return read(ctx, s, func(ctx context.Context, t *target) ([]Post, error) {
-		return s.postsAfterIn(ctx, t, &a, lastID, offset, limit)
-	})
-}
-
-func (s *Store) postsAfterIn(ctx context.Context, t *target, a *Archive, lastID uint64, offset, limit int) ([]Post, error) {
-	qctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	query := s.archiveQuery(a, a.plan(limit), lastID, 0, limit)
-	var rows []pageRow
-	if err := t.db.SelectContext(qctx, &rows, query); err != nil {
-		return nil, fmt.Errorf("wpdb: archive posts after post %d: %w", lastID, unavailable(err))
-	}
-	if len(rows) == 0 {
-		// The end of the archive, or no row has that ID any more: only
-		// then does the offset decide.
-		var one int
-		anchor := "SELECT 1 FROM " + quoteIdent(s.driver, s.table) + " WHERE ID = " + strconv.FormatUint(lastID, 10)
-		switch err := t.db.QueryRowContext(qctx, anchor).Scan(&one); {
-		case errors.Is(err, sql.ErrNoRows):
-			return s.postsIn(ctx, t, a, offset, limit)
-		case err != nil:
-			return nil, fmt.Errorf("wpdb: position of post %d: %w", lastID, unavailable(err))
-		}
-	}
-	return s.archivePosts(qctx, t, rows, fmt.Sprintf("post %d", lastID))
-}
-
-// archivePosts shapes rows and adds their cards, as the listing's pages.
-func (s *Store) archivePosts(ctx context.Context, t *target, rows []pageRow, after string) ([]Post, error) {
-	posts, err := s.shape(ctx, t, rows)
-	if err == nil {
-		err = s.addCards(ctx, t, posts)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("wpdb: archive posts after %s: %w", after, err)
-	}
-	return posts, nil
+	return s.archiveQuery(a, a.plan(offset+limit), 0, offset, limit)
 }

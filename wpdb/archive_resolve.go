@@ -32,8 +32,10 @@ type Archive struct {
 	// groups' counts are measured against.
 	published int64
 	force     int // forceNone in production: see archivePlan
-	// query is the ArchiveQuery of what was found: see Values.
+	// query is the ArchiveQuery of what was found: see Values; key is
+	// its Values encoded, see Key.
 	query ArchiveQuery
+	key   string
 
 	// Terms are the categories and tags the archive names (not the
 	// children it includes), and Author the author it names, nil when it
@@ -149,7 +151,7 @@ func (ts *Terms) Resolve(q ArchiveQuery) (Archive, error) {
 		// an archive spelled as nothing would not be here.
 		return Archive{}, &NotFoundError{Kind: "category", Name: idString(q.notCategories[0])}
 	}
-	a.query = found
+	a.query, a.key = found, found.Values().Encode()
 	return a, nil
 }
 

@@ -180,7 +180,7 @@ func checkArchive(t *testing.T, store *wpdb.Store, a wpdb.Archive, name string, 
 	t.Helper()
 	ctx := context.Background()
 	for i, p := range c.Pages {
-		got, err := store.PostsIn(ctx, a, p[0], p[1])
+		got, err := store.Posts(ctx, wpdb.Page{In: a, Offset: p[0], Limit: p[1]})
 		if err != nil {
 			t.Fatalf("%s: PostsIn(%d, %d): %v", name, p[0], p[1], err)
 		}
@@ -190,10 +190,10 @@ func checkArchive(t *testing.T, store *wpdb.Store, a wpdb.Archive, name string, 
 	}
 	for _, size := range []int{1, 3} {
 		var walked []uint64
-		page, err := store.PostsIn(ctx, a, 0, size)
+		page, err := store.Posts(ctx, wpdb.Page{In: a, Offset: 0, Limit: size})
 		for err == nil && len(page) > 0 && len(walked) <= len(c.want.All) {
 			walked = append(walked, ids(page)...)
-			page, err = store.PostsAfterIn(ctx, a, walked[len(walked)-1], len(walked), size)
+			page, err = store.Posts(ctx, wpdb.Page{In: a, LastPost: walked[len(walked)-1], Offset: len(walked), Limit: size})
 		}
 		if err != nil {
 			t.Fatalf("%s: walk by %d: %v", name, size, err)
@@ -343,7 +343,7 @@ func TestArchiveNotFound(t *testing.T) {
 		a, err := terms.Resolve(q)
 		var posts []wpdb.Post
 		if err == nil {
-			if posts, err = store.PostsIn(ctx, a, 0, 1000); err != nil {
+			if posts, err = store.Posts(ctx, wpdb.Page{In: a, Offset: 0, Limit: 1000}); err != nil {
 				t.Fatal(err)
 			}
 			if len(posts) == 0 {

@@ -144,11 +144,11 @@ func (tb *boundedTable) check(t *testing.T, content string) {
 	}
 	for _, bs := range tb.stores {
 		want := bs.excerpts.Excerpt(content)
-		posts, err := bs.store.Posts(ctx, 1, 1)
+		posts, err := bs.store.Posts(ctx, wpdb.Page{Offset: 1, Limit: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		after, err := bs.store.PostsAfter(ctx, tb.newer, 0, 1)
+		after, err := bs.store.Posts(ctx, wpdb.Page{LastPost: tb.newer, Offset: 0, Limit: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -71,7 +71,7 @@ func TestCardQueries(t *testing.T) {
 	const want = 6
 	for _, n := range []int{2, 50} {
 		before := proxy.Queries()
-		posts, err := store.Posts(ctx, 0, n)
+		posts, err := store.Posts(ctx, wpdb.Page{Offset: 0, Limit: n})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +105,7 @@ func TestCardQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := proxy.Queries()
-	posts, err := store.PostsAfter(ctx, made.IDs[10], 0, 20)
+	posts, err := store.Posts(ctx, wpdb.Page{LastPost: made.IDs[10], Offset: 0, Limit: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestCardsWithoutTables(t *testing.T) {
 			if _, err := store.Options(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			posts, err := store.Posts(context.Background(), 0, 3)
+			posts, err := store.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 3})
 			if err != nil {
 				t.Fatalf("Posts: %v", err)
 			}
@@ -195,11 +195,11 @@ func TestCardsSQLite(t *testing.T) {
 		if _, err := store.Options(ctx); err != nil {
 			t.Fatal(err)
 		}
-		first, err := store.Posts(ctx, 0, 60)
+		first, err := store.Posts(ctx, wpdb.Page{Offset: 0, Limit: 60})
 		if err != nil {
 			t.Fatal(err)
 		}
-		after, err := store.PostsAfter(ctx, first[29].ID, 30, 60)
+		after, err := store.Posts(ctx, wpdb.Page{LastPost: first[29].ID, Offset: 30, Limit: 60})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,7 +29,7 @@ func TestComposeInitSQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer demo.Close()
-	want, err := demo.Posts(ctx, 0, 1000)
+	want, err := demo.Posts(ctx, wpdb.Page{Offset: 0, Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +66,7 @@ func TestComposeInitSQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	got, err := store.Posts(ctx, 0, 1000)
+	got, err := store.Posts(ctx, wpdb.Page{Offset: 0, Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func TestOpenDefault(t *testing.T) {
 	if err != nil {
 		t.Fatalf("first OpenDefault: %v", err)
 	}
-	first, err := s.Posts(ctx, 0, 100)
+	first, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestOpenDefault(t *testing.T) {
 		t.Fatalf("second OpenDefault: %v", err)
 	}
 	defer s.Close()
-	again, err := s.Posts(ctx, 0, 100)
+	again, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -140,7 +140,7 @@ func TestExplainMySQL(t *testing.T) {
 // of about 640.
 func checkMySQLKeysetPlan(t *testing.T, db *sql.DB, store *wpdb.Store, types int) {
 	t.Helper()
-	all, err := store.Posts(context.Background(), 0, 1000)
+	all, err := store.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 1000})
 	if err != nil || len(all) < 501 {
 		t.Fatalf("%d posts, %v", len(all), err)
 	}

@@ -1,9 +1,7 @@
 package wpdb
 
 import (
-	"context"
 	"fmt"
-	"math"
 	"strings"
 )
 
@@ -68,44 +66,4 @@ func (s *Store) keysetArgs(id uint64, offset, limit int) []any {
 		}
 	}
 	return append(args, limit, offset)
-}
-
-// PostsAfter returns up to limit published posts of the configured types
-// that come after post lastID in the listing order (post_date, then ID,
-// descending), each with its Excerpt shaped: the next page for a visitor
-// whose last post shown was lastID, with no post twice and none skipped
-// while the site publishes or removes posts between pages. When no row has
-// that ID any more it returns Posts(ctx, offset, limit) instead.
-//
-// It returns an error when offset or limit is negative, and an error
-// wrapping [ErrUnavailable] when the database fails the query or it runs
-// past the store's query timeout or ctx's deadline.
-func (s *Store) PostsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]Post, error) {
-	if offset < 0 || limit < 0 || offset > math.MaxInt-limit {
-		return nil, fmt.Errorf("wpdb: posts after offset %d, limit %d: out of range", offset, limit)
-	}
-	if limit == 0 {
-		return []Post{}, nil
-	}
-	return read(ctx, s, func(ctx context.Context, t *target) ([]Post, error) {
-		return s.postsAfter(ctx, t, lastID, offset, limit)
-	})
-}
-
-// postsAfter is PostsAfter on t, in one query under the query timeout.
-func (s *Store) postsAfter(ctx context.Context, t *target, lastID uint64, offset, limit int) ([]Post, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	var rows []pageRow
-	if err := t.stmts.Load().keyset.SelectContext(ctx, &rows, s.keysetArgs(lastID, offset, limit)...); err != nil {
-		return nil, fmt.Errorf("wpdb: posts after post %d: %w", lastID, unavailable(err))
-	}
-	posts, err := s.shape(ctx, t, rows)
-	if err == nil {
-		err = s.addCards(ctx, t, posts)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("wpdb: posts after post %d: %w", lastID, err)
-	}
-	return posts, nil
 }

@@ -30,7 +30,7 @@ func TestOpenStripsConfiguredShortcodes(t *testing.T) {
 			for _, tt := range tests {
 				cfg := cfg
 				cfg.Shortcodes = tt.shortcodes
-				posts, err := wpdbtest.Store(t, cfg).Posts(context.Background(), 0, 1)
+				posts, err := wpdbtest.Store(t, cfg).Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 1})
 				if err != nil {
 					t.Fatal(err)
 				}

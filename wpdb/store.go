@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -268,44 +267,6 @@ func checkTable(ctx context.Context, db *sql.DB, cfg Config) error {
 
 // Driver returns the driver name the store uses, "mysql" or "sqlite".
 func (s *Store) Driver() string { return s.driver }
-
-// Posts returns up to limit published posts of the configured types,
-// newest first (post_date, then ID, descending), skipping the first offset,
-// each with its Excerpt shaped. When no post is left it returns an empty,
-// non-nil slice.
-//
-// It returns an error when offset or limit is negative, and an error
-// wrapping [ErrUnavailable] when the database fails the query or it runs
-// past the store's query timeout or ctx's deadline.
-func (s *Store) Posts(ctx context.Context, offset, limit int) ([]Post, error) {
-	if offset < 0 || limit < 0 || offset > math.MaxInt-limit {
-		return nil, fmt.Errorf("wpdb: posts after offset %d, limit %d: out of range", offset, limit)
-	}
-	if limit == 0 {
-		return []Post{}, nil
-	}
-	return read(ctx, s, func(ctx context.Context, t *target) ([]Post, error) {
-		return s.posts(ctx, t, offset, limit)
-	})
-}
-
-// posts is Posts on t, under the query timeout.
-func (s *Store) posts(ctx context.Context, t *target, offset, limit int) ([]Post, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	var rows []pageRow
-	if err := t.stmts.Load().page.SelectContext(ctx, &rows, s.args(offset, limit)...); err != nil {
-		return nil, fmt.Errorf("wpdb: posts after offset %d: %w", offset, unavailable(err))
-	}
-	posts, err := s.shape(ctx, t, rows)
-	if err == nil {
-		err = s.addCards(ctx, t, posts)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("wpdb: posts after offset %d: %w", offset, err)
-	}
-	return posts, nil
-}
 
 // Ping checks that the database, or one of its replicas, answers within
 // the query timeout: while one does, reads are served (see [read]).

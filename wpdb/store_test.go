@@ -101,7 +101,7 @@ func TestStore(t *testing.T) {
 			}
 
 			t.Run("golden JSON", func(t *testing.T) {
-				posts, err := s.Posts(ctx, 0, 100)
+				posts, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 100})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -109,7 +109,7 @@ func TestStore(t *testing.T) {
 			})
 
 			t.Run("only published posts, newest first", func(t *testing.T) {
-				posts, err := s.Posts(ctx, 0, 100)
+				posts, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 100})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -122,7 +122,7 @@ func TestStore(t *testing.T) {
 				t.Run(fmt.Sprintf("paging K=%d", k), func(t *testing.T) {
 					var got []uint64
 					for offset := 0; ; offset += k {
-						page, err := s.Posts(ctx, offset, k)
+						page, err := s.Posts(ctx, wpdb.Page{Offset: offset, Limit: k})
 						if err != nil {
 							t.Fatalf("Posts(%d, %d): %v", offset, k, err)
 						}
@@ -148,7 +148,7 @@ func TestStore(t *testing.T) {
 				{"limit zero", 0, 0},
 			} {
 				t.Run(tt.name, func(t *testing.T) {
-					posts, err := s.Posts(ctx, tt.offset, tt.limit)
+					posts, err := s.Posts(ctx, wpdb.Page{Offset: tt.offset, Limit: tt.limit})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -170,7 +170,7 @@ func TestStore(t *testing.T) {
 				{"offset overflows", math.MaxInt, 2},
 			} {
 				t.Run(tt.name, func(t *testing.T) {
-					if _, err := s.Posts(ctx, tt.offset, tt.limit); err == nil {
+					if _, err := s.Posts(ctx, wpdb.Page{Offset: tt.offset, Limit: tt.limit}); err == nil {
 						t.Errorf("Posts(%d, %d) succeeded, want an error", tt.offset, tt.limit)
 					}
 				})
@@ -179,7 +179,7 @@ func TestStore(t *testing.T) {
 			t.Run("canceled context", func(t *testing.T) {
 				cctx, cancel := context.WithCancel(ctx)
 				cancel()
-				_, err := s.Posts(cctx, 0, 2)
+				_, err := s.Posts(cctx, wpdb.Page{Offset: 0, Limit: 2})
 				if !errors.Is(err, context.Canceled) || !errors.Is(err, wpdb.ErrUnavailable) {
 					t.Errorf("Posts error = %v, want context.Canceled and wpdb.ErrUnavailable", err)
 				}
@@ -207,7 +207,7 @@ func TestStore(t *testing.T) {
 					c := cfg
 					c.PostTypes = tt.types
 					s := open(t, c)
-					posts, err := s.Posts(ctx, 0, 100)
+					posts, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 100})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -220,7 +220,7 @@ func TestStore(t *testing.T) {
 					for _, k := range []int{1, 2, 3} {
 						var got []uint64
 						for offset := 0; offset <= len(want); offset += k {
-							page, err := s.Posts(ctx, offset, k)
+							page, err := s.Posts(ctx, wpdb.Page{Offset: offset, Limit: k})
 							if err != nil {
 								t.Fatal(err)
 							}
@@ -242,7 +242,7 @@ func TestStorePrefix(t *testing.T) {
 			t.Parallel()
 			cfg := wpdbtest.New(t, driver, "blog2_")
 			wpdbtest.Insert(t, cfg, wpdb.SeedRow{ID: 5, Title: "in blog2", Date: "2024-05-05 05:05:05"})
-			posts, err := open(t, cfg).Posts(context.Background(), 0, 10)
+			posts, err := open(t, cfg).Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 10})
 			if err != nil {
 				t.Fatal(err)
 			}

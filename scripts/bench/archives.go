@@ -68,7 +68,7 @@ func archiveScenarios(ctx context.Context, store *wpdb.Store, o options) (heads,
 		if depth < 1 {
 			return nil, nil, fmt.Errorf("archive %s: %d posts, too few for a deep page: seed more posts (-n)", vars, size)
 		}
-		before, err := store.PostsIn(ctx, a, depth-1, 1)
+		before, err := store.Posts(ctx, wpdb.Page{In: a, Offset: depth - 1, Limit: 1})
 		if err != nil {
 			return nil, nil, fmt.Errorf("archive %s: the post at %d: %w", vars, depth-1, err)
 		}
@@ -100,7 +100,7 @@ func archiveSize(ctx context.Context, store *wpdb.Store, terms *wpdb.Terms, a wp
 			return true
 		}
 		var posts []wpdb.Post
-		posts, err = store.PostsIn(ctx, a, offset, 1)
+		posts, err = store.Posts(ctx, wpdb.Page{In: a, Offset: offset, Limit: 1})
 		return len(posts) == 0
 	})
 	if err != nil {

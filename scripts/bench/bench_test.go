@@ -208,7 +208,7 @@ func TestNaivePostsMatchesPosts(t *testing.T) {
 		wpdb.SeedRow{Date: later, Status: "inherit", Type: "revision", Parent: 1})...)
 	store, db := wpdbtest.Store(t, cfg), wpdbtest.OpenDB(t, cfg)
 	for _, off := range []int{0, 1, 17, 38, 39, 40, 41} {
-		posts, err := store.Posts(ctx, off, 3)
+		posts, err := store.Posts(ctx, wpdb.Page{Offset: off, Limit: 3})
 		if err != nil || len(posts) != min(3, max(n-off, 0)) {
 			t.Fatalf("Posts(%d, 3) = %d posts of %d, %v", off, len(posts), n, err)
 		}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/wploadmore/wploadmore/wpdb"
+
 	"context"
 	"database/sql"
 	"testing"
@@ -142,7 +144,7 @@ func TestCountersSelects(t *testing.T) {
 		before, err := readCount(ctx, url, db)
 		for i := 0; i < n && err == nil; i++ {
 			if i%2 == 0 {
-				_, err = store.Posts(ctx, 0, 2)
+				_, err = store.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2})
 			} else {
 				err = db.QueryRowContext(ctx, "SELECT 1").Scan(new(int))
 			}

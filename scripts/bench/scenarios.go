@@ -90,7 +90,7 @@ func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 	readers, err3 := newSessions(ctx, sessions, c, 200)
 	one, err4 := newSessions(ctx, sessions, 1, 2)
 	// lastPost names the post just before mid: the keyset page at mid.
-	before, err5 := store.Posts(ctx, o.posts/2-1, 1)
+	before, err5 := store.Posts(ctx, wpdb.Page{Offset: o.posts/2 - 1, Limit: 1})
 	capped, err6 := newSessions(ctx, sessions, 16, 1000) // ten desiredPosts=100 calls past the cap
 	heads, deepArchives, err7 := archiveScenarios(ctx, store, o)
 	if err := errors.Join(err1, err2, err3, err4, err5, err6, err7); err != nil {
@@ -105,7 +105,7 @@ func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 	// of the scenario does.
 	limitA := func(start int) func(context.Context, int) error {
 		return func(ctx context.Context, i int) error {
-			posts, err := store.Posts(ctx, start, desiredPosts)
+			posts, err := store.Posts(ctx, wpdb.Page{Offset: start, Limit: desiredPosts})
 			if err == nil && len(posts) == 0 {
 				err = fmt.Errorf("no posts at start %d", start)
 			}

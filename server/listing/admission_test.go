@@ -1,6 +1,8 @@
 package listing
 
 import (
+	"github.com/wploadmore/wploadmore/wpdb"
+
 	"context"
 	"errors"
 	"testing"
@@ -12,7 +14,7 @@ import (
 func readAsync(ctx context.Context, c *Cache, offset, limit int) <-chan error {
 	done := make(chan error, 1)
 	go func() {
-		_, err := c.Posts(ctx, offset, limit)
+		_, err := c.Posts(ctx, wpdb.Page{Offset: offset, Limit: limit})
 		done <- err
 	}()
 	return done
@@ -52,7 +54,7 @@ func TestCacheCancelsALoadNobodyWaitsFor(t *testing.T) {
 		t.Errorf("%d admissions held after the cancelled query ended, want 0", got)
 	}
 	close(next.release)
-	if _, err := c.Posts(context.Background(), 8, 2); err != nil {
+	if _, err := c.Posts(context.Background(), wpdb.Page{Offset: 8, Limit: 2}); err != nil {
 		t.Fatal(err)
 	}
 	if got := next.calls.Load(); got != 2 {
@@ -80,13 +82,13 @@ func TestCacheHeadRefreshOutlivesItsReader(t *testing.T) {
 	waitFor(t, func() bool { return next.cancelled.Load() == 1 })
 
 	close(next.release)
-	if _, err := c.Posts(context.Background(), 0, 2); err != nil {
+	if _, err := c.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 2}); err != nil {
 		t.Fatal(err)
 	}
 	next.release = make(chan struct{})
 	clock.Advance(600 * time.Millisecond)
 	ctx, leave = context.WithCancel(context.Background())
-	if _, err := c.Posts(ctx, 0, 2); err != nil {
+	if _, err := c.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2}); err != nil {
 		t.Fatal(err)
 	}
 	leave()
@@ -112,7 +114,7 @@ func TestCacheHeadRefreshOutlivesItsReader(t *testing.T) {
 	}
 	close(next.release)
 	waitFor(t, func() bool {
-		posts, err := c.Posts(context.Background(), 0, 2)
+		posts, err := c.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 2})
 		return err == nil && posts[0].Title == "call 3"
 	})
 }
@@ -138,7 +140,7 @@ func TestCacheAdmission(t *testing.T) {
 	// comes only later: its deadline ends the test's wait.
 	bounded, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	_, err := c.Posts(bounded, 30, 2)
+	_, err := c.Posts(bounded, wpdb.Page{Offset: 30, Limit: 2})
 	if !errors.Is(err, ErrBusy) {
 		t.Fatalf("a third miss with 2 in flight: %v, want ErrBusy", err)
 	}
@@ -164,7 +166,7 @@ func TestCacheAdmission(t *testing.T) {
 	if got := next.calls.Load(); got != 3 {
 		t.Errorf("next called %d times, want 3 (two misses and the head; the joined reader shared the first)", got)
 	}
-	if _, err := c.Posts(ctx, 30, 2); err != nil {
+	if _, err := c.Posts(ctx, wpdb.Page{Offset: 30, Limit: 2}); err != nil {
 		t.Errorf("a miss once the others ended: %v, want it admitted", err)
 	}
 }
@@ -178,11 +180,11 @@ func TestCacheNoQueryForAGoneReader(t *testing.T) {
 	ctx, leave := context.WithCancel(context.Background())
 	leave()
 	for _, offset := range []int{0, 8} {
-		if _, err := c.Posts(ctx, offset, 2); !errors.Is(err, context.Canceled) {
+		if _, err := c.Posts(ctx, wpdb.Page{Offset: offset, Limit: 2}); !errors.Is(err, context.Canceled) {
 			t.Errorf("offset %d: %v, want context.Canceled", offset, err)
 		}
 	}
-	if _, err := c.PostsAfter(ctx, 9, 10, 2); !errors.Is(err, context.Canceled) {
+	if _, err := c.Posts(ctx, wpdb.Page{LastPost: 9, Offset: 10, Limit: 2}); !errors.Is(err, context.Canceled) {
 		t.Errorf("after post 9: %v, want context.Canceled", err)
 	}
 	time.Sleep(50 * time.Millisecond) // a query started in the background would have reached next

@@ -1,6 +1,8 @@
 package listing
 
 import (
+	"github.com/wploadmore/wploadmore/wpdb"
+
 	"context"
 	"testing"
 	"time"
@@ -26,7 +28,7 @@ func TestCacheArchiveHeads(t *testing.T) {
 	c, clock := newTestCache(t, next, limits)
 	counts := c.observer.(*cacheCounts)
 	ctx := context.Background()
-	news, sport, world := Archive{Key: "category_name=news"}, Archive{Key: "category_name=sport"}, Archive{Key: "category_name=world"}
+	news, sport, world := keyed{key: "category_name=news"}, keyed{key: "category_name=sport"}, keyed{key: "category_name=world"}
 	read := func(posts []Post, err error) []uint64 {
 		t.Helper()
 		if err != nil {
@@ -41,27 +43,27 @@ func TestCacheArchiveHeads(t *testing.T) {
 		}
 	}
 
-	got := read(c.PostsIn(ctx, news, 0, 3))
+	got := read(c.Posts(ctx, wpdb.Page{In: news, Offset: 0, Limit: 3}))
 	if diff := cmp.Diff([]uint64{archivePostIDs, archivePostIDs + 1, archivePostIDs + 2}, got); diff != "" {
 		t.Errorf("first batch (-want +got):\n%s", diff)
 	}
 	calls(1)
-	if got := read(c.PostsIn(ctx, news, 3, 3)); got[0] != archivePostIDs+3 {
+	if got := read(c.Posts(ctx, wpdb.Page{In: news, Offset: 3, Limit: 3})); got[0] != archivePostIDs+3 {
 		t.Errorf("second batch %v", got)
 	}
-	if got := read(c.PostsAfterIn(ctx, news, archivePostIDs+5, 6, 3)); got[0] != archivePostIDs+6 {
+	if got := read(c.Posts(ctx, wpdb.Page{In: news, LastPost: archivePostIDs + 5, Offset: 6, Limit: 3})); got[0] != archivePostIDs+6 {
 		t.Errorf("keyset batch %v", got)
 	}
 	calls(1) // both cut from the archive's head
 
-	if got := read(c.Posts(ctx, 0, 2)); got[0] != 0 {
+	if got := read(c.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2})); got[0] != 0 {
 		t.Errorf("the listing answered from an archive's head: %v", got)
 	}
 	calls(2)
 
 	// Past half the bound, a read is a hit that refreshes the head behind.
 	clock.Advance(600 * time.Millisecond)
-	read(c.PostsIn(ctx, news, 0, 3))
+	read(c.Posts(ctx, wpdb.Page{In: news, Offset: 0, Limit: 3}))
 	waitFor(t, func() bool { return next.calls.Load() == 3 })
 	if counts.refreshes.Load() != 1 {
 		t.Errorf("%d refreshes, want 1", counts.refreshes.Load())
@@ -69,9 +71,9 @@ func TestCacheArchiveHeads(t *testing.T) {
 
 	// Two entries at most: two more archives push the least recently
 	// used heads out, and news is read again.
-	read(c.PostsIn(ctx, sport, 0, 3))
-	read(c.PostsIn(ctx, world, 0, 3))
+	read(c.Posts(ctx, wpdb.Page{In: sport, Offset: 0, Limit: 3}))
+	read(c.Posts(ctx, wpdb.Page{In: world, Offset: 0, Limit: 3}))
 	calls(5)
-	read(c.PostsIn(ctx, news, 0, 3))
+	read(c.Posts(ctx, wpdb.Page{In: news, Offset: 0, Limit: 3}))
 	calls(6)
 }

@@ -11,56 +11,43 @@ import (
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
-// Cache answers from memory what its Source answered less than TTL ago
-// (the server's -cache-ttl, 1 s by default), so warm requests never wait
-// on the database. It keeps posts formatted and encoded once per query,
-// not once per answer.
-//
 // Freshness: every answer reflects the database as it was at most ttl ago.
-// A page is kept with the time its query started; it is served until that
-// time plus ttl, never after. Once half of ttl has passed, the first request
-// to read the head starts one refresh in the background and is served the
-// head it has, so under steady traffic readers never wait for the database;
-// only after a quiet spell longer than ttl does the next reader wait, for a
-// query that every concurrent reader of the same page shares (a flight).
-// Errors are never kept. Sessions are never cached: they are per visitor.
+// A page is kept with the time its query started and served until that
+// time plus ttl, never after. Once half of ttl has passed, the first reader
+// of a head starts one refresh in the background and is served the head
+// it has, so under steady traffic readers never wait for the database;
+// after a quiet spell longer than ttl the next reader waits, for a query
+// that every concurrent reader of the same page shares (a flight). Errors
+// are never kept, nor sessions.
 //
-// Under a flood of pages not in memory (distinct deep ranges, each its own
-// query of tens of milliseconds at a deep OFFSET), visitors must not wait
-// behind them. So the head's queries are never refused, its background
-// refresh never cancelled, and every other query is admitted: at most MaxMisses of them run at once,
-// the rest are refused at once with ErrBusy. Since MaxMisses is below the
-// store's pool (see CacheLimits), a connection is always free for the head
-// when its refresh starts: it never queues behind the flood, and the head
-// never goes stale, so the freshness bound holds under a flood too. A query
-// is cancelled when every reader waiting for it has gone, and none is
-// started for a reader already gone (see flight). Deeper pages are not
-// refreshed ahead: a query nobody waits for is what a flood must not cost;
-// their next reader after ttl waits for one.
+// Under a flood of pages not in memory (distinct deep ranges, each a query
+// of tens of milliseconds), visitors must not wait behind them. So the
+// blog's head is never refused and its refresh never cancelled, and every
+// other query is admitted: at most MaxMisses run at once, the rest are
+// refused at once with ErrBusy. MaxMisses is below the store's pool, so a
+// connection is always free for the head's refresh. A query is cancelled
+// when every reader waiting for it has gone, and none is started for a
+// reader already gone (see flight). Deeper pages are not refreshed ahead:
+// a query nobody waits for is what a flood must not cost.
 //
-// The head: the newest Depth posts are one page, one query, one snapshot.
-// Any offset page inside it, and any keyset page (lastPost) whose last post
-// is in it, is cut from it: that is where nearly all traffic reads, since
-// every visitor starts at the top and each click moves only a batch of
-// posts on. Pages cut from one snapshot never repeat or skip a post among
-// themselves.
-//
-// Anything deeper is kept under its exact range, as a page of its own, with
-// the same ttl. The cache holds at most MaxEntries pages and MaxBytes of
-// posts (counted from their strings, see postBytes), dropping the least
-// recently used. Posts hold the excerpt, never the content, which can be
-// hundreds of KB.
-//
-// Archives (PostsIn, PostsAfterIn) are kept the same way, each under its
-// Key: an archive's head is its newest Depth posts, one query, refreshed
-// ahead as the listing's is, and its deeper pages are kept one by one, all
-// within the same MaxEntries and MaxBytes, so a hot archive stays in
-// memory and a cold one makes room. An archive's queries, its head's
-// included, are admitted as misses: a flood of archives is one of misses.
-//
-// It is safe for concurrent use.
+// The head of each listing (the blog or an archive, by its Key) is its
+// newest Depth posts: one page, one query, one snapshot. Any offset page
+// inside it, and any keyset page whose last post is in it, is cut from it,
+// since every visitor starts at the top and each click moves on a batch.
+// Pages cut from one snapshot never repeat or skip a post among
+// themselves. Anything deeper is kept under its exact range. An archive's
+// queries, its head's included, are admitted as misses: a flood of
+// archives is one of misses.
+
+// Cache answers from memory what its Source answered less than TTL ago,
+// so warm requests never wait on the database, and keeps posts formatted
+// and encoded once per query, not once per answer. It holds at most
+// MaxEntries pages and MaxBytes of posts (see postBytes), dropping the
+// least recently used; posts hold the excerpt, never the content. See
+// above for freshness, admission and the head. It is safe for concurrent
+// use.
 type Cache struct {
-	next       CacheSource
+	next       Source
 	format     *Format
 	logger     *slog.Logger
 	observer   CacheObserver
@@ -78,10 +65,11 @@ type Cache struct {
 	flights map[pageRange]*flight       // the queries in the air
 }
 
-// pageRange names a page: the posts after post lastPost (0 for none), or
-// after offset ones when it is 0 or its row is gone, limit of them.
+// pageRange names a page as wpdb.Page does, its listing by Key: the
+// posts after post lastPost (0 for none), or after offset ones when it is
+// 0 or its row is gone, limit of them.
 type pageRange struct {
-	archive       string // an archive's Key; "" for the whole listing
+	listing       string // the listing's Key; "" for the whole blog
 	lastPost      uint64
 	offset, limit int
 }
@@ -128,12 +116,12 @@ type CacheLimits struct {
 // freshness to keep, Direct reads each page. Background refreshes that
 // fail are logged to logger; the readers that then have to wait get the
 // error themselves. observer hears each read.
-func NewCache(next CacheSource, format *Format, limits CacheLimits, logger *slog.Logger, observer CacheObserver) *Cache {
+func NewCache(next Source, format *Format, limits CacheLimits, logger *slog.Logger, observer CacheObserver) *Cache {
 	return newCache(next, format, limits, logger, observer, time.Now)
 }
 
 // newCache is NewCache measuring freshness by the clock now.
-func newCache(next CacheSource, format *Format, limits CacheLimits, logger *slog.Logger, observer CacheObserver, now func() time.Time) *Cache {
+func newCache(next Source, format *Format, limits CacheLimits, logger *slog.Logger, observer CacheObserver, now func() time.Time) *Cache {
 	return &Cache{
 		next:       next,
 		format:     format,
@@ -150,23 +138,13 @@ func newCache(next CacheSource, format *Format, limits CacheLimits, logger *slog
 	}
 }
 
-// Posts returns limit posts after offset from the head or a cached page,
-// or asks next. Waiting for a query that another request started ends when
-// ctx does. It returns next's errors, which are not remembered.
-func (c *Cache) Posts(ctx context.Context, offset, limit int) ([]Post, error) {
-	return c.page(ctx, pageRange{offset: offset, limit: limit}, wpdb.Archive{})
-}
-
-// PostsAfter is Posts for keyset pages: cut from the head when lastID is
-// in it, else kept under (lastID, offset, limit), the offset too, since it
-// decides when lastID's row is gone.
-func (c *Cache) PostsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]Post, error) {
-	return c.page(ctx, pageRange{lastPost: lastID, offset: offset, limit: limit}, wpdb.Archive{})
-}
-
-// page answers key's page: in archive in when key names one (see
-// PostsIn), the archive's own head standing for the listing's.
-func (c *Cache) page(ctx context.Context, key pageRange, in wpdb.Archive) ([]Post, error) {
+// Posts returns page p from its listing's head or a cached page, or asks
+// next. Waiting for a query that another request started ends when ctx
+// does. It returns next's errors, which are not remembered, ctx's cause,
+// and an error wrapping ErrBusy when the query was not admitted.
+func (c *Cache) Posts(ctx context.Context, p wpdb.Page) ([]Post, error) {
+	key := pageRange{listing: p.Key(), lastPost: p.LastPost, offset: p.Offset, limit: p.Limit}
+	in := p.Listing()
 	if key.offset < 0 || key.limit <= 0 {
 		// Nothing worth keeping; next says what is wrong.
 		c.observer.CacheMiss()
@@ -176,7 +154,7 @@ func (c *Cache) page(ctx context.Context, key pageRange, in wpdb.Archive) ([]Pos
 		}
 		return c.format.Posts(posts)
 	}
-	headKey := pageRange{archive: key.archive, limit: c.depth}
+	headKey := pageRange{listing: key.listing, limit: c.depth}
 	waited := false // for the head, before finding the page is not in it
 	if key.lastPost > 0 || key.offset+key.limit <= c.depth || c.holdsWholeListing(headKey) {
 		head, hit, err := c.get(ctx, headKey, in)
@@ -191,12 +169,12 @@ func (c *Cache) page(ctx context.Context, key pageRange, in wpdb.Archive) ([]Pos
 		// A keyset page whose last post is deeper than the head, or gone.
 		waited = !hit
 	}
-	p, hit, err := c.get(ctx, key, in)
+	page, hit, err := c.get(ctx, key, in)
 	c.count(hit && !waited && err == nil)
 	if err != nil {
 		return nil, err
 	}
-	return slices.Clone(p.posts), nil
+	return slices.Clone(page.posts), nil
 }
 
 // headKey names the head: the newest depth posts.
@@ -247,10 +225,10 @@ func (head *cachedPage) cut(key pageRange, depth int) ([]Post, bool) {
 
 // get returns key's page when it is fresh (hit), starting a head's
 // background refresh once half of ttl has passed, or else waits for its
-// query, shared with concurrent callers (see flight); in is the archive
-// key names, if any. It returns ctx's cause when ctx ends first, an error
+// query, shared with concurrent callers (see flight); in is the listing
+// key names. It returns ctx's cause when ctx ends first, an error
 // wrapping ErrBusy when the query was not admitted, and next's errors.
-func (c *Cache) get(ctx context.Context, key pageRange, in wpdb.Archive) (p *cachedPage, hit bool, err error) {
+func (c *Cache) get(ctx context.Context, key pageRange, in wpdb.Listing) (p *cachedPage, hit bool, err error) {
 	c.mu.Lock()
 	if el, ok := c.entries[key]; ok {
 		p := el.Value.(*cachedPage)
@@ -279,9 +257,9 @@ func (c *Cache) get(ctx context.Context, key pageRange, in wpdb.Archive) (p *cac
 	return p, false, err
 }
 
-// load queries next for key, in archive in when key names one, and keeps
+// load queries next for key, in listing in, and keeps
 // the answer.
-func (c *Cache) load(ctx context.Context, key pageRange, in wpdb.Archive) (*cachedPage, error) {
+func (c *Cache) load(ctx context.Context, key pageRange, in wpdb.Listing) (*cachedPage, error) {
 	fetched := c.now() // before the query: what it reads is at least this fresh
 	posts, err := c.fetch(ctx, key, in)
 	if err != nil {
@@ -306,18 +284,9 @@ func (c *Cache) load(ctx context.Context, key pageRange, in wpdb.Archive) (*cach
 	return p, nil
 }
 
-// fetch asks next for the page key names, in archive in when it names one.
-func (c *Cache) fetch(ctx context.Context, key pageRange, in wpdb.Archive) ([]wpdb.Post, error) {
-	if key.archive != "" {
-		if key.lastPost > 0 {
-			return c.next.PostsAfterIn(ctx, in, key.lastPost, key.offset, key.limit)
-		}
-		return c.next.PostsIn(ctx, in, key.offset, key.limit)
-	}
-	if key.lastPost > 0 {
-		return c.next.PostsAfter(ctx, key.lastPost, key.offset, key.limit)
-	}
-	return c.next.Posts(ctx, key.offset, key.limit)
+// fetch asks next for the page key names in listing in.
+func (c *Cache) fetch(ctx context.Context, key pageRange, in wpdb.Listing) ([]wpdb.Post, error) {
+	return c.next.Posts(ctx, wpdb.Page{In: in, LastPost: key.lastPost, Offset: key.offset, Limit: key.limit})
 }
 
 // put keeps p, replacing the page of the same key, and drops the least

@@ -27,7 +27,7 @@ type flight struct {
 	cancel   context.CancelFunc
 	pinned   bool         // a head's background refresh
 	admitted bool         // holds a place among the misses
-	archive  wpdb.Archive // what the page's archive key names, when it names one
+	listing  wpdb.Listing // the listing the page's key names
 
 	waiters int // under Cache.mu
 }
@@ -57,7 +57,7 @@ func (a admission) done() { <-a }
 // It returns ctx's cause when the reader is already gone (its client hung
 // up before the cache was asked: no query is started for it), and an
 // error wrapping ErrBusy when starting the query would pass MaxMisses.
-func (c *Cache) joinLocked(ctx context.Context, key pageRange, in wpdb.Archive) (*flight, error) {
+func (c *Cache) joinLocked(ctx context.Context, key pageRange, in wpdb.Listing) (*flight, error) {
 	f := c.flights[key]
 	if f == nil {
 		if ctx.Err() != nil {
@@ -72,11 +72,11 @@ func (c *Cache) joinLocked(ctx context.Context, key pageRange, in wpdb.Archive) 
 	return f, nil
 }
 
-// startLocked starts key's query, in archive in when key names one, with
+// startLocked starts key's query, in listing in, with
 // no waiter yet: a head's refresh when refresh is set. Queries for pages
 // other than the listing's head are admitted first; an archive's head is
 // too, or a flood of archives would pass the bound. c.mu is held.
-func (c *Cache) startLocked(ctx context.Context, key pageRange, in wpdb.Archive, refresh bool) (*flight, error) {
+func (c *Cache) startLocked(ctx context.Context, key pageRange, in wpdb.Listing, refresh bool) (*flight, error) {
 	admitted := key != c.headKey()
 	if admitted && !c.misses.try() {
 		c.observer.CacheRefused()
@@ -86,7 +86,7 @@ func (c *Cache) startLocked(ctx context.Context, key pageRange, in wpdb.Archive,
 	// The flight keeps ctx's values (the request id in logs), not its
 	// cancellation: it ends with its last waiter, see leave.
 	fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	f := &flight{done: make(chan struct{}), cancel: cancel, pinned: refresh, admitted: admitted, archive: in}
+	f := &flight{done: make(chan struct{}), cancel: cancel, pinned: refresh, admitted: admitted, listing: in}
 	c.flights[key] = f
 	go c.fly(fctx, key, f)
 	return f, nil
@@ -109,7 +109,7 @@ func (c *Cache) fly(ctx context.Context, key pageRange, f *flight) {
 			wait.Stop()
 		}
 	}
-	f.page, f.err = c.load(ctx, key, f.archive)
+	f.page, f.err = c.load(ctx, key, f.listing)
 	if f.admitted {
 		c.misses.done()
 	}

@@ -21,11 +21,10 @@ type OptionsReader interface {
 	Options(ctx context.Context) (wpdb.Options, error)
 }
 
-// WatchOptions reads the options every period until ctx ends, and sends
-// each read to updates, which it closes when it returns. A failed read is
-// logged and the settings in use stay: the next read may succeed.
-func WatchOptions(ctx context.Context, db OptionsReader, every time.Duration, updates chan<- wpdb.Options, logger *slog.Logger) {
-	defer close(updates)
+// WatchOptions reads the options every period until ctx ends, and hands
+// each read to use. A failed read is logged and the settings in use stay:
+// the next read may succeed.
+func WatchOptions(ctx context.Context, db OptionsReader, every time.Duration, use func(wpdb.Options), logger *slog.Logger) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
@@ -41,10 +40,6 @@ func WatchOptions(ctx context.Context, db OptionsReader, every time.Duration, up
 			}
 			continue
 		}
-		select {
-		case updates <- o:
-		case <-ctx.Done():
-			return
-		}
+		use(o)
 	}
 }

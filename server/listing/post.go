@@ -103,10 +103,25 @@ func (f *Format) Posts(posts []wpdb.Post) ([]Post, error) {
 }
 
 // WriteJSON writes posts as the JSON array the endpoint answers: the bytes
-// encoding/json gives for the slice, joined from each post's Record. It
-// returns w's error.
+// encoding/json gives for the slice, joined from each post's Record, piece
+// by piece, so that a hash reads the body without its being built. It
+// returns w's first error.
 func WriteJSON(w io.Writer, posts []Post) error {
-	_, err := w.Write(AppendJSON(make([]byte, 0, JSONSize(posts)), posts))
+	_, err := w.Write([]byte{'['})
+	for i := range posts {
+		if err != nil {
+			return err
+		}
+		if i > 0 {
+			if _, err = w.Write([]byte{','}); err != nil {
+				return err
+			}
+		}
+		_, err = w.Write(posts[i].Record)
+	}
+	if err == nil {
+		_, err = w.Write([]byte("]\n"))
+	}
 	return err
 }
 
@@ -135,12 +150,9 @@ func JSONSize(posts []Post) int {
 
 // Source is where the listing's posts come from; a *wpdb.Store is one.
 type Source interface {
-	// Posts returns up to limit published posts, newest first, after
-	// skipping offset of them, each with its Excerpt.
-	Posts(ctx context.Context, offset, limit int) ([]wpdb.Post, error)
-	// PostsAfter returns up to limit posts that come after post lastID in
-	// the listing, or Posts(ctx, offset, limit) when no row has that ID.
-	PostsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]wpdb.Post, error)
+	// Posts returns page p of its listing, each post with its Excerpt,
+	// as wpdb.Store.Posts pages them.
+	Posts(ctx context.Context, p wpdb.Page) ([]wpdb.Post, error)
 }
 
 // Direct reads the listing without a cache: each page is read from its
@@ -155,20 +167,9 @@ func NewDirect(source Source, format *Format) Direct {
 	return Direct{source: source, format: format}
 }
 
-// Posts returns limit posts after offset, as Source.Posts pages them. It
-// returns the source's errors as they are.
-func (d Direct) Posts(ctx context.Context, offset, limit int) ([]Post, error) {
-	posts, err := d.source.Posts(ctx, offset, limit)
-	if err != nil {
-		return nil, err
-	}
-	return d.format.Posts(posts)
-}
-
-// PostsAfter returns limit posts after post lastID, as Source.PostsAfter
-// pages them. It returns the source's errors as they are.
-func (d Direct) PostsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]Post, error) {
-	posts, err := d.source.PostsAfter(ctx, lastID, offset, limit)
+// Posts returns page p. It returns the source's errors as they are.
+func (d Direct) Posts(ctx context.Context, p wpdb.Page) ([]Post, error) {
+	posts, err := d.source.Posts(ctx, p)
 	if err != nil {
 		return nil, err
 	}

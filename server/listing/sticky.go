@@ -21,8 +21,7 @@ type StickySource interface {
 
 // Pages is the listing Sticky rearranges: a Cache or a Direct.
 type Pages interface {
-	Posts(ctx context.Context, offset, limit int) ([]Post, error)
-	PostsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]Post, error)
+	Posts(ctx context.Context, p wpdb.Page) ([]Post, error)
 }
 
 // Sticky is the listing as WordPress's blog home orders it: the site's
@@ -154,62 +153,62 @@ func (s *Sticky) startLocked(ids []uint64, ahead bool) *stickyFlight {
 	return f
 }
 
-// Posts returns limit posts after offset in the home's order. It returns
-// the errors of the sticky posts' source and of pages.
-func (s *Sticky) Posts(ctx context.Context, offset, limit int) ([]Post, error) {
+// Posts returns page p in the home's order. Only the whole blog puts its
+// sticky posts first: any other listing's pages, an archive's, are read
+// as they are, as WordPress's archives do. It returns the errors of the
+// sticky posts' source and of pages.
+func (s *Sticky) Posts(ctx context.Context, p wpdb.Page) ([]Post, error) {
+	if p.Key() != "" || p.Offset < 0 || p.Limit <= 0 {
+		return s.pages.Posts(ctx, p)
+	}
 	sticky, err := s.sticky(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if len(sticky) == 0 || offset < 0 || limit <= 0 {
-		return s.pages.Posts(ctx, offset, limit)
+	switch {
+	case len(sticky) == 0:
+		return s.pages.Posts(ctx, p)
+	case p.LastPost != 0:
+		return s.after(ctx, sticky, p)
 	}
 	var out []Post
-	if offset < len(sticky) {
-		out = slices.Clone(sticky[offset:min(len(sticky), offset+limit)])
+	if p.Offset < len(sticky) {
+		out = slices.Clone(sticky[p.Offset:min(len(sticky), p.Offset+p.Limit)])
 	}
-	if len(out) == limit {
+	if len(out) == p.Limit {
 		return out, nil
 	}
-	others, err := s.others(ctx, sticky, max(offset-len(sticky), 0), limit-len(out))
+	others, err := s.others(ctx, sticky, max(p.Offset-len(sticky), 0), p.Limit-len(out))
 	if err != nil {
 		return nil, err
 	}
 	return append(out, others...), nil
 }
 
-// PostsAfter returns limit posts after post lastID in the home's order:
+// after returns the page p after post p.LastPost in the home's order:
 // after a sticky post, the sticky posts after it and then the others from
 // the top; after any other post, the others after it in the listing. When
-// no row has lastID, offset decides, as in the listing, counted as if no
-// sticky post came before it (a walk that loses its last post may see up
-// to as many posts again as are sticky, never skip one). It returns the
-// errors of the sticky posts' source and of pages.
-func (s *Sticky) PostsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]Post, error) {
-	sticky, err := s.sticky(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if len(sticky) == 0 || offset < 0 || limit <= 0 {
-		return s.pages.PostsAfter(ctx, lastID, offset, limit)
-	}
-	if i := slices.IndexFunc(sticky, func(p Post) bool { return p.ID == lastID }); i >= 0 {
-		out := slices.Clone(sticky[i+1 : min(len(sticky), i+1+limit)])
-		if len(out) == limit {
+// no row has that ID, the offset decides, as in the listing, counted as if
+// no sticky post came before it (a walk that loses its last post may see
+// up to as many posts again as are sticky, never skip one).
+func (s *Sticky) after(ctx context.Context, sticky []Post, p wpdb.Page) ([]Post, error) {
+	if i := slices.IndexFunc(sticky, func(st Post) bool { return st.ID == p.LastPost }); i >= 0 {
+		out := slices.Clone(sticky[i+1 : min(len(sticky), i+1+p.Limit)])
+		if len(out) == p.Limit {
 			return out, nil
 		}
-		others, err := s.others(ctx, sticky, 0, limit-len(out))
+		others, err := s.others(ctx, sticky, 0, p.Limit-len(out))
 		if err != nil {
 			return nil, err
 		}
 		return append(out, others...), nil
 	}
-	page, err := s.pages.PostsAfter(ctx, lastID, max(offset-len(sticky), 0), limit+len(sticky))
+	page, err := s.pages.Posts(ctx, wpdb.Page{LastPost: p.LastPost, Offset: max(p.Offset-len(sticky), 0), Limit: p.Limit + len(sticky)})
 	if err != nil {
 		return nil, err
 	}
 	page = leaveOut(page, sticky)
-	return page[:min(limit, len(page))], nil
+	return page[:min(p.Limit, len(page))], nil
 }
 
 // others returns limit of the posts that are not sticky, after skipping r
@@ -218,7 +217,7 @@ func (s *Sticky) PostsAfter(ctx context.Context, lastID uint64, offset, limit in
 // at r. Reading limit+len(sticky) from r, at most len(sticky)-c of them
 // sticky, leaves at least the c to skip and the limit wanted.
 func (s *Sticky) others(ctx context.Context, sticky []Post, r, limit int) ([]Post, error) {
-	page, err := s.pages.Posts(ctx, r, limit+len(sticky))
+	page, err := s.pages.Posts(ctx, wpdb.Page{Offset: r, Limit: limit + len(sticky)})
 	if err != nil || len(page) == 0 {
 		return nil, err
 	}

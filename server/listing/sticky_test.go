@@ -18,28 +18,19 @@ import (
 )
 
 // memoryPosts is a listing held in memory, newest first, with sticky posts
-// read from it by ID: a CacheSource and a StickySource whose posts are
+// read from it by ID: a Source and a StickySource whose posts are
 // all published.
 type memoryPosts []wpdb.Post
 
-func (m memoryPosts) Posts(ctx context.Context, offset, limit int) ([]wpdb.Post, error) {
-	from := min(offset, len(m))
-	return slices.Clone(m[from:min(from+limit, len(m))]), nil
-}
-
-func (m memoryPosts) PostsAfter(ctx context.Context, lastID uint64, offset, limit int) ([]wpdb.Post, error) {
-	if i := slices.IndexFunc(m, func(p wpdb.Post) bool { return p.ID == lastID }); i >= 0 {
+// Posts files every post under every archive: the archive's pages are
+// the listing's.
+func (m memoryPosts) Posts(ctx context.Context, p wpdb.Page) ([]wpdb.Post, error) {
+	offset := p.Offset
+	if i := slices.IndexFunc(m, func(post wpdb.Post) bool { return post.ID == p.LastPost }); p.LastPost != 0 && i >= 0 {
 		offset = i + 1
 	}
-	return m.Posts(ctx, offset, limit)
-}
-
-func (m memoryPosts) PostsIn(ctx context.Context, a wpdb.Archive, offset, limit int) ([]wpdb.Post, error) {
-	return m.Posts(ctx, offset, limit)
-}
-
-func (m memoryPosts) PostsAfterIn(ctx context.Context, a wpdb.Archive, lastID uint64, offset, limit int) ([]wpdb.Post, error) {
-	return m.PostsAfter(ctx, lastID, offset, limit)
+	from := min(offset, len(m))
+	return slices.Clone(m[from:min(from+p.Limit, len(m))]), nil
 }
 
 func (m memoryPosts) StickyPosts(ctx context.Context, ids []uint64) ([]wpdb.Post, error) {
@@ -109,9 +100,9 @@ func walkSticky(t *testing.T, s *Sticky, batch int, keyset bool) []uint64 {
 		var page []Post
 		var err error
 		if keyset && len(ids) > 0 {
-			page, err = s.PostsAfter(ctx, ids[len(ids)-1], len(ids), batch)
+			page, err = s.Posts(ctx, wpdb.Page{LastPost: ids[len(ids)-1], Offset: len(ids), Limit: batch})
 		} else {
-			page, err = s.Posts(ctx, len(ids), batch)
+			page, err = s.Posts(ctx, wpdb.Page{Offset: len(ids), Limit: batch})
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -169,7 +160,7 @@ func TestStickyFreshness(t *testing.T) {
 	s.now = clock.Now
 	first := func() uint64 {
 		t.Helper()
-		page, err := s.Posts(context.Background(), 0, 1)
+		page, err := s.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +187,7 @@ func TestStickyFreshness(t *testing.T) {
 		t.Errorf("after a failed background read: first post %d, want 2 as last read", got)
 	}
 	clock.Advance(time.Second)
-	if _, err := s.Posts(context.Background(), 0, 1); err == nil {
+	if _, err := s.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 1}); err == nil {
 		t.Error("past ttl with the database down: no error")
 	}
 }

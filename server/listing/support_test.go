@@ -56,3 +56,13 @@ func waitFor(t *testing.T, ok func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// keyed is a listing known only by its Key: a kind the cache has never
+// heard of, which reaches the source as it was given. Its wpdb.Listing is
+// nil: the fakes never ask the database.
+type keyed struct {
+	wpdb.Listing
+	key string
+}
+
+func (k keyed) Key() string { return k.key }

@@ -22,7 +22,7 @@ func TestHelpers(t *testing.T) {
 			if diff := cmp.Diff([]uint64{4}, auto); diff != "" {
 				t.Errorf("next free ID (-want +got):\n%s", diff)
 			}
-			posts, err := wpdbtest.Store(t, cfg).Posts(context.Background(), 0, 10)
+			posts, err := wpdbtest.Store(t, cfg).Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 10})
 			if err != nil {
 				t.Fatal(err)
 			}
