@@ -36,7 +36,7 @@ func newSessionBytes(cfg Config) int64 {
 // living ones it let in.
 //
 // The bucket is this process's: N instances sharing one Redis may store N
-// times the bound there (see the README).
+// times the bound there (see docs/sessions.md).
 //
 // A returning visitor's session (carried in the companion cookie) may take
 // the last reserve tokens; a new one may not. Under a flood of cookieless

@@ -1,6 +1,6 @@
 // Command bench measures the server against a large seeded WordPress
 // database and Redis, beside the floors it stands on, and checks its
-// performance targets (the README's Performance section).
+// performance targets (docs/performance.md).
 //
 // It seeds its own MariaDB database (scripts/seed; skipped when complete),
 // runs the server binary on 127.0.0.1, drives it with wrk through a table

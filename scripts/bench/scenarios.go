@@ -394,7 +394,7 @@ func targets(rep *report, table []scenario) []target {
 		newTarget("visitors during a deep-range flood, p99", measured(float64(flooded.P99)/float64(time.Millisecond), flooded.P99 > 0), 20, true, "ms",
 			fmt.Sprintf("%d attacking conns; %s before it", floodConns, calm.P99)),
 		// On two cores the two above measure the CPU that 64 connections
-		// take from the visitors, whatever they ask (see the README). What
+		// take from the visitors, whatever they ask (docs/performance.md). What
 		// the deep ranges cost beyond that, their queries, is these two:
 		// the same visitors during as big a flood of /healthz.
 		newTarget("visitors during a deep-range flood vs a /healthz flood", flooded.RPS/cheaply.RPS, 0.80, false, "%", rps(flooded, cheaply)),
