@@ -37,7 +37,7 @@ func TestSystemdUnit(t *testing.T) {
 	})
 }
 
-// TestSystemdUnitSettings checks the hardening the README promises is in
+// TestSystemdUnitSettings checks the hardening docs/deploying.md promises is in
 // the unit, and that the variables it and env.example set are settings the
 // server knows, with values it accepts.
 func TestSystemdUnitSettings(t *testing.T) {

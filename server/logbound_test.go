@@ -80,7 +80,7 @@ func TestLoggedURL(t *testing.T) {
 }
 
 // TestRequestLineSize checks that a request line stays under
-// maxRequestLine, the figure the README's bound is computed from, in both
+// maxRequestLine, the figure docs/observability.md's bound comes from, in both
 // formats with every attribute the client controls at its widest, and
 // that a cut line says how long the whole was.
 func TestRequestLineSize(t *testing.T) {

@@ -66,7 +66,7 @@ func TestRedisHang(t *testing.T) {
 	}
 	// 2 from the page, 2 from the request after the freeze, and 2 more if
 	// the EVALSHA sent into the frozen Redis ran when it resumed: its
-	// client had its 503, but the posts count (see README, sessions).
+	// client had its 503, but the posts count (see docs/sessions.md).
 	c, err := redis.DialURL(rs.URL)
 	if err != nil {
 		t.Fatal(err)

@@ -390,7 +390,7 @@ func (v *soakVisitor) click(ctx context.Context) {
 			}
 		case status == http.StatusServiceUnavailable && !page && strings.Contains(body, "session store unavailable"):
 			// The EVALSHA that timed out may still run when Redis
-			// resumes (README, sessions): its posts then count.
+			// resumes (docs/sessions.md): its posts then count.
 			v.mayOverCount += 2
 			v.cutShort++
 		}

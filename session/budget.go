@@ -10,14 +10,9 @@ import (
 const DefaultNewSessionBytes = 64 << 20
 
 // sessionOverhead is what Redis spends on one session besides its key and
-// value: the key's object and dictionary entry, its expiry entry, and the
-// two hash tables' slots. Measured on Redis 7.0 (jemalloc), used_memory
-// over 100 000 `SET PHPREDIS_SESSION:<32 hex> … EX 1440 NX` grew 198 bytes
-// a session with the php serializer (posts_start|i:2;) and 214 with
-// php_serialize, 216 at 10 000 keys (the tables just grown); MEMORY USAGE
-// says 136 and 152, leaving out the expiry entry and the slots. That is
-// 133 to 151 bytes besides key and value; 176 leaves room for the tables'
-// sparsest moment, while both are held during a rehash.
+// value: the key's object and dictionary entry, its expiry entry and the
+// hash tables' slots. It is set above what Redis 7.0 was measured to spend
+// (docs/performance.md), leaving room for a rehash, when both tables are held.
 const sessionOverhead = 176
 
 // newSessionBytes is the Redis memory one new session of cfg costs.
@@ -30,18 +25,14 @@ func newSessionBytes(cfg Config) int64 {
 
 // budget is a token bucket of session creations, sized so that what it
 // lets through in one session lifetime fits Config.NewSessionBytes: at
-// most burst + rate×lifetime sessions, each newSessionBytes, whether or not
-// anybody uses them again. A session kept in use costs no new token (its
-// key exists), so the bound is on sessions nobody came back to, plus the
-// living ones it let in.
+// most burst + rate×lifetime sessions, whether or not anybody uses them
+// again. A session in use costs no token, as its key exists. The bucket is
+// this process's: N instances sharing one Redis may store N times the bound
+// (see docs/sessions.md).
 //
-// The bucket is this process's: N instances sharing one Redis may store N
-// times the bound there (see the README).
-//
-// A returning visitor's session (carried in the companion cookie) may take
-// the last reserve tokens; a new one may not. Under a flood of cookieless
-// requests the bucket hovers at the reserve, so every token that comes in
-// goes first to whoever came back, and their counts are stored.
+// The last reserve tokens go to returning visitors (carried in the
+// companion cookie) only, so under a flood of cookieless requests every
+// token that comes in goes first to whoever came back.
 type budget struct {
 	rate    float64 // tokens a second
 	burst   float64

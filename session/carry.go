@@ -167,7 +167,7 @@ type carryKeyer interface {
 
 // carryKey stores candidate as the companion's key unless an instance did
 // first (SET NX), and returns the one stored. The key has no expiry: a
-// maxmemory policy of volatile-* never evicts it (see the README).
+// maxmemory policy of volatile-* never evicts it (see docs/sessions.md).
 func (r *redisSessions) carryKey(ctx context.Context, candidate []byte) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.OpTimeout)
 	defer cancel()

@@ -99,15 +99,10 @@ func nodePool(addr string, opts ...redis.DialOption) (*redis.Pool, error) {
 // clusterBackend keeps sessions in a Redis Cluster: each command goes to
 // its key's node. It is the redisRoute of its redisSessions.
 //
-// It does not batch: each one-command update (SET NX, EVALSHA) borrows a
-// connection to its key's node. The pipeline batches on a few connections
-// to one Redis; in a cluster a batch would have to be split by node, and
-// a MOVED in the middle of one would fail the whole batch. Batching would
-// save at most tens of µs per request (BenchmarkAddPostsStartParallel, 32
-// goroutines on a shared 2-core machine, so only indicative: 41 to 50µs
-// per increment on a three-master cluster without it, 28 to 91µs on one
-// Redis with it), on a deployment whose cluster spreads the work over
-// several machines: not worth a batch that a failover can fail whole.
+// It does not batch as the pipeline does: a batch would have to be split by
+// node, and a MOVED in the middle of one would fail it whole, to save a few
+// microseconds a request on a cluster that spreads its work over several
+// machines anyway.
 type clusterBackend struct {
 	*redisSessions
 	c            *redisc.Cluster

@@ -9,28 +9,15 @@ import (
 )
 
 // TestClusterFailover kills (SIGKILL) the master holding a session's slot
-// while concurrent requests increment it. Once the cluster has promoted
-// the replica (--cluster-node-timeout 1000), the same Store serves again,
-// without being reopened, and the test counts the increments lost.
+// while concurrent requests increment it. Once the cluster has promoted the
+// replica, the same Store serves again without being reopened, and the test
+// counts the increments lost.
 //
-// What may be lost, and why at most failoverWorkers: Redis replicates
-// asynchronously, so an increment the master acknowledged but had not yet
-// sent to its replica when it died is gone after the promotion. The master
-// writes a command's reply and its replication stream in the same pass of
-// its event loop (beforeSleep), one write after the other; on loopback a
-// write lands in the replica's receive queue during the write call itself,
-// and what is queued stays readable after the connection is reset. So only
-// the commands of the master's last pass, killed between the two writes,
-// can be acknowledged and lost, and each worker, waiting for its answer
-// before sending the next increment, has at most one command in a pass.
-// Most runs lose none; 1 and 5 were seen. Over a real network the window
-// is the replication lag instead; WAIT would close it, at a round trip to
-// the replica per increment, which phpredis does not pay either.
-//
-// An increment whose answer was lost (the kill came after the write,
-// before the reply) counts as failed for the visitor but may be applied:
-// the counter runs ahead by one load, never repeats posts, and it is not
-// counted as lost.
+// At most failoverWorkers may be lost: replication is asynchronous, and the
+// master writes a reply and its replication stream in one pass of its event
+// loop, so only a command of its last pass, killed between the two writes,
+// is acknowledged and lost; each worker has one in a pass at most. An
+// increment whose reply was lost may still be applied: it is not lost.
 func TestClusterFailover(t *testing.T) {
 	cl := needCluster(t)
 	h := newClusterHarness(t, Config{OpTimeout: 500 * time.Millisecond})

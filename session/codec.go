@@ -82,27 +82,17 @@ func NewData(f Format) *Data {
 // Len returns the number of entries (top-level $_SESSION keys).
 func (d *Data) Len() int { return len(d.entries) }
 
-// Decode parses session data that PHP wrote with serialize_handler f. An
-// empty input is an empty session. Decode copies b; it keeps no reference
-// to it.
+// Decode parses session data that PHP wrote with serialize_handler f; an
+// empty input is an empty session. It copies b.
 //
-// Decode is strict: it checks every nested value against the way PHP's
-// serializer prints it (canonical ints and floats, strings delimited only
-// by their byte length, valid class and enum names, element counts that
-// match, nesting at most 4096 deep as PHP's unserialize_max_depth), and it
-// rejects top-level names PHP cannot write (duplicates, integer names,
-// string keys that read as integers) and trailing bytes. Compressed
-// sessions (phpredis redis.session.compression) fail this check, and a zstd
-// frame is named in the message. A leading '!' is part of the name, as in
-// PHP 7 and later (PHP 5's "!name|" undefined-variable marker is not
-// supported). It does not
-// check what only PHP's runtime knows: whether classes exist, where
-// back-references (r:N; R:N;) point, duplicate keys inside nested arrays or
-// objects, and the payload of Serializable (C:) objects, which it keeps as
-// raw bytes.
-//
-// Errors for malformed data wrap ErrMalformed and give the byte offset and
-// what was wrong. For an unknown f Decode returns a plain error.
+// It is strict, so that a session is never rewritten from a misreading:
+// every value must be printed as PHP's serializer prints it (canonical
+// numbers, length-delimited strings, valid class names, matching counts,
+// nesting at most 4096 deep), and top-level names PHP cannot write and
+// trailing bytes are refused. A compressed session fails, its zstd frame
+// named. What only PHP's runtime knows (whether classes exist, where
+// references point, Serializable payloads) is kept as raw bytes. Errors for
+// malformed data wrap ErrMalformed with the byte offset.
 func Decode(f Format, b []byte) (*Data, error) {
 	if f != FormatPHP && f != FormatPHPSerialize {
 		return nil, fmt.Errorf("session: decode: unknown format %d", int(f))
@@ -174,18 +164,12 @@ func (d *Data) find(name string) int {
 	return -1
 }
 
-// Int returns the integer stored under name and whether there is one. It
-// reads, as PHP's arithmetic on the value would:
-//   - an int (i:N;);
-//   - a string holding a decimal integer (s:1:"4";), which is what PHP stores
-//     for a counter copied from $_GET: an optional sign and digits, fitting
-//     in int64 (no spaces, no fraction, no exponent);
-//   - a float with an integral value in int64 range (d:6;), which PHP stores
-//     once a counter went through float arithmetic.
-//
-// Anything else (missing, null, bool, other strings or floats, arrays,
-// objects, references) gives false. These are the forms
-// phpserial.Value.AsInt reads.
+// Int returns the integer stored under name and whether there is one,
+// reading what PHP's arithmetic on the value would: an int (i:N;); a
+// string holding a decimal integer that fits in int64 (s:1:"4";), as PHP
+// stores a counter copied from $_GET; or a float with an integral value in
+// int64 range (d:6;), as PHP stores one after float arithmetic. Anything
+// else gives false. These are the forms phpserial.Value.AsInt reads.
 func (d *Data) Int(name string) (int64, bool) {
 	i := d.find(name)
 	if i < 0 {
@@ -204,23 +188,17 @@ func (d *Data) Int(name string) (int64, bool) {
 	return v.AsInt()
 }
 
-// SetInt stores v under name as an int (i:N;), replacing the value in place
-// when name exists (so the entry keeps its position) and appending it
-// otherwise. Every other entry is left byte for byte as it was, which is
-// exactly what PHP writes after $_SESSION[name] = v whenever the old value
-// was a scalar (int, string, float, bool, null), even one other variables
-// reference (R:N;), or absent. It differs from PHP only in sessions with
-// back-references where the old value was itself a reference (R:N;, PHP
-// writes v through it) or an object, enum or array that later values point
-// back into (r:N;, PHP renumbers or expands them); SetInt leaves those
-// references as they were. A counter is never stored that way.
+// SetInt stores v under name as an int (i:N;), in place when name exists
+// (the entry keeps its position), else appended; every other entry stays
+// byte for byte. That is what PHP writes after $_SESSION[name] = v when the
+// old value was absent or a scalar, even one referenced elsewhere (R:N;).
+// References into an old value that was itself a reference, an object or an
+// array are left as they were, where PHP would rewrite them: a counter is
+// never stored that way.
 //
-// In FormatPHP, PHP cannot write a new name containing '|' (it fails the
-// whole write) or an integer name such as "5" (an integer key, which it
-// skips); SetInt panics when asked to add such a name, a programming error
-// since names are constants in code.
-// In FormatPHPSerialize, a name that is a canonical decimal integer becomes
-// an integer key, as it would in a PHP array.
+// In FormatPHP, adding a name PHP cannot write (one holding '|', or an
+// integer such as "5") panics, as names are constants in code. In
+// FormatPHPSerialize, a canonical integer name becomes an integer key.
 func (d *Data) SetInt(name string, v int64) {
 	val := make([]byte, 0, 24)
 	val = append(val, "i:"...)

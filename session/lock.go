@@ -26,17 +26,13 @@ func lockOwner() string {
 }
 
 // lock takes phpredis's session lock on key (when Config.Locking): SET
-// <key>_LOCK <token> NX PX <LockExpire>, tried LockRetries+1 times
-// LockWait apart like phpredis's lock_acquire (-1 retries means until ctx
-// ends). The token is phpredis's "<hostname>|<pid>" plus a random part,
-// because many goroutines of this process take locks at once.
-//
-// A lock still held after the last try is an error wrapping ErrUnavailable
-// and ErrLocked, so the server answers 503 and the browser may retry: PHP
-// itself gives up the same way (session_start fails), and writing anyway
-// would lose what the lock holder is about to write.
-//
-// The returned func releases the lock, even when ctx is already cancelled.
+// <key>_LOCK <token> NX PX <LockExpire>, tried LockRetries+1 times LockWait
+// apart as phpredis's lock_acquire does (-1: until ctx ends). The token adds
+// a random part to phpredis's "<hostname>|<pid>", as many goroutines of one
+// process take locks at once. A lock still held after the last try is an
+// error wrapping ErrUnavailable and ErrLocked: PHP gives up the same way, and
+// writing anyway would lose what the holder is about to write. The returned
+// func releases the lock, even when ctx is already cancelled.
 func (r *redisSessions) lock(ctx context.Context, c redis.Conn, key string) (func(), error) {
 	lockKey := key + "_LOCK"
 	var random [8]byte

@@ -10,16 +10,11 @@ import (
 )
 
 // NewMemory returns a Store that keeps sessions in this process's memory,
-// for development and single-instance use: same strict-mode, expiry and
-// atomic-increment semantics as the Redis store, and the same PHP-encoded
-// values, but nothing is shared with PHP and everything is lost on exit.
-//
-// It keeps at most cfg.MaxSessions sessions: a flood of cookieless
-// requests would otherwise grow the heap without end, as each creates a
-// session kept for MaxLifetime. Past the bound the least recently written
-// session is dropped; its visitor gets a fresh id on the next request, as
-// after expiry. It returns an error when cfg is invalid or MaxSessions is
-// not positive.
+// for development and single-instance use: the Redis store's semantics and
+// PHP-encoded values, shared with no PHP page and lost on exit. It keeps at
+// most cfg.MaxSessions, dropping the least recently written, since a flood
+// of cookieless requests would otherwise grow the heap without end. It
+// returns an error when cfg is invalid or MaxSessions is not positive.
 func NewMemory(cfg Config, logger *slog.Logger) (*Store, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -42,18 +37,14 @@ type memoryEntry struct {
 	expires time.Time
 }
 
-// memoryBackend keeps values under their session ids (the Redis key prefix
-// would only cost memory: one store holds one prefix). One mutex makes each
-// update atomic: an update is a map lookup and a small encode, far cheaper
-// than anything else a request does.
+// memoryBackend keeps values under their session ids (one store holds one
+// prefix, which would only cost memory). One mutex makes each update
+// atomic: a map lookup and a small encode.
 //
-// order lists the sessions by their last write, newest at the front. Every
-// write sets the expiry to now+lifetime, so with one lifetime and a clock
-// that does not go back that is also the order of expiry: the back is the
-// least recently used session and the next to expire. Eviction and the
-// sweep both take from the back, so neither ever walks the map. A
-// read-only lookup (read) moves nothing: like Redis's GET it refreshes no
-// expiry, and moving the entry would break that order.
+// order lists the sessions by their last write, newest first. Every write
+// sets the expiry to now+lifetime, so that is also the order of expiry:
+// eviction and the sweep take from the back and never walk the map. A read
+// moves nothing, as Redis's GET refreshes no expiry.
 type memoryBackend struct {
 	lifetime time.Duration
 	max      int

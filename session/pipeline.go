@@ -9,26 +9,15 @@ import (
 )
 
 // pipeline sends the one-command updates of concurrent requests (a new
-// session's SET NX, the update script's EVALSHA) on a few shared
-// connections, as many per write as are waiting. A request alone on its
-// connection costs a write and a read system call on each side, and a
-// wake-up; under 32 concurrent requests that is half of what an answer
-// costs the server and Redis together. Batched, each request shares them.
+// session's SET NX, the script's EVALSHA) on a few shared connections, as
+// many per write as are waiting: alone on its connection, a request costs a
+// write, a read and a wake-up on each side, a large part of an answer's cost.
 //
-// Each worker owns one connection and loops: take the waiting commands (at
-// least one, at most maxPipelined), send them in one write, read their
-// replies in order, hand each to its caller. While one worker waits for
-// Redis, the others gather the next batches. Replies keep their meaning:
-// an error reply (NOSCRIPT, WRONGTYPE) goes to its caller alone; a
-// connection error (Redis hung past the read timeout, restarted, gone)
-// fails the whole batch and the worker dials anew for its next one, as it
-// does after a batch on a connection whose Err is set (with Sentinel: a
-// READONLY reply, see masterConn). As
-// with any command sent, one whose answer timed out may still run when
-// Redis resumes.
-//
-// Commands that need a connection to themselves (WATCH…EXEC, the lock
-// loop) keep using the pool.
+// Each worker owns a connection and loops: take the waiting commands (at
+// most maxPipelined), send them in one write, hand each reply to its caller.
+// An error reply goes to its caller alone; a connection error fails the
+// batch, and the worker dials anew, as after a READONLY (see masterConn).
+// WATCH…EXEC and the lock loop need a connection to themselves: the pool's.
 type pipeline struct {
 	dial  func(context.Context) (redis.Conn, error)
 	calls chan *pipelinedCall

@@ -18,8 +18,7 @@ import (
 // instead of opening ever more connections against Redis's maxclients.
 // Every connection opened may stay idle until IdleTimeout: with fewer idle
 // than active, each burst beyond them would close connections on return
-// and dial new ones, a TCP handshake per request (9% of the server's CPU
-// under 32 connections, measured).
+// and dial new ones, a TCP handshake per request.
 const (
 	redisMaxActive   = 128
 	redisMaxIdle     = redisMaxActive
@@ -29,18 +28,15 @@ const (
 	redisTestIdle = time.Second
 )
 
-// OpenRedis connects to the Redis at rawURL, redis://[[user]:password@]host[:port][/db]
-// (rediss:// for TLS), to the master Redis Sentinel names,
-// redis+sentinel://[[user]:password@]host:port[,host:port…]/master[/db]
-// (see sentinelScheme), or to the Redis Cluster at
-// redis+cluster://[user:password@]host:port,host:port/ (see cluster.go),
-// and returns a Store keeping sessions there the way
-// phpredis does, so PHP pages of the same site share them. It pings Redis
-// once: an unreachable Redis (with Sentinel: no master known; a cluster
-// not serving every slot yet) returns an error wrapping ErrUnavailable; a
-// malformed URL, an invalid cfg, or a Redis that refuses the credentials,
-// the user's rights or the database number (see refusals) a plain error
-// naming the problem (never the password), as waiting will not mend it.
+// OpenRedis connects to the Redis at rawURL and returns a Store keeping
+// sessions there as phpredis does, so PHP pages of the site share them.
+// rawURL is redis://[[user]:password@]host[:port][/db] (rediss:// for TLS),
+// redis+sentinel://… (see sentinelScheme) or redis+cluster://… (see
+// cluster_url.go). It pings Redis once: an unreachable Redis (no master
+// known, a cluster not serving every slot) is an error wrapping
+// ErrUnavailable; a malformed URL, an invalid cfg, or refused credentials,
+// rights or database number is a plain error naming the problem, never the
+// password, as waiting will not mend it.
 func OpenRedis(ctx context.Context, rawURL string, cfg Config, logger *slog.Logger) (*Store, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err

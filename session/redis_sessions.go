@@ -152,19 +152,13 @@ func (r *redisSessions) read(ctx context.Context, id string) ([]byte, bool, erro
 
 // update is the checked path, an optimistic transaction: WATCH key, GET,
 // fn, then MULTI/SETEX/EXEC, which Redis aborts when anybody wrote the key
-// since WATCH; then we read again and retry after a short jittered pause.
-// It costs two round trips (WATCH+GET pipelined, MULTI+SETEX+EXEC
-// pipelined), more with the lock (SET NX, release script) and a retry
-// whenever one visitor's requests overlap, which shows in p99.
-//
-// That is why the usual update is update.lua (addScripted), one EVALSHA
-// doing the read-increment-write inside Redis, and this path serves what
-// the script answers "fallback" to: values Decode refuses, float edge
-// cases, a key of the wrong type. The Go codec is the authority on PHP's
-// serialization; the script edits only what it is certain to edit exactly
-// as Decode → Int/SetInt → Encode would, and FuzzScript and
-// TestScriptRandomPHPSessions hold it to the Go codec's bytes. The memory
-// store uses only the Go codec.
+// since WATCH; then it reads again and retries after a short pause. It
+// costs two round trips or more, so the usual update is update.lua
+// (addScripted), and this path serves what the script leaves to Go: values
+// Decode refuses, float edge cases, a key of the wrong type. The Go codec is
+// the authority on PHP's serialization; the script edits only what it is
+// certain to edit exactly as Decode, Int, SetInt and Encode would, and the
+// tests hold it to the codec's bytes. The memory store uses the codec only.
 func (r *redisSessions) update(ctx context.Context, id string, fn func([]byte, bool) ([]byte, error)) error {
 	key := r.cfg.KeyPrefix + id
 	c, err := r.route.keyConn(ctx, key, false)

@@ -48,16 +48,12 @@ func checkRedisURL(rawURL string) (_ *url.URL, _ string, err error) {
 }
 
 // redisURLMistake returns err, checkRedisURL's verdict on rawURL, or a
-// clearer error when the URL did not read as meant because its user name
-// or password holds a character that ends the address part (#, / or ?)
-// or a % that starts no escape: percent-encoding fixes it, and the error
-// says how without quoting the password. A # is a mistake even in a URL
-// that parses: it hides what follows from redigo, and Redacted would show
-// it, password piece and all.
-//
-// It looks at the user info only when something is wrong, since an @ in
-// a query parameter would make a good URL look like one with a / in its
-// password.
+// clearer error when the user name or password holds a character that ends
+// the address part (#, / or ?) or a % that starts no escape: the error says
+// how to percent-encode it, without quoting the password. A # is a mistake
+// even in a URL that parses, as redigo would not see what follows it. The
+// user info is looked at only when something is wrong, since an @ in a
+// query parameter would make a good URL look like a broken one.
 func redisURLMistake(rawURL string, err error) error {
 	if err == nil && !strings.Contains(rawURL, "#") {
 		return nil

@@ -154,7 +154,7 @@ func TestScriptHungRedis(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	// The increment sent before the freeze ran when Redis resumed: it
-	// counts, although its caller saw an error (see README, sessions).
+	// counts, although its caller saw an error (see docs/sessions.md).
 	if got.ID != st.ID || got.PostsStart != 4 {
 		t.Errorf("after the freeze: %+v, want posts_start 4 (both increments) on %s", got, st.ID)
 	}

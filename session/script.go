@@ -30,15 +30,13 @@ const (
 	scriptFallback  = "fallback"
 )
 
-// addScripted adds n to posts_start of the session id with one EVALSHA,
-// and returns the new posts_start; when Redis answers NOSCRIPT (after a
-// restart or SCRIPT FLUSH), it sends EVAL, which loads the script again.
-//
-// With Config.Locking, a lock held by another request (a PHP page, or our
-// own WATCH path) makes it wait LockWait and try again, LockRetries times
-// as phpredis does; without a lock the script's atomicity does what taking
-// the lock would. It returns errNoSession when there is no such key,
-// errFallback when the script left the value to Go, an error wrapping
+// addScripted adds n to posts_start of the session id with one EVALSHA and
+// returns the new posts_start; on NOSCRIPT (after a restart or SCRIPT
+// FLUSH) it sends EVAL, which loads the script again. With Config.Locking,
+// a lock held by another request makes it wait LockWait and try again,
+// LockRetries times, as phpredis does; without one, the script's atomicity
+// does what the lock would. It returns errNoSession when there is no such
+// key, errFallback when the script left the value to Go, an error wrapping
 // ErrUnavailable and ErrLocked when the lock stayed held, and one wrapping
 // ErrUnavailable for Redis errors.
 func (r *redisSessions) addScripted(ctx context.Context, id string, n int) (int64, error) {

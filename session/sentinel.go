@@ -20,14 +20,11 @@ import (
 //
 //	redis+sentinel://[user:password@]host[:port][,host[:port]…]/master[/db][?sentinel_user=…&sentinel_password=…]
 //
-// The hosts are sentinels (port 26379 when left out), master is the name
-// they monitor it under (`sentinel monitor <master> …`), db the database
-// number. The userinfo authenticates to the master, as in redis://: it is
-// the master's requirepass or ACL user, which its replicas must share for
-// a promoted one to accept it. Sentinels usually have a password of their
-// own, or none, so theirs goes in sentinel_password (sentinel_user for an
-// ACL user), never taken from the userinfo. There is no TLS form, and
-// several IPv6 literals in one URL do not parse (net/url): name them.
+// The hosts are sentinels (port 26379 by default) and master the name they
+// monitor it under. The userinfo is the master's, as in redis://, and its
+// replicas must share it for a promoted one to accept it; the sentinels'
+// own password goes in sentinel_password, never taken from the userinfo.
+// There is no TLS form, and several IPv6 literals do not parse: name them.
 const sentinelScheme = "redis+sentinel"
 
 // defaultSentinelPort is Sentinel's own default port.
@@ -147,22 +144,13 @@ func redactSentinelURL(u *url.URL) string {
 }
 
 // sentinelMaster reaches whichever Redis the sentinels name master now, so
-// a store follows a failover without a restart. The sentinels run the
-// failover; asking them where the master is, one after the other until one
-// answers, is github.com/FZambia/sentinel's (on redigo). What this adds is
-// for connections opened before a failover:
-//
-//   - each new connection asks the sentinels for the master's address and
-//     checks with ROLE that the server there is the master (a sentinel may
-//     still name the old one for a moment), as Sentinel's client
-//     guidelines ask;
-//   - a pooled connection idle for a second or more is checked with ROLE
-//     before use (TestOnBorrow), as a plain store PINGs it;
-//   - a connection busy all along, to a master since demoted, hears
-//     READONLY at its next write: that connection is dropped (masterConn),
-//     by the pool and by the pipeline alike, and the next one dials the
-//     new master. (Sentinel also sends CLIENT KILL TYPE normal to an
-//     instance it turns into a replica, so this is the second line.)
+// a store follows a failover without a restart. Asking the sentinels is
+// github.com/FZambia/sentinel's; this adds what connections need across a
+// failover: a new connection checks with ROLE that it reached the master
+// (a sentinel may name the old one for a moment), a pooled one idle for a
+// second is checked again before use, and one that hears READONLY (its
+// master was demoted) is dropped by the pool and the pipeline alike (see
+// masterConn), so the next one dials the new master.
 type sentinelMaster struct {
 	url sentinelURL
 	// mu serializes the questions to the sentinels: sentinel.Sentinel

@@ -12,17 +12,15 @@ import (
 // returning visitors, so fewer would let no new session through.
 const minBudgetSessions = 16
 
-// Visit resolves the visitor's session and adds n (0 for a page view) to
-// its posts_start, atomically, and returns it.
-//
-//   - A stored, readable session under v.ID is updated, whatever the
-//     companion says: a session PHP or another request stored wins.
-//   - Else a companion sealed for v.ID (see carry.go) is the session's
-//     count: the session is stored under v.ID with it plus n, and State.Carry
-//     is "" (the companion is spent). Past the creation budget it stays
-//     unstored and State.Carry is the companion to send back.
-//   - Else a fresh id is issued (State.New) with InitialPostsStart+n,
-//     stored while the budget lasts, else carried in State.Carry.
+// Visit resolves the visitor's session, adds n (0 for a page view) to its
+// posts_start atomically, and returns it:
+//   - a stored, readable session under v.ID is updated, whatever the
+//     companion says: a session PHP or another request stored wins;
+//   - else a companion sealed for v.ID (see carry.go) carries the count:
+//     the session is stored with it plus n or, past the creation budget,
+//     stays in State.Carry;
+//   - else a fresh id (State.New) starts at InitialPostsStart+n, stored
+//     while the budget lasts, else carried in State.Carry.
 //
 // Errors wrap ErrUnavailable, except for a negative n.
 func (s *Store) Visit(ctx context.Context, v Visitor, n int) (State, error) {

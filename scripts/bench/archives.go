@@ -10,7 +10,7 @@ import (
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
-// The archives the bench measures (issue 23), as the seeded site has them:
+// The archives the bench measures, as the seeded site has them:
 // the dense category holds about half the posts and is read by walking
 // type_status_date, the sparse one about 0.1% and is read from
 // term_relationships (wpdb's plan); the most used tag; one of twelve
@@ -109,7 +109,7 @@ func archiveSize(ctx context.Context, store *wpdb.Store, terms *wpdb.Terms, a wp
 	return size, nil
 }
 
-// archiveTargets are issue 23's: every cached archive head at least 80% of
+// archiveTargets are the archives' targets: every cached head at least 80% of
 // the main listing's start=0, every uncached deep keyset archive page at
 // least 50% of the main listing's at posts/2, and the sparse category no
 // more than 2× slower than the dense one, at the head and deep.

@@ -1,15 +1,11 @@
 // Command bench measures the server against a large seeded WordPress
 // database and Redis, beside the floors it stands on, and checks its
-// performance targets (the README's Performance section).
-//
-// It seeds its own MariaDB database (scripts/seed; skipped when complete),
-// runs the server binary on 127.0.0.1, drives it with wrk through a table
-// of scenarios and, in the same run, calls the server's own code directly
-// in a loop at the same concurrency: limit A, the SQL query and the Redis
-// session update; limit B, the update alone. Around each scenario it reads
-// what Redis and MariaDB ran (INFO commandstats, Com_select). It prints
-// Markdown tables of the scenarios and of the targets, and writes the
-// figures to a JSON file. wrk must be on PATH (make bench installs it).
+// performance targets (docs/performance.md). It seeds its own database
+// (scripts/seed), runs the server binary on 127.0.0.1 and drives it with wrk
+// through a table of scenarios; in the same run it calls the server's own
+// code in a loop at the same concurrency (limit A: the query and the session
+// update; limit B: the update alone), so that ratios measured side by side
+// hold on a noisy machine. wrk must be on PATH (make bench installs it).
 //
 //	go run ./scripts/bench            # or: make bench
 //	go run ./scripts/bench -n 20000 -duration 3s

@@ -203,7 +203,7 @@ func writeTable(w io.Writer, header []string, rows ...[]string) {
 	tw.Flush()
 }
 
-// markdown renders the report for the terminal and the README.
+// markdown renders the report for the terminal and docs/performance.md.
 func (rep *report) markdown() string {
 	var b strings.Builder
 	db := rep.Database

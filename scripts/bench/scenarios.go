@@ -67,9 +67,9 @@ const (
 	cheapFloodName = "visitors during a /healthz flood, 64 conns"
 )
 
-// floodConns is the attackers' connections in floodName: issue 22's
-// attacker at 32 connections halved the visitors' rate and took their p99
-// to 262 ms, at 128 to 799 ms.
+// floodConns is the attackers' connections in floodName: twice the
+// visitors', enough that an unbounded server would let the flood take
+// most of the visitors' rate.
 const floodConns = 64
 
 // The deep pages are measured without the cache: what they compare is
@@ -138,10 +138,9 @@ func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 		{name: "JSON start=1000", path: json(1000), cookies: visitors[:c], conns: c},
 		{name: "page, posts_start=2", path: "/load-more.php", cookies: pagers, conns: c},
 		{name: oneSessionName, path: json(0), cookies: one, conns: c},
-		// Every request stores a session, as it did before sessions had a
-		// budget: with one, a flood of new sessions, as this row is, soon
-		// runs past it and is carried in cookies instead (0.08 Redis round
-		// trips a request measured), and the row would no longer measure
+		// Every request stores a session (no budget): with one, a flood
+		// of new sessions, as this row is, soon runs past it and is
+		// carried in cookies instead, and the row would no longer measure
 		// what creating a session costs.
 		{name: newSessionName, path: json(0), conns: c, limit: limitBName, direct: limitB,
 			flags: []string{"-new-session-bytes", "0"}},
@@ -150,7 +149,7 @@ func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 		{name: wideName, path: json(0), cookies: visitors[:64], conns: 64, fresh: true},
 		// The same visitors alone, then during a flood of distinct deep
 		// ranges, on one server of their own (the row before is fresh):
-		// the flood must not reach them (issue 22).
+		// the flood must not reach them.
 		{name: calmName, path: json(0), cookies: visitors[:c], conns: c},
 		{name: floodName, path: json(0), cookies: visitors[:c], conns: c, flood: floodConns, floodPosts: o.posts},
 		// The same number of connections asking the cheapest thing there
@@ -388,13 +387,13 @@ func targets(rep *report, table []scenario) []target {
 		// decide their excerpt (the first time only), the featured images,
 		// the categories and their parents a level at a time (two levels
 		// in the seeded site): never one a post.
-		// Issue 22: visitors served from memory while 64 connections ask
+		// Visitors served from memory while 64 connections ask
 		// distinct deep ranges, refused at once past the bound on queries.
 		newTarget("visitors during a deep-range flood vs before it", flooded.RPS/calm.RPS, 0.50, false, "%", rps(flooded, calm)),
 		newTarget("visitors during a deep-range flood, p99", measured(float64(flooded.P99)/float64(time.Millisecond), flooded.P99 > 0), 20, true, "ms",
 			fmt.Sprintf("%d attacking conns; %s before it", floodConns, calm.P99)),
 		// On two cores the two above measure the CPU that 64 connections
-		// take from the visitors, whatever they ask (see the README). What
+		// take from the visitors, whatever they ask (docs/performance.md). What
 		// the deep ranges cost beyond that, their queries, is these two:
 		// the same visitors during as big a flood of /healthz.
 		newTarget("visitors during a deep-range flood vs a /healthz flood", flooded.RPS/cheaply.RPS, 0.80, false, "%", rps(flooded, cheaply)),

@@ -24,43 +24,17 @@ const excerptRunes = 200
 // this much.
 const WindowBytes = 4 << 10
 
-// Shaper turns a post's HTML content into the plain-text excerpt the
-// JSON endpoint returns. It is safe for concurrent use.
+// Shaper turns a post's HTML content into the plain-text excerpt the JSON
+// endpoint returns. It is safe for concurrent use.
 //
-// The excerpt is, by definition, what this pipeline gives for the whole post:
-//
-//  0. the shortcodes given to New are stripped, as WordPress's
-//     strip_shortcodes strips the registered ones before it shapes an
-//     excerpt (see shortcodeScan);
-//  1. invalid UTF-8 is replaced with U+FFFD (strings.ToValidUTF8), so no
-//     database byte can make the JSON invalid;
-//  2. a space is put before every block-level tag (p, li, br, td, h1…), so
-//     "<p>a</p><p>b</p>" reads "a b" while "<b>un</b>usual" stays "unusual"
-//     and "<a>link</a>." stays "link." (bluemonday's AddSpaceWhenStrippingTag
-//     would space every tag and break both);
-//  3. bluemonday's strict policy removes all markup, comments (Gutenberg's
-//     "<!-- wp:paragraph -->") and the content of script, style, title,
-//     iframe, noscript, object and the like;
-//  4. html.UnescapeString turns bluemonday's escaped text back into plain
-//     text ("a & b", not "a &amp; b"); the template escapes it again;
-//  5. runs of white space are collapsed to one space and the ends trimmed,
-//     as WordPress's excerpts do, so the 200 characters carry text. White
-//     space is unicode.IsSpace, which includes U+00A0: editors leave
-//     "&nbsp;" in empty paragraphs and after sentences, and on a one-line
-//     excerpt there is no line break for it to prevent, only characters to
-//     waste and invisible "spaces" that trimming would otherwise miss;
-//  6. the text is cut to its first 200 characters (runes, never bytes) and
-//     "..." is always appended.
-//
-// Excerpt does not run that pipeline over the whole post: its cost would grow
-// with the post. It walks the HTML with the same tokenizer bluemonday uses,
-// mirroring bluemonday's rules for what is visible, and stops once the text
-// seen must already hold 200 characters after collapsing. Only that prefix is
-// sanitized. The fuzz test FuzzExcerpt checks the result is identical, and
-// TestExcerptDependencyVersions fails when bluemonday or x/net is upgraded.
-// Its cost grows with the markup before those 200 characters, not with the
-// post: only a post that opens with a huge script, style or tag costs in
-// proportion to it, as that token must be read to its end.
+// The excerpt is what this pipeline gives for the whole post: strip the
+// shortcodes given to New; make the UTF-8 valid; space every block-level
+// tag; remove all markup with bluemonday's strict policy; unescape the text;
+// collapse white space, U+00A0 included; keep 200 characters and append
+// "...". Excerpt gives the same without running it over the whole post: it
+// walks the HTML with bluemonday's tokenizer and sanitizes only the prefix
+// that must hold those 200 characters, so its cost grows with the markup
+// before them, not with the post. docs/design.md gives each step's reason.
 type Shaper struct {
 	policy *bluemonday.Policy
 	// shortcodes are stripped, as WordPress's excerpts strip its registered

@@ -40,49 +40,16 @@ func isWordOrHyphen(c byte) bool {
 	return c == '_' || c == '-' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 }
 
-// shortcodeScan is WordPress's strip_shortcodes (wp-includes/shortcodes.php
-// of 6.1, Debian's package, which the tests run) of one post for a list of
-// registered tags, written as a scan rather than PCRE so that it can stop
-// after the start of the post:
-//
-//   - it runs only when the post holds a '[' and, the prefilter, a tag is
-//     tried only if it appears right after some '[' of the post (inside
-//     HTML or not) as a whole name, preg_match_all of
-//     [^<>&/\[\]\x00-\x20=]++; without one the post is returned as it is;
-//   - do_shortcodes_in_html_tags, which strip_shortcodes calls with
-//     $ignore_html true: in that mode it never parses attributes (the
-//     wp_kses_attr_parse branch that runs shortcodes inside attribute
-//     values is for do_shortcode), it only hides every '[' and ']' inside
-//     HTML elements, comments and CDATA sections, as wp_html_split cuts
-//     them, as &#91; and &#93; while the regex runs, and
-//     unescape_invalid_shortcodes restores them. So a shortcode inside an
-//     HTML attribute is never stripped, and a bracket inside an element
-//     neither opens nor closes one; we skip the elements instead of
-//     escaping them. We also keep what that dance leaves visible, though
-//     the excerpt reads it the same except inside raw text such as <xmp>,
-//     so that the strip equals WordPress's byte for byte: a literal "&#91;"
-//     or "&#93;" comes out as "&#091;" or "&#093;" (the function's first
-//     normalization), and one that forms only where a shortcode was cut
-//     out ("&#9[gallery]1;") comes out as a bracket;
-//   - get_shortcode_regex's match at a '[' outside elements: an optional
-//     second '[', the first listed tag that is not followed by a word
-//     character or '-', attributes up to the first ']' outside elements,
-//     then either "/]" (self-closing) or ']' and, when a "[/tag]" follows
-//     outside elements, everything up to the first one (so nested
-//     same-name shortcodes end at the inner close); then an optional second
-//     ']';
-//   - strip_shortcode_tag: "[[tag]]" becomes "[tag]", any other match is
-//     removed with its enclosed content, leaving an unpaired '[' or ']'.
-//
-// strip reads only whole[:cut]. What it must know of the whole post, which
-// names follow a '[' and where the last "[/tag]" of each tag lies, comes
-// from one pass over the post with strings.IndexByte, made the first time
-// it is needed (a registered tag near the start) and kept for every cut.
-//
-// When whole is itself only the start of the post (startOnly, a bounded
-// read of the database), that pass learns what the start holds and nothing
-// of the rest: a name or closing tag found there is certain, one not found
-// may lie further on. Every decision that needs the rest is then unsure.
+// shortcodeScan is WordPress 6.1's strip_shortcodes of one post for a list
+// of registered tags, byte for byte, written as a scan rather than PCRE so
+// that it can stop after the start of the post: the name prefilter,
+// brackets inside HTML elements, comments and CDATA left alone,
+// get_shortcode_regex's match, and "[[tag]]" kept as "[tag]" (the rules are
+// in docs/design.md). What it must know of the whole post (which names
+// follow a '[', where each tag's last "[/tag]" lies) comes from one pass,
+// made when first needed. When whole is only the start of the post
+// (startOnly), a name or closing tag not found there may lie further on,
+// so every decision that needs the rest is unsure.
 type shortcodeScan struct {
 	whole     string
 	startOnly bool // whole is only the start of the post

@@ -8,21 +8,15 @@ import (
 	nethtml "golang.org/x/net/html"
 )
 
-// visiblePrefix appends to dst a prefix of content, made valid UTF-8 and with
-// a space before each block-level tag, whose visible text holds at least
-// need non-space characters, or all of content when it holds fewer. Visible
-// means what bluemonday's strict policy keeps; the prefix is cut only after a
-// whole token, or inside a visible text token where no character reference
-// or character is split (see cutPoint). It also returns how many bytes of
-// content it read.
-//
-// It reads at most window bytes, then four times more, and so on, so that a
-// classic-editor post (no tags, paragraphs split by blank lines) is not read
-// to its end as one text token.
-//
-// When partial is true, content is only the start of what is shaped (a
-// stripped cut of a post, which must end on a whole character): done is
-// then false when the prefix could depend on what follows.
+// visiblePrefix appends to dst a prefix of content, made valid UTF-8 and
+// with a space before each block-level tag, whose visible text (what
+// bluemonday's strict policy keeps) holds at least need non-space
+// characters, or all of content. It cuts only after a whole token or inside
+// a text token where nothing is split (see cutPoint), and returns how many
+// bytes of content it read. It reads window bytes, then four times more,
+// and so on, so a classic-editor post is not read to its end as one text
+// token. With partial, content is only the start of what is shaped, and
+// done is false when the prefix could depend on what follows.
 func visiblePrefix(dst []byte, content string, need, window int, partial bool) (_ []byte, read int, done bool) {
 	base := len(dst)
 	window = max(window, 1)

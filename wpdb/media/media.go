@@ -100,17 +100,12 @@ type Settings struct {
 	// [UploadsURL] computes it.
 	UploadsURL string
 	// Limits are the size names' largest width and height, by which
-	// image_constrain_size_for_editor() bounds the width and height it
-	// reports. [LimitsFromOptions] gives WordPress's own sizes.
-	//
-	// "thumb" is "thumbnail", and a thumbnail of no limit at all is
-	// bounded by 128x96, as in WordPress. The four option-backed names
-	// ("thumbnail", "medium", "medium_large", "large") are read as 0x0
-	// when absent, as a missing option is. Any other name absent from
-	// Limits, "full" included, is not bounded: that is WordPress's rule
-	// for 'full' and for names nobody registered. A size a theme registers
-	// with add_image_size() lives in PHP code this package cannot see;
-	// list it here to bound it as WordPress does.
+	// image_constrain_size_for_editor() bounds what it reports;
+	// [LimitsFromOptions] gives WordPress's own. As in WordPress, "thumb" is
+	// "thumbnail", a thumbnail of no limit is bounded by 128x96, the four
+	// option-backed sizes read as 0x0 when absent, and any other name absent
+	// here, "full" included, is not bounded. List a size a theme registers
+	// with add_image_size() here to bound it as WordPress does.
 	Limits map[string]Dimensions
 }
 

@@ -13,18 +13,14 @@ import (
 var ErrNoMetadata = errors.New("media: not attachment metadata")
 
 // ParseMetadata reads a raw _wp_attachment_metadata meta value as
-// wp_get_attachment_metadata() and the media code read it: the value
-// trimmed and unserialized by maybe_unserialize(), which must give a
-// non-empty array. Width and height may be ints or numeric strings (any
-// other value reads as 0), sizes keep their order, and where PHP's array
-// has two equal keys the last value takes the first one's place, as
-// unserialize() does. A size that is not a non-empty array is left out,
-// as srcset skips it (WordPress would warn on it elsewhere).
-//
-// It returns an error wrapping ErrNoMetadata when the value is not
-// serialized, is malformed (then also a *phpserial.SyntaxError) or is not
-// a non-empty array. WordPress shows such an attachment as one without
-// metadata: set Attachment.Meta to nil.
+// wp_get_attachment_metadata() does: trimmed and unserialized by
+// maybe_unserialize(), it must be a non-empty array. Width and height may
+// be ints or numeric strings (else 0), sizes keep their order, two equal
+// keys keep the last value in the first one's place as unserialize() does,
+// and a size that is not a non-empty array is left out, as srcset skips it.
+// Otherwise it returns an error wrapping ErrNoMetadata (and a
+// *phpserial.SyntaxError when malformed): WordPress shows such an
+// attachment as one without metadata, so set Attachment.Meta to nil.
 func ParseMetadata(serialized []byte) (*Metadata, error) {
 	v, err := maybeUnserialize(string(serialized))
 	if err != nil {

@@ -2,23 +2,15 @@ package media
 
 import "strings"
 
-// UploadsURL is the base URL of the uploads directory, wp_upload_dir()'s
-// baseurl as _wp_upload_dir() computes it for a single site:
-//
-//   - uploadURLPath, the upload_url_path option, when it is set (PHP-true:
-//     neither "" nor "0"), as it is, trailing slash and all;
-//   - else, when the upload_path option (trimmed) is empty, "0",
-//     "wp-content/uploads" or an absolute path, contentURL + "/uploads",
-//     where contentURL is WP_CONTENT_URL and "" means siteURL +
-//     "/wp-content", WordPress's default;
-//   - else, a relative upload_path, siteURL + "/" + uploadPath.
-//
-// siteURL is the siteurl option, or WP_SITEURL without its trailing slash
-// when wp-config.php defines it, as WordPress's option_siteurl filter
-// gives it: the uploads follow siteurl, not home. An upload_path given as
-// a PHP stream (s3://…) counts as relative, as it does for WordPress
-// unless that stream wrapper is registered; the UPLOADS constant and
-// multisite's sites/<id> paths are not covered.
+// UploadsURL is wp_upload_dir()'s baseurl as _wp_upload_dir() computes it
+// for a single site: uploadURLPath (the upload_url_path option) as it is
+// when set (PHP-true); else contentURL + "/uploads" when uploadPath is
+// empty, "0", "wp-content/uploads" or absolute, contentURL being
+// WP_CONTENT_URL or by default siteURL + "/wp-content"; else siteURL + "/" +
+// uploadPath. siteURL is the siteurl option, or WP_SITEURL without its
+// trailing slash: the uploads follow siteurl, not home. A stream path
+// (s3://…) counts as relative; the UPLOADS constant and multisite paths are
+// not covered.
 func UploadsURL(siteURL, contentURL, uploadURLPath, uploadPath string) string {
 	if phpTruthy(uploadURLPath) {
 		return uploadURLPath

@@ -1,17 +1,12 @@
-// Package permalink builds post links as WordPress's get_permalink() does
-// (WordPress 6.1, wp-includes/link-template.php), from the rows of the
-// WordPress database alone, so a listed post links where the site's own
-// theme would link it.
+// Package permalink builds post links as WordPress 6.1's get_permalink()
+// does, from the rows of the WordPress database alone, so a listed post
+// links where the site's own theme would link it. It does no I/O: the
+// caller reads the options into a [Site] and each post's row into a [Post],
+// with [CategoryPath] and [PagePath] for the category and page trees.
 //
-// It does no I/O: the caller reads the options into a [Site] and each
-// post's row into a [Post], with [CategoryPath] and [PagePath] to turn the
-// category and page trees into the paths WordPress puts in links.
-//
-// WordPress runs filters (post_link, page_link, home_url, …) that plugins
-// may use to change links; those live in PHP code and are not followed.
-// Links are those of published posts, which is all the server lists: for
-// drafts, pending and future posts WordPress gives the plain ?p=ID form
-// instead (wp_force_plain_post_permalink).
+// Filters plugins may add (post_link, page_link, home_url, …) live in PHP
+// code and are not followed. Links are those of published posts, all the
+// server lists; WordPress gives drafts the plain ?p=ID form instead.
 package permalink
 
 import (

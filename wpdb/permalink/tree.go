@@ -10,19 +10,14 @@ type Category struct {
 	Parent uint64
 }
 
-// CategoryPath returns the %category% tag of a post in the categories ids
-// (term_ids), tree holding every category by term_id, as get_permalink()
-// builds it: the slug of the category with the lowest term_id, with its
-// parents' slugs before it ("news/local", get_category_parents() with
-// nicenames). Ids not in tree are not categories and are passed over.
-//
-// When the post has no category, WordPress uses the slug of the option
-// default_category, defaultCategory, alone: without its parents, even
-// when it has some. It returns "" when that is not in tree either.
-//
-// A parent loop in tree ends as WordPress's get_ancestors() ends it, at
-// the first parent already met; a parent missing from tree ends the path
-// with an empty slug, as WordPress shows it.
+// CategoryPath returns the %category% tag of a post in the categories ids,
+// as get_permalink() builds it: the slug of the category with the lowest
+// term_id after its parents' slugs ("news/local"); ids not in tree are
+// passed over. A post with no category gets the slug of defaultCategory
+// alone, without its parents, as in WordPress, or "" when that is not in
+// tree either. A parent loop ends at the first parent already met, as
+// get_ancestors() ends it; a parent missing from tree ends the path with an
+// empty slug, as WordPress shows it.
 func CategoryPath(ids []uint64, tree map[uint64]Category, defaultCategory uint64) string {
 	var lowest uint64
 	found := false

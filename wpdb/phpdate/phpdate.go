@@ -14,24 +14,17 @@ var (
 	dayNames = [...]string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
 )
 
-// Format returns t formatted by layout as PHP's date() and
-// DateTimeInterface::format() do it, in English, in t's location:
+// Format returns t formatted by layout as PHP's date() does, in English, in
+// t's location:
 //
 //	day    d D j l N S w z     week W     month F m M n t
 //	year   L o X x Y y      time a A B g G h H i s u v
 //	zone   e I O P p T Z        full c r U
 //
-// A backslash makes the next byte literal; every other byte is copied.
-// Like PHP it works on bytes, so UTF-8 text in layout comes out intact.
-//
-// Zones: a location named like "+05:45" is taken for what PHP calls an
-// offset zone (new DateTimeZone("+05:45"), which WordPress builds from
-// gmt_offset): e prints the name and T prints "GMT+0545", as PHP does.
-// Any other location is an identifier zone: e prints its name (e.g.
-// "Europe/Paris", "UTC") and T its abbreviation.
-//
-// One difference from PHP: a backslash at the very end of layout is
-// dropped, where PHP appends a NUL byte.
+// A backslash makes the next byte literal (one at the very end is dropped,
+// where PHP appends a NUL); other bytes are copied, so UTF-8 stays intact.
+// A location named like "+05:45" is an offset zone, as WordPress builds
+// from gmt_offset: T prints "GMT+0545", as PHP does.
 func Format(layout string, t time.Time) string {
 	b := make([]byte, 0, 2*len(layout)+8)
 	return string(AppendFormat(b, layout, t))
