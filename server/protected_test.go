@@ -1,9 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
@@ -12,8 +14,9 @@ import (
 // TestProtectedPosts lists a password-protected post among others, as
 // WordPress lists it: its title as "Protected: …", no word of its content
 // or manual excerpt, on any path that reads it (offset and lastPost pages
-// of every size, the page, the template rendered on the server), with the
-// cache on and off, and nothing of it in the log at debug level either.
+// of every size, the page, the template rendered on the server, and the
+// same of a category's, a tag's and a date's archive), with the cache on
+// and off, and nothing of it in the log at debug level either.
 func TestProtectedPosts(t *testing.T) {
 	t.Parallel()
 	const token = "TOPSECRET"
@@ -30,41 +33,48 @@ func TestProtectedPosts(t *testing.T) {
 					wpdb.SeedRow{Title: "Open two", Name: "open-two", Content: "<p>More plain words.</p>", Date: "2024-03-03 10:00:00"},
 				)
 				protectedID := ids[1]
+				seedArchives(t, cfg, ids)
 				srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg)},
 					"-cache-ttl", ttl, "-log-level", "debug")
 
 				var bodies []string
-				found := false
-				for _, k := range []int{1, 2, 3} {
-					for start := range 4 {
-						r := srv.get(t, jsonPath(start, k))
-						bodies = append(bodies, r.Body)
-						for _, p := range r.posts(t) {
-							if p.ID != protectedID {
-								if p.Protected {
-									t.Errorf("post %d (%q) reads as protected", p.ID, p.Title)
+				// The listing, then each archive holding all three posts.
+				for _, archive := range []string{"", "&category_name=members-cat", "&tag=members-tag", "&year=2024&monthnum=3"} {
+					found := false
+					for _, k := range []int{1, 2, 3} {
+						for start := range 4 {
+							r := srv.get(t, jsonPath(start, k)+archive)
+							bodies = append(bodies, r.Body)
+							for _, p := range r.posts(t) {
+								if p.ID != protectedID {
+									if p.Protected {
+										t.Errorf("%q: post %d (%q) reads as protected", archive, p.ID, p.Title)
+									}
+									continue
 								}
-								continue
-							}
-							found = true
-							if !p.Protected || p.TitleText != "Protected: Members & friends only" || p.Excerpt != "..." {
-								t.Errorf("protected post: protected=%v title %q post_content %q; want true, %q, %q",
-									p.Protected, p.TitleText, p.Excerpt, "Protected: Members & friends only", "...")
+								found = true
+								if !p.Protected || p.TitleText != "Protected: Members & friends only" || p.Excerpt != "..." {
+									t.Errorf("%q: protected post: protected=%v title %q post_content %q; want true, %q, %q",
+										archive, p.Protected, p.TitleText, p.Excerpt, "Protected: Members & friends only", "...")
+								}
 							}
 						}
+						for _, last := range ids {
+							bodies = append(bodies, srv.get(t, fmt.Sprintf("/load-more.php?start=1&desiredPosts=%d&lastPost=%d%s", k, last, archive)).Body)
+						}
 					}
-					for _, last := range ids {
-						bodies = append(bodies, srv.get(t, fmt.Sprintf("/load-more.php?start=1&desiredPosts=%d&lastPost=%d", k, last)).Body)
+					if !found {
+						t.Fatalf("%q: no answer listed the protected post", archive)
 					}
-				}
-				if !found {
-					t.Fatal("no answer listed the protected post")
-				}
-				for _, n := range []int{1, 2, 3, 4} {
-					page := srv.get(t, fmt.Sprintf("/load-more.php?posts=%d", n))
-					bodies = append(bodies, page.Body)
-					if n >= 2 && !strings.Contains(page.Body, "There is no excerpt because this is a protected post.") {
-						t.Errorf("the page of %d posts does not show WordPress's message:\n%s", n, page.Body)
+					for _, n := range []int{1, 2, 3, 4} {
+						page := srv.get(t, fmt.Sprintf("/load-more.php?posts=%d%s", n, archive))
+						bodies = append(bodies, page.Body)
+						if page.Status != 200 {
+							t.Errorf("%q: the page of %d posts: status %d", archive, n, page.Status)
+						}
+						if n >= 2 && !strings.Contains(page.Body, "There is no excerpt because this is a protected post.") {
+							t.Errorf("%q: the page of %d posts does not show WordPress's message:\n%s", archive, n, page.Body)
+						}
 					}
 				}
 				bodies = append(bodies, srv.Logs.String())
@@ -75,5 +85,34 @@ func TestProtectedPosts(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// seedArchives files every post of ids under the category members-cat and
+// the tag members-tag.
+func seedArchives(t *testing.T, cfg wpdb.Config, ids []uint64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s, err := wpdb.OpenSeeder(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	terms := []wpdb.Term{
+		{ID: 10, Name: "Members", Slug: "members-cat", Taxonomy: "category", Count: int64(len(ids))},
+		{ID: 11, Name: "Members", Slug: "members-tag", Taxonomy: "post_tag", Count: int64(len(ids))},
+	}
+	var rels []wpdb.TermRelationship
+	for _, id := range ids {
+		for _, term := range terms {
+			rels = append(rels, wpdb.TermRelationship{ObjectID: id, TermTaxonomyID: term.ID})
+		}
+	}
+	if err := s.InsertTerms(ctx, terms); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.InsertTermRelationships(ctx, rels); err != nil {
+		t.Fatal(err)
 	}
 }

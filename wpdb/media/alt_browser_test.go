@@ -32,6 +32,7 @@ func TestAltAsBrowsersReadIt(t *testing.T) {
 		`<b>Tom</b> &amp; "Jerry" 'x' & <`,
 		"&#128; &#x80; &#150; &#129; &#127; &#13; &#x0D; &#11; &#xFDD0; &#x1FFFE; &#xFFFE;",
 		"&hellip; &apos; &bigstar; &lang; &rang; &amp;#65; &#0; &#00; &#x110000; &#xD800;",
+		"&#x10FFFF; &#1114111; &#x10ffff; &#x10FFFE;",
 		"&nbsp;x&nbsp; &shy; &#160;",
 		"5 < 6 > 4 <i>7</i>",
 	}

@@ -13,6 +13,7 @@ func TestAltText(t *testing.T) {
 		{"one pass after another: &amp;#65; is an A", "&amp;#65;", "A"},
 		{"HTML 4 names only", "&hellip; &apos; &bigstar;", "… &apos; &bigstar;"},
 		{"numeric references", "&#65;&#x42;&#X43; &#0;&#x110000; &#xD800;", "ABC &#x110000; &#xD800;"},
+		{"the last code point", "&#x10FFFF; &#1114111; &#x10ffff;", "\U0010FFFF \U0010FFFF \U0010FFFF"},
 		// Browsers read &#128; as Windows-1252's €; PHP's html_entity_decode
 		// would leave it.
 		{"C1 references as browsers read them", "&#128;", "€"},

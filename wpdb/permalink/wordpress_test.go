@@ -48,15 +48,19 @@ func TestLinkMatchesWordPress(t *testing.T) {
 
 	// The subtests change one site in turn: they cannot run in parallel.
 	for _, home := range []struct {
-		name   string
-		wpHome string // WP_HOME, if defined
-		option string // home, if changed
+		name        string
+		wpHome      string // WP_HOME, if defined
+		option      string // home, if changed
+		showOnFront string // show_on_front, if not the site's "page"
 	}{
 		{name: "home option"},
 		{name: "WP_HOME subfolder", wpHome: "https://example.com/blog"},
 		{name: "WP_HOME trailing slash", wpHome: "https://example.com/blog/"},
 		{name: "WP_HOME scheme-relative", wpHome: "//example.net"},
 		{name: "home option trailing slash", option: "http://example.org/wp/"},
+		// page_on_front stays set: WordPress then ignores it, and the
+		// page is at its own path.
+		{name: "front page shows posts", showOnFront: "posts"},
 	} {
 		t.Run(home.name, func(t *testing.T) {
 			delete(wp.Defines, "WP_HOME")
@@ -64,6 +68,11 @@ func TestLinkMatchesWordPress(t *testing.T) {
 				wp.Defines["WP_HOME"] = home.wpHome
 			}
 			var code strings.Builder
+			showOnFront := "page"
+			if home.showOnFront != "" {
+				showOnFront = home.showOnFront
+			}
+			fmt.Fprintf(&code, "update_option('show_on_front', '%s');\n", showOnFront)
 			if home.option != "" {
 				fmt.Fprintf(&code, "update_option('home', base64_decode('%s'));\n", base64.StdEncoding.EncodeToString([]byte(home.option)))
 			}
@@ -92,6 +101,9 @@ func TestLinkMatchesWordPress(t *testing.T) {
 			}
 
 			local, posts := readSite(t, db, "post", "page", "")
+			if local.ShowOnFront != showOnFront || local.PageOnFront == 0 {
+				t.Fatalf("SQL read show_on_front %q, page_on_front %d; want %q and a page", local.ShowOnFront, local.PageOnFront, showOnFront)
+			}
 			if home.wpHome != "" {
 				local.Home = home.wpHome
 			}
