@@ -5,12 +5,14 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // archivePage reads archive a's page at offset through the cache: the one
 // call these tests make of it.
-func archivePage(ctx context.Context, c *Cache, a Archive, offset, limit int) ([]Post, error) {
-	return c.PostsIn(ctx, a, offset, limit)
+func archivePage(ctx context.Context, c *Cache, a wpdb.Listing, offset, limit int) ([]Post, error) {
+	return c.Posts(ctx, wpdb.Page{In: a, Offset: offset, Limit: limit})
 }
 
 // TestCacheArchiveAdmission: an archive's queries, its head's included,
@@ -26,7 +28,7 @@ func TestCacheArchiveAdmission(t *testing.T) {
 	c, _ := newTestCache(t, next, limits)
 	counts := c.observer.(*cacheCounts)
 	ctx := context.Background()
-	news, sport := Archive{Key: "category_name=news"}, Archive{Key: "category_name=sport"}
+	news, sport := keyed{key: "category_name=news"}, keyed{key: "category_name=sport"}
 
 	blocked := make(chan error, 1)
 	go func() {
