@@ -23,6 +23,7 @@ type Proxy struct {
 	target string
 
 	queries atomic.Int64 // statements the clients ran: see Queries
+	texts   []string     // the text queries, under mu: see QueryTexts
 	cuts    atomic.Int64 // statements still to cut: see CutStatements
 
 	mu       sync.Mutex
@@ -97,7 +98,7 @@ func (p *Proxy) serve(listener net.Listener) {
 		p.mu.Lock()
 		p.conns[upstream] = struct{}{}
 		p.mu.Unlock()
-		go p.pipe(upstream, client, 0, &commandCounter{n: &p.queries})
+		go p.pipe(upstream, client, 0, &commandCounter{n: &p.queries, text: p.addText})
 		go p.pipe(client, upstream, delay, nil)
 	}
 }
@@ -135,6 +136,21 @@ func (p *Proxy) pipe(dst, src net.Conn, delay time.Duration, counter *commandCou
 // clients', whatever else the server runs.
 func (p *Proxy) Queries() int { return int(p.queries.Load()) }
 
+// QueryTexts returns the text queries (COM_QUERY) the clients sent so far,
+// in order: what a Store runs without preparing, such as an archive's
+// page. Prepared statements are not among them.
+func (p *Proxy) QueryTexts() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.texts...)
+}
+
+func (p *Proxy) addText(q string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.texts = append(p.texts, q)
+}
+
 // commandCounter reads the MySQL client protocol a client sends: packets of
 // a 3-byte little-endian length, a sequence number and the payload. A
 // command starts a sequence (number 0) with its code: COM_QUERY is 0x03,
@@ -145,6 +161,11 @@ type commandCounter struct {
 	have      int  // bytes of the header read
 	left      int  // payload bytes still to pass
 	atCommand bool // the next payload byte is a command's code
+	// text hears each COM_QUERY's text, gathered in query, when the
+	// query fits one packet.
+	text    func(string)
+	query   []byte
+	inQuery bool
 }
 
 // read passes b through the counter and returns how many statements
@@ -165,11 +186,21 @@ func (c *commandCounter) read(b []byte) (statements int) {
 		if c.atCommand && (b[0] == 0x03 || b[0] == 0x17) {
 			c.n.Add(1)
 			statements++
+			c.inQuery, c.query = b[0] == 0x03 && c.text != nil, c.query[:0]
+			c.left--
+			b = b[1:]
 		}
 		c.atCommand = false
 		pass := min(c.left, len(b))
+		if c.inQuery {
+			c.query = append(c.query, b[:pass]...)
+		}
 		c.left -= pass
 		b = b[pass:]
+		if c.inQuery && c.left == 0 {
+			c.text(string(c.query))
+			c.inQuery = false
+		}
 	}
 	return statements
 }
