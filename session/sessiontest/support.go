@@ -2,12 +2,8 @@ package sessiontest
 
 import (
 	"bytes"
-	"context"
-	"fmt"
 	"sync"
 	"time"
-
-	"github.com/gomodule/redigo/redis"
 )
 
 // SyncBuffer is a bytes.Buffer that a test may read while the code under
@@ -53,42 +49,4 @@ func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.now = c.now.Add(d)
-}
-
-// DeletePrefix removes every key under prefix from the Redis at url, in
-// batches (SCAN, then UNLINK), for tests and benchmarks that keep their
-// keys under a prefix of their own. It returns the first Redis error.
-func DeletePrefix(ctx context.Context, url, prefix string) error {
-	return scanPrefix(ctx, url, prefix, func(c redis.Conn, keys []any) error {
-		_, err := redis.DoContext(c, ctx, "UNLINK", keys...)
-		return err
-	})
-}
-
-// scanPrefix hands each non-empty batch of the keys under prefix to fn.
-func scanPrefix(ctx context.Context, url, prefix string, fn func(c redis.Conn, keys []any) error) error {
-	c, err := redis.DialURLContext(ctx, url, redis.DialConnectTimeout(5*time.Second), redis.DialReadTimeout(30*time.Second))
-	if err != nil {
-		return fmt.Errorf("sessiontest: scan %s*: %w", prefix, err)
-	}
-	defer c.Close()
-	cursor := "0"
-	for {
-		reply, err := redis.Values(redis.DoContext(c, ctx, "SCAN", cursor, "MATCH", prefix+"*", "COUNT", 1000))
-		if err != nil {
-			return fmt.Errorf("sessiontest: scan %s*: %w", prefix, err)
-		}
-		var keys []any
-		if _, err := redis.Scan(reply, &cursor, &keys); err != nil {
-			return fmt.Errorf("sessiontest: scan %s*: %w", prefix, err)
-		}
-		if len(keys) > 0 {
-			if err := fn(c, keys); err != nil {
-				return fmt.Errorf("sessiontest: %s*: %w", prefix, err)
-			}
-		}
-		if cursor == "0" {
-			return nil
-		}
-	}
 }
