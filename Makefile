@@ -41,8 +41,18 @@ build: assets ## Build the server binary into bin/
 services: ## Start the local MariaDB and Redis when they are down
 	.ci/services
 
+# Merge leftovers and editor backups: *.orig, *.rej, *~, vim's .*.swp and
+# .*.swo, emacs's #*#. .gitignore keeps them out of `git add`; this catches
+# a forced one.
+LEFTOVERS := (^|/)([^/]*\.(orig|rej)|[^/]*~|\.[^/]*\.sw[po]|\#[^/]*\#)$$
+
+.PHONY: leftovers
+leftovers: ## Refuse committed merge leftovers and editor backups (*.orig, *.rej, *~, .*.swp, #*#)
+	@found=$$(git ls-files -z | tr '\0' '\n' | grep -E '$(LEFTOVERS)' || true); \
+	if [ -n "$$found" ]; then printf 'committed merge leftovers or editor backups; git rm them:\n%s\n' "$$found" >&2; exit 1; fi
+
 .PHONY: test
-test: assets services ## Run every test: vet, gofmt, unit, integration, fuzz seeds, browser
+test: leftovers assets services ## Run every test: leftovers, vet, gofmt, unit, integration, fuzz seeds, browser
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 30m ./...
