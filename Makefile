@@ -61,13 +61,22 @@ test: leftovers assets services ## Run every test: leftovers, vet, gofmt, unit, 
 test-short: assets services ## The loop to work in: every test that takes under a second or so (go test -short), about a minute
 	$(GO) test -short -count=1 ./...
 
+# TEST_FILES lists every package's test files as "package file" lines, for
+# fuzz to find each package's Fuzz functions without building its tests.
+TEST_FILES := $(GO) list -f '{{$$p := .ImportPath}}{{$$d := .Dir}}{{range .TestGoFiles}}{{$$p}} {{$$d}}/{{.}}{{"\n"}}{{end}}{{range .XTestGoFiles}}{{$$p}} {{$$d}}/{{.}}{{"\n"}}{{end}}' ./...
+
 .PHONY: fuzz
-fuzz: ## Fuzz each fuzz target for FUZZTIME (default 30s)
-	@for pkg in ./wpdb ./session ./server ./scripts/tag ./scripts/bench; do \
-	  for t in $$($(GO) test -list 'Fuzz.*' $$pkg | grep '^Fuzz'); do \
-	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} $$pkg || exit 1; \
-	  done; \
-	done
+fuzz: ## Fuzz every Fuzz target of every package for FUZZTIME each (default 30s)
+	@targets=$$($(TEST_FILES) | while read -r pkg file; do \
+	  awk -v pkg="$$pkg" 'match($$0, /^func Fuzz[A-Za-z0-9_]*\(/) { print pkg, substr($$0, 6, RLENGTH - 6) }' "$$file"; \
+	done); \
+	[ -n "$$targets" ] || { echo "make fuzz: no Fuzz targets found" >&2; exit 1; }; \
+	n=0; while read -r pkg t; do \
+	  echo "fuzz $$pkg $$t"; \
+	  $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} $$pkg || exit 1; \
+	  n=$$((n + 1)); \
+	done <<< "$$targets"; \
+	echo "make fuzz: $$n targets fuzzed for $${FUZZTIME:-30s} each"
 
 # TAGFLAGS passes flags to scripts/tag, e.g. TAGFLAGS="-n" or TAGFLAGS="-C dir".
 TAGFLAGS ?=
