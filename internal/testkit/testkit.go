@@ -1,14 +1,19 @@
-package sessiontest
+// Package testkit holds the small helpers the tests of every package
+// share: a buffer a test reads while other goroutines write to it, a clock
+// the test moves by hand, and a wait for a condition that another
+// goroutine makes true. Only tests and test helpers import it.
+package testkit
 
 import (
 	"bytes"
 	"sync"
+	"testing"
 	"time"
 )
 
 // SyncBuffer is a bytes.Buffer that a test may read while the code under
-// test writes to it from other goroutines: a logger's output, or a
-// server's stdout.
+// test writes to it from other goroutines: a logger's output, or a child
+// process's stdout.
 type SyncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
@@ -49,4 +54,16 @@ func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.now = c.now.Add(d)
+}
+
+// WaitFor polls ok every millisecond until it holds, and fails t when it
+// still does not after 5 s.
+func WaitFor(t testing.TB, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !ok(); {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not met within 5s")
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
