@@ -41,8 +41,18 @@ build: assets ## Build the server binary into bin/
 services: ## Start the local MariaDB and Redis when they are down
 	.ci/services
 
+# Merge leftovers and editor backups: *.orig, *.rej, *~, vim's .*.swp and
+# .*.swo, emacs's #*#. .gitignore keeps them out of `git add`; this catches
+# a forced one.
+LEFTOVERS := (^|/)([^/]*\.(orig|rej)|[^/]*~|\.[^/]*\.sw[po]|\#[^/]*\#)$$
+
+.PHONY: leftovers
+leftovers: ## Refuse committed merge leftovers and editor backups (*.orig, *.rej, *~, .*.swp, #*#)
+	@found=$$(git ls-files -z | tr '\0' '\n' | grep -E '$(LEFTOVERS)' || true); \
+	if [ -n "$$found" ]; then printf 'committed merge leftovers or editor backups; git rm them:\n%s\n' "$$found" >&2; exit 1; fi
+
 .PHONY: test
-test: assets services ## Run every test: vet, gofmt, unit, integration, fuzz seeds, browser
+test: leftovers assets services ## Run every test: leftovers, vet, gofmt, unit, integration, fuzz seeds, browser
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 30m ./...
@@ -51,13 +61,22 @@ test: assets services ## Run every test: vet, gofmt, unit, integration, fuzz see
 test-short: assets services ## The loop to work in: every test that takes under a second or so (go test -short), about a minute
 	$(GO) test -short -count=1 ./...
 
+# TEST_FILES lists every package's test files as "package file" lines, for
+# fuzz to find each package's Fuzz functions without building its tests.
+TEST_FILES := $(GO) list -f '{{$$p := .ImportPath}}{{$$d := .Dir}}{{range .TestGoFiles}}{{$$p}} {{$$d}}/{{.}}{{"\n"}}{{end}}{{range .XTestGoFiles}}{{$$p}} {{$$d}}/{{.}}{{"\n"}}{{end}}' ./...
+
 .PHONY: fuzz
-fuzz: ## Fuzz each fuzz target for FUZZTIME (default 30s)
-	@for pkg in ./wpdb ./session ./server ./scripts/tag ./scripts/bench; do \
-	  for t in $$($(GO) test -list 'Fuzz.*' $$pkg | grep '^Fuzz'); do \
-	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} $$pkg || exit 1; \
-	  done; \
-	done
+fuzz: ## Fuzz every Fuzz target of every package for FUZZTIME each (default 30s)
+	@targets=$$($(TEST_FILES) | while read -r pkg file; do \
+	  awk -v pkg="$$pkg" 'match($$0, /^func Fuzz[A-Za-z0-9_]*\(/) { print pkg, substr($$0, 6, RLENGTH - 6) }' "$$file"; \
+	done); \
+	[ -n "$$targets" ] || { echo "make fuzz: no Fuzz targets found" >&2; exit 1; }; \
+	n=0; while read -r pkg t; do \
+	  echo "fuzz $$pkg $$t"; \
+	  $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} $$pkg || exit 1; \
+	  n=$$((n + 1)); \
+	done <<< "$$targets"; \
+	echo "make fuzz: $$n targets fuzzed for $${FUZZTIME:-30s} each"
 
 # TAGFLAGS passes flags to scripts/tag, e.g. TAGFLAGS="-n" or TAGFLAGS="-C dir".
 TAGFLAGS ?=

@@ -1,7 +1,6 @@
 package deploy_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/wploadmore/wploadmore/internal/testkit"
 )
 
 // binDir holds the server binary built once for every test of the package.
@@ -126,8 +127,8 @@ func (p *process) listening(timeout time.Duration) (string, error) {
 type process struct {
 	name   string
 	cmd    *exec.Cmd
-	output syncBuffer    // its stdout and stderr
-	exited chan struct{} // closed when it has exited; err is then set
+	output testkit.SyncBuffer // its stdout and stderr
+	exited chan struct{}      // closed when it has exited; err is then set
 	err    error
 }
 
@@ -327,22 +328,4 @@ func copyFile(t *testing.T, src, dir, name string) {
 		t.Fatal(err)
 	}
 	writeFile(t, dir, name, string(b))
-}
-
-// syncBuffer collects a child process's output while a test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

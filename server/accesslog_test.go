@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/wploadmore/wploadmore/session/sessiontest"
+	"github.com/wploadmore/wploadmore/internal/testkit"
 )
 
 func TestClientIP(t *testing.T) {
@@ -62,7 +62,7 @@ func TestClientIP(t *testing.T) {
 // startAt runs the server on a port picked beforehand, for a -log-level
 // at which the "listening" line that startServer waits for is not written.
 // It returns the base URL and the log; the server stops with the test.
-func startAt(t *testing.T, env map[string]string) (string, *sessiontest.SyncBuffer) {
+func startAt(t *testing.T, env map[string]string) (string, *testkit.SyncBuffer) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -72,7 +72,7 @@ func startAt(t *testing.T, env map[string]string) (string, *sessiontest.SyncBuff
 	l.Close()
 	full := map[string]string{"LOADMORE_ADDR": addr, "LOADMORE_DATA_DIR": t.TempDir(), "LOADMORE_LOG_FORMAT": "json"}
 	maps.Copy(full, env)
-	logs := &sessiontest.SyncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, []string{"wploadmore"}, envFunc(full), logs) }()

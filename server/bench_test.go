@@ -14,8 +14,8 @@ import (
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/templates"
 	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/sitegen"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
-	"github.com/wploadmore/wploadmore/wpdb/wpdbtest/fixture"
 )
 
 // benchHandler is the whole server handler over an SQLite blog of 250
@@ -34,7 +34,7 @@ func benchHandler(b *testing.B, cacheTTL time.Duration, postsStart int) (http.Ha
 		rows[i] = wpdb.SeedRow{
 			Title: fmt.Sprintf("Post %d", i), Name: fmt.Sprintf("post-%d", i),
 			Date:    fmt.Sprintf("2024-02-%02d 10:00:00", 1+i%28),
-			Content: fixture.Post(uint64(i), 2<<10+i%50*400, i%5 == 0),
+			Content: sitegen.Post(uint64(i), 2<<10+i%50*400, i%5 == 0),
 		}
 	}
 	wpdbtest.Insert(b, dbCfg, rows...)

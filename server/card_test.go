@@ -15,7 +15,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wploadmore/wploadmore/server/listing"
-	"github.com/wploadmore/wploadmore/wpdb/media"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
@@ -123,7 +122,7 @@ type wordpressCard struct {
 	Link      string `json:"link"`
 	Protected bool   `json:"protected"`
 	Image     *struct {
-		media.Image
+		listing.Image
 		HasMetadata bool `json:"has_metadata"`
 	} `json:"image"`
 }
@@ -214,7 +213,7 @@ func TestPostCardMatchesWordPress(t *testing.T) {
 				if p.Protected != w.Protected {
 					t.Errorf("post %d: protected %v, WordPress %v", p.ID, p.Protected, w.Protected)
 				}
-				var wantImage *media.Image
+				var wantImage *listing.Image
 				if w.Image != nil && !w.Protected {
 					img := w.Image.Image
 					if !w.Image.HasMetadata {

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/server/listing"
-	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -22,7 +22,7 @@ import (
 // testServer is the real server, started by run as main starts it.
 type testServer struct {
 	URL    string // http://127.0.0.1:port, without the base path
-	Logs   *sessiontest.SyncBuffer
+	Logs   *testkit.SyncBuffer
 	stop   context.CancelFunc
 	done   chan error
 	client *http.Client
@@ -45,7 +45,7 @@ func startServer(t testing.TB, env map[string]string, args ...string) *testServe
 		full[k] = v
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &testServer{Logs: &sessiontest.SyncBuffer{}, stop: cancel, done: make(chan error, 1)}
+	s := &testServer{Logs: &testkit.SyncBuffer{}, stop: cancel, done: make(chan error, 1)}
 	go func() {
 		s.done <- run(ctx, append([]string{"wploadmore"}, args...), envFunc(full), s.Logs)
 	}()

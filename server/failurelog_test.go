@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wploadmore/wploadmore/session/sessiontest"
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
@@ -19,7 +19,7 @@ import (
 // the rest, while every answer is still the 503 it was.
 func TestFailureLinesBounded(t *testing.T) {
 	t.Parallel()
-	var buf sessiontest.SyncBuffer
+	var buf testkit.SyncBuffer
 	logger := slog.New(slog.NewJSONHandler(&buf, nil))
 	const burst, requests = 10, 500
 	limits := logLimits{Rate: 1, Burst: burst, Interval: 100 * time.Millisecond}

@@ -15,10 +15,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/public"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
-	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/templates"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
@@ -76,19 +76,19 @@ func (f *fakeSessions) Peek(ctx context.Context, v session.Visitor) (session.Sta
 func (f *fakeSessions) Ping(ctx context.Context) error { return f.err }
 
 // fakeServer is the real handler over the fakes, its log captured.
-func fakeServer(t *testing.T, posts postSource, sessions sessionStore) (http.Handler, *sessiontest.SyncBuffer) {
+func fakeServer(t *testing.T, posts postSource, sessions sessionStore) (http.Handler, *testkit.SyncBuffer) {
 	t.Helper()
 	return fakeSite(t, posts, sessions, wpdb.Options{})
 }
 
 // fakeSite is fakeServer for a site with options, started with flags.
-func fakeSite(t *testing.T, posts postSource, sessions sessionStore, options wpdb.Options, flags ...string) (http.Handler, *sessiontest.SyncBuffer) {
+func fakeSite(t *testing.T, posts postSource, sessions sessionStore, options wpdb.Options, flags ...string) (http.Handler, *testkit.SyncBuffer) {
 	t.Helper()
 	cfg, err := parseConfig(append([]string{"wploadmore"}, flags...), envFunc(nil), io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &sessiontest.SyncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	h, err := newServer(serverDeps{
 		Config:    cfg,
 		Logger:    slog.New(slog.NewTextHandler(logs, nil)),

@@ -15,9 +15,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
-	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -127,7 +127,7 @@ func TestHangUpStatus(t *testing.T) {
 		for _, adapter := range []string{"json", "html"} {
 			t.Run(tt.name+"/"+adapter, func(t *testing.T) {
 				t.Parallel()
-				logs := &sessiontest.SyncBuffer{}
+				logs := &testkit.SyncBuffer{}
 				logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 				m := newMetrics(buildInfo{})
 				entered := make(chan struct{}, 1)
@@ -156,7 +156,7 @@ func TestHangUpStatus(t *testing.T) {
 					t.Errorf("a client that stays: %d, want %d", got.Status, tt.wantStayed)
 				}
 				hangUp(t, srv.URL+"/hangs-up?hangup", entered, 0)
-				waitFor(t, func() bool { return strings.Count(logs.String(), `"msg":"request"`) == 2 })
+				testkit.WaitFor(t, func() bool { return strings.Count(logs.String(), `"msg":"request"`) == 2 })
 
 				want := map[string]float64{fmt.Sprint(tt.wantStayed): 1, "499": 1}
 				if diff := cmp.Diff(want, requestCodes(gathered(t, m, "http_requests_total"))); diff != "" {
@@ -194,7 +194,7 @@ func TestHangUps(t *testing.T) {
 	}
 	// The line is written when the handler returns, once the cancelled
 	// query gives up: at once, not at -query-timeout.
-	waitFor(t, func() bool { return strings.Count(srv.Logs.String(), `"status":499`) == 2 })
+	testkit.WaitFor(t, func() bool { return strings.Count(srv.Logs.String(), `"status":499`) == 2 })
 
 	codes := requestCodes(scrape(t, metricsURL(t, srv))["http_requests_total"])
 	if diff := cmp.Diff(map[string]float64{"200": 2, "499": 2}, codes); diff != "" { // healthz and the JSON before the hang

@@ -18,7 +18,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/wploadmore/wploadmore/session/sessiontest"
+	"github.com/wploadmore/wploadmore/internal/testkit"
 )
 
 func TestCutForLog(t *testing.T) {
@@ -129,7 +129,7 @@ func TestRequestLineSize(t *testing.T) {
 // interval; 2xx, 3xx and 5xx lines are all written.
 func TestClientErrorLines(t *testing.T) {
 	t.Parallel()
-	logs := &sessiontest.SyncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
 	// Rate 0: the burst of 3 is all there is, so the count is exact.
 	h := logRequestsLimited(logger, logLimits{Rate: 0, Burst: 3, Interval: 100 * time.Millisecond}, nil, nil,
@@ -149,9 +149,9 @@ func TestClientErrorLines(t *testing.T) {
 	serve(302, 4)
 	serve(500, 4)
 	serve(503, 4)
-	waitFor(t, func() bool { return strings.Contains(logs.String(), "suppressed") })
+	testkit.WaitFor(t, func() bool { return strings.Contains(logs.String(), "suppressed") })
 	serve(405, 3)
-	waitFor(t, func() bool { return strings.Count(logs.String(), "suppressed") == 2 })
+	testkit.WaitFor(t, func() bool { return strings.Count(logs.String(), "suppressed") == 2 })
 
 	statuses := map[int]int{}
 	var summaries []int
@@ -276,8 +276,8 @@ func TestRequestLineBudget(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			logs := &sessiontest.SyncBuffer{}
-			clock := sessiontest.NewClock(time.Now())
+			logs := &testkit.SyncBuffer{}
+			clock := testkit.NewClock(time.Now())
 			logger := boundedAccessLogger("json", logs, byteLimits{Rate: rate, Burst: rate, Interval: 50 * time.Millisecond}, clock.Now)
 			h := logRequests(logger, nil, nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.URL.Query().Has("fail") {
@@ -326,7 +326,7 @@ func TestRequestLineBudget(t *testing.T) {
 			}
 			if tt.wantDrops {
 				// One summary per interval of the test's run: wait for the last.
-				waitFor(t, func() bool { written, _, dropped, _, _ := read(); return written+dropped == sent })
+				testkit.WaitFor(t, func() bool { written, _, dropped, _, _ := read(); return written+dropped == sent })
 			} else {
 				time.Sleep(150 * time.Millisecond) // time for a summary that should not come
 			}

@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
@@ -281,7 +282,7 @@ func TestServeApartFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close() // Serve closes it too, as it returns
-	logs := &sessiontest.SyncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, nil))
 	stop := serveOn(brokenListener{l}, "metrics-addr", &http.Server{Handler: http.NotFoundHandler()}, logger)
 	defer stop()
@@ -295,7 +296,7 @@ func TestServeApartFailure(t *testing.T) {
 		}
 	}
 
-	quiet := &sessiontest.SyncBuffer{}
+	quiet := &testkit.SyncBuffer{}
 	_, stopQuiet, err := serveApart("127.0.0.1:0", "pprof", &http.Server{Handler: http.NotFoundHandler()}, slog.New(slog.NewJSONHandler(quiet, nil)))
 	if err != nil {
 		t.Fatal(err)

@@ -59,14 +59,3 @@ func TestOptionsUpdatesApply(t *testing.T) {
 		t.Errorf("CSP %q does not allow the uploads at https://cms.example", csp)
 	}
 }
-
-// waitFor polls ok until it holds, failing the test after 5 s.
-func waitFor(t *testing.T, ok func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !ok(); {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 5s")
-		}
-		time.Sleep(time.Millisecond)
-	}
-}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -60,7 +61,7 @@ func TestStartBeforeDependencies(t *testing.T) {
 			"LOADMORE_DB": dbURL(t, proxied), "LOADMORE_TABLE_PREFIX": "blog_"}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		logs := &sessiontest.SyncBuffer{}
+		logs := &testkit.SyncBuffer{}
 		done := make(chan error, 1)
 		go func() { done <- run(ctx, []string{"wploadmore"}, envFunc(env), logs) }()
 		for !strings.Contains(logs.String(), `msg=listening`) {

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wploadmore/wploadmore/session/sessiontest"
+	"github.com/wploadmore/wploadmore/internal/testkit"
 )
 
 // TestBudgetIdleCapped: tokens earned while nobody asked stop at the
@@ -14,7 +14,7 @@ import (
 func TestBudgetIdleCapped(t *testing.T) {
 	t.Parallel()
 	cfg := php(Config{NewSessionBytes: 1 << 20})
-	clock := sessiontest.NewClock(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
+	clock := testkit.NewClock(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
 	b := newBudget(cfg, clock.Now)
 	// drain takes tokens at one instant until the budget refuses, newcomers
 	// first, then returning visitors; it returns how many each got.

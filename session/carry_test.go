@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 )
 
@@ -206,7 +207,7 @@ func TestCarryKeyShared(t *testing.T) {
 func TestBudgetBound(t *testing.T) {
 	t.Parallel()
 	cfg := php(Config{NewSessionBytes: 1 << 20})
-	clock := sessiontest.NewClock(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
+	clock := testkit.NewClock(time.Date(2026, 11, 25, 9, 0, 0, 0, time.UTC))
 	b := newBudget(cfg, clock.Now)
 	limit := cfg.NewSessionBytes / newSessionBytes(cfg)
 	const step = 50 * time.Millisecond

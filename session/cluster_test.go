@@ -15,6 +15,7 @@ import (
 	"github.com/gomodule/redigo/redis"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 )
 
@@ -45,7 +46,7 @@ func newClusterHarness(t testing.TB, cfg Config) *harness {
 		t.Fatal(err)
 	}
 	cfg.KeyPrefix = "wploadmore-test:" + id[:8] + ":"
-	logs := &sessiontest.SyncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	s, err := OpenRedis(context.Background(), cl.URL(), cfg, slog.New(slog.NewTextHandler(logs, nil)))
 	if err != nil {
 		t.Fatalf("OpenRedis %s: %v", cl.URL(), err)

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/wploadmore/wploadmore/session/phpserial"
+	"github.com/wploadmore/wploadmore/internal/phpserial"
 )
 
 // Format is a PHP session.serialize_handler: the way PHP lays out $_SESSION

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/wploadmore/wploadmore/session/phpserial"
+	"github.com/wploadmore/wploadmore/internal/phpserial"
 )
 
 // malformedError is what Decode returns for bytes PHP could not have

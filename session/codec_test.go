@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/wploadmore/wploadmore/session/phpserial"
+	"github.com/wploadmore/wploadmore/internal/phpserial"
 )
 
 // update regenerates golden files (for the codec: by running real PHP on

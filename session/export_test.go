@@ -8,13 +8,13 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 
-	"github.com/wploadmore/wploadmore/session/sessiontest"
+	"github.com/wploadmore/wploadmore/internal/testkit"
 )
 
 // newMemoryOnClock is NewMemory (without its checks) on a test's clock, so
 // expiry and eviction are tested without waiting. It also returns the
 // backend, for the raw access a PHP page would have.
-func newMemoryOnClock(cfg Config, logger *slog.Logger, clock *sessiontest.Clock) (*Store, *memoryBackend) {
+func newMemoryOnClock(cfg Config, logger *slog.Logger, clock *testkit.Clock) (*Store, *memoryBackend) {
 	m := newMemoryBackend(cfg.MaxLifetime, cfg.MaxSessions, clock.Now)
 	return newStore(cfg, logger, m, clock.Now), m
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 )
 
@@ -16,7 +17,7 @@ type harness struct {
 	kind  string
 	cfg   Config
 	store *Store
-	logs  *sessiontest.SyncBuffer
+	logs  *testkit.SyncBuffer
 	redis *sessiontest.Redis // the Redis behind a "redis" store
 
 	get func(t *testing.T, id string) ([]byte, bool) // the stored value, as PHP would GET it
@@ -25,7 +26,7 @@ type harness struct {
 	// (Redis: checks the TTL, then waits it out; memory: moves the clock).
 	expire func(t *testing.T, id string)
 	ttl    func(t *testing.T, id string) time.Duration
-	clock  *sessiontest.Clock // the memory store's clock; nil for Redis
+	clock  *testkit.Clock // the memory store's clock; nil for Redis
 }
 
 var storeKinds = []string{"redis", "memory"}
@@ -50,7 +51,7 @@ func php(cfg Config) Config {
 func newHarness(t testing.TB, kind string, cfg Config) *harness {
 	t.Helper()
 	cfg = php(cfg)
-	logs := &sessiontest.SyncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, nil))
 	h := &harness{kind: kind, logs: logs}
 	switch kind {
@@ -88,7 +89,7 @@ func newHarness(t testing.TB, kind string, cfg Config) *harness {
 		return newClusterHarness(t, cfg) // cluster_test.go
 	case "memory":
 		cfg.KeyPrefix = "test:"
-		clock := sessiontest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
+		clock := testkit.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
 		s, m := newMemoryOnClock(cfg, logger, clock)
 		h.store = s
 		h.cfg = cfg

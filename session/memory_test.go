@@ -10,12 +10,12 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/wploadmore/wploadmore/session/sessiontest"
+	"github.com/wploadmore/wploadmore/internal/testkit"
 )
 
 // newMemoryTest is a memory store on a test clock, with php(cfg).
-func newMemoryTest(cfg Config) (*Store, *memoryBackend, *sessiontest.Clock) {
-	clock := sessiontest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
+func newMemoryTest(cfg Config) (*Store, *memoryBackend, *testkit.Clock) {
+	clock := testkit.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
 	s, m := newMemoryOnClock(php(cfg), nil, clock)
 	return s, m, clock
 }

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wploadmore/wploadmore/wpdb/urlhint"
+	"github.com/wploadmore/wploadmore/internal/urlhint"
 )
 
 // checkRedisURL rejects what redigo would only reject at the first dial,

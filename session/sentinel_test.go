@@ -15,6 +15,7 @@ import (
 	"github.com/gomodule/redigo/redis"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 )
 
@@ -93,7 +94,7 @@ func sentinelHarness(t *testing.T, setup *sessiontest.Sentinels, cfg Config) *ha
 	r := setup.Redis(t)
 	cfg = php(cfg)
 	cfg.KeyPrefix = r.Prefix
-	logs := &sessiontest.SyncBuffer{}
+	logs := &testkit.SyncBuffer{}
 	s, err := OpenRedis(context.Background(), setup.URL, cfg, slog.New(slog.NewTextHandler(logs, nil)))
 	if err != nil {
 		t.Fatalf("OpenRedis(%s): %v", setup.URL, err)

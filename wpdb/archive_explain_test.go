@@ -13,7 +13,7 @@ import (
 
 // explainPosts is the size of the seeded site the archive plans are
 // checked on: News holds about half its posts, Archive Oddities about
-// 0.1% (see package fixture).
+// 0.1% (see package sitegen).
 const explainPosts = 4000
 
 // explainSite seeds the fixture's site into a database of driver, analyzes

@@ -10,7 +10,7 @@ import (
 
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
-	sitefixture "github.com/wploadmore/wploadmore/wpdb/wpdbtest/fixture"
+	"github.com/wploadmore/wploadmore/wpdb/sitegen"
 )
 
 // TestDeepKeysetArchivePlan runs a deep lastPost page of an archive whose
@@ -30,7 +30,7 @@ func TestDeepKeysetArchivePlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	tried := 0
-	for _, term := range sitefixture.Terms(1, n) {
+	for _, term := range sitegen.Terms(1, n) {
 		query := "tag=" + term.Slug
 		if term.Taxonomy == "category" {
 			query = "category_name=" + term.Slug

@@ -10,8 +10,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/sitegen"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
-	sitefixture "github.com/wploadmore/wploadmore/wpdb/wpdbtest/fixture"
 )
 
 // cardsPHP makes n posts through WordPress, each in a grandchild category
@@ -158,9 +158,9 @@ func seedSite(t *testing.T, cfg wpdb.Config, n int) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	var set sitefixture.Set
+	var set sitegen.Set
 	for i := range n {
-		one := sitefixture.PostSet(1, i)
+		one := sitegen.PostSet(1, i)
 		set.Posts = append(set.Posts, one.Posts...)
 		set.Meta = append(set.Meta, one.Meta...)
 		set.Relationships = append(set.Relationships, one.Relationships...)
@@ -169,9 +169,9 @@ func seedSite(t *testing.T, cfg wpdb.Config, n int) {
 		s.Insert(ctx, set.Posts),
 		s.InsertPostMeta(ctx, set.Meta),
 		s.InsertTermRelationships(ctx, set.Relationships),
-		s.InsertTerms(ctx, sitefixture.Terms(1, n)),
-		s.InsertUsers(ctx, sitefixture.Users()),
-		s.InsertOptions(ctx, sitefixture.Options()),
+		s.InsertTerms(ctx, sitegen.Terms(1, n)),
+		s.InsertUsers(ctx, sitegen.Users()),
+		s.InsertOptions(ctx, sitegen.Options()),
 	} {
 		if err != nil {
 			t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -25,7 +26,7 @@ func TestOutage(t *testing.T) {
 	// Long enough for a loaded machine to reconnect within it, short
 	// enough for the hung case not to drag.
 	cfg.QueryTimeout = 2 * time.Second
-	var logged wpdbtest.LogBuffer
+	var logged testkit.SyncBuffer
 	ctx := context.Background()
 	s, err := wpdb.Open(ctx, cfg, slog.New(slog.NewTextHandler(&logged, nil)))
 	if err != nil {

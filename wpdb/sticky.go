@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/wploadmore/wploadmore/session/phpserial"
+	"github.com/wploadmore/wploadmore/internal/phpserial"
 )
 
 // MaxStickyPosts is the most sticky post IDs read from the option: a site

@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/wploadmore/wploadmore/wpdb/urlhint"
+	"github.com/wploadmore/wploadmore/internal/urlhint"
 )
 
 // userInfoMistake is urlhint.UserInfo for a mysql:// URL: the hint for a

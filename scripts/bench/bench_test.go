@@ -16,8 +16,8 @@ import (
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/sitegen"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
-	"github.com/wploadmore/wploadmore/wpdb/wpdbtest/fixture"
 )
 
 func TestResult(t *testing.T) {
@@ -142,7 +142,7 @@ func insertArchiveSite(t *testing.T, ctx context.Context, cfg wpdb.Config, n int
 		t.Fatal(err)
 	}
 	defer s.Close()
-	terms := fixture.Terms(1, 0)
+	terms := sitegen.Terms(1, 0)
 	var rels []wpdb.TermRelationship
 	for k, term := range terms {
 		if term.Slug == "news" || term.Slug == "archive-oddities" || term.Slug == "quick-recipes" {
@@ -152,7 +152,7 @@ func insertArchiveSite(t *testing.T, ctx context.Context, cfg wpdb.Config, n int
 			}
 		}
 	}
-	if err := errors.Join(s.InsertUsers(ctx, fixture.Users()), s.InsertTerms(ctx, terms), s.InsertTermRelationships(ctx, rels)); err != nil {
+	if err := errors.Join(s.InsertUsers(ctx, sitegen.Users()), s.InsertTerms(ctx, terms), s.InsertTermRelationships(ctx, rels)); err != nil {
 		t.Fatal(err)
 	}
 }

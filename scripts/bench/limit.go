@@ -15,7 +15,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/excerpt"
-	"github.com/wploadmore/wploadmore/wpdb/wpdbtest/fixture"
+	"github.com/wploadmore/wploadmore/wpdb/sitegen"
 )
 
 // runDirect is a limit: call(ctx, i) in a loop on goroutines i = 0 ..
@@ -124,7 +124,7 @@ func timeExcerpt(rep *report) {
 			}
 		}).NsPerOp())
 	}
-	rep.Excerpt2KB, rep.Excerpt200KB = perPost(fixture.Post(1, 2<<10, false)), perPost(fixture.Post(1, 200<<10, false))
+	rep.Excerpt2KB, rep.Excerpt200KB = perPost(sitegen.Post(1, 2<<10, false)), perPost(sitegen.Post(1, 200<<10, false))
 }
 
 // timeFetch times Store.Posts(ctx, 0, 1), the fetch and the excerpt of one
@@ -165,7 +165,7 @@ func timeFetch(ctx context.Context, cfg wpdb.Config, sizes ...int) (_ []ms, err 
 		}
 		date := "2024-01-01 10:00:00"
 		err = s.Insert(ctx, []wpdb.SeedRow{{ID: 1, Date: date, DateGMT: date, Modified: date, Status: "publish", Type: "post",
-			CommentStatus: "open", Title: "Post", Name: "post", Content: fixture.Post(1, size, false)}})
+			CommentStatus: "open", Title: "Post", Name: "post", Content: sitegen.Post(1, size, false)}})
 		if err := errors.Join(err, s.Close()); err != nil {
 			return nil, err
 		}

@@ -30,8 +30,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wploadmore/wploadmore/internal/redisprefix"
 	"github.com/wploadmore/wploadmore/session"
-	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
@@ -201,7 +201,7 @@ func (b *bench) openFloors(ctx context.Context, dbCfg wpdb.Config) (closeAll fun
 	closers = append(closers, func() { b.sessions.Close() }, func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 		defer cancel()
-		if err := sessiontest.DeletePrefix(ctx, b.o.redis, prefix); err != nil {
+		if err := redisprefix.Delete(ctx, b.o.redis, prefix); err != nil {
 			b.logf("could not remove the bench's Redis keys %s*: %v", prefix, err)
 		}
 	})

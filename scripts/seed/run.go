@@ -11,7 +11,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/wploadmore/wploadmore/wpdb"
-	"github.com/wploadmore/wploadmore/wpdb/wpdbtest/fixture"
+	"github.com/wploadmore/wploadmore/wpdb/sitegen"
 )
 
 // options are the command line, checked.
@@ -83,10 +83,11 @@ func parseOptions(args []string, getenv func(string) string, stderr io.Writer) (
 }
 
 // dataSetOption is the option that names the data set a database holds:
-// the fixture's version and the seed. A rerun continues only the same one.
+// the generator's version and the seed. A rerun continues only the same one.
+// The label still says "fixture", as the databases already seeded say it.
 const dataSetOption = "wploadmore_seed"
 
-func dataSet(seed uint64) string { return fmt.Sprintf("fixture %d, seed %d", fixture.Version, seed) }
+func dataSet(seed uint64) string { return fmt.Sprintf("fixture %d, seed %d", sitegen.Version, seed) }
 
 // run seeds the database the command line names and reports the rate.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
@@ -104,12 +105,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	// The rows that do not depend on the posts first: a rerun skips them.
-	site := fixture.Options()
+	site := sitegen.Options()
 	site[dataSetOption] = dataSet(o.seed)
 	if err := s.InsertOptions(ctx, site); err != nil {
 		return err
 	}
-	if err := s.InsertUsers(ctx, fixture.Users()); err != nil {
+	if err := s.InsertUsers(ctx, sitegen.Users()); err != nil {
 		return err
 	}
 
@@ -118,12 +119,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	// is written again and its present rows are skipped.
 	first := 0
 	if maxID > 0 {
-		first = fixture.PostIndex(maxID)
+		first = sitegen.PostIndex(maxID)
 	}
-	if maxID >= fixture.PostID(o.posts-1) && o.posts > 0 && complete(maxID, o) {
+	if maxID >= sitegen.PostID(o.posts-1) && o.posts > 0 && complete(maxID, o) {
 		fmt.Fprintf(stdout, "seed: %s already holds the %d posts of seed %d\n", o.description, o.posts, o.seed)
 		// The terms come last: an earlier run may have stopped before.
-		return s.InsertTerms(ctx, fixture.Terms(o.seed, o.posts))
+		return s.InsertTerms(ctx, sitegen.Terms(o.seed, o.posts))
 	}
 	if first > 0 {
 		fmt.Fprintf(stdout, "seed: resuming at post %d of %d\n", first, o.posts)
@@ -144,12 +145,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 
 // checkDataSet returns the largest post ID the database holds, when its
 // rows are of the data set o asks for, to be continued: a table holding
-// more posts than o.posts, or another fixture version or seed, is refused.
+// more posts than o.posts, or another generator version or seed, is refused.
 func checkDataSet(ctx context.Context, s *wpdb.Seeder, o options) (maxID uint64, err error) {
 	if maxID, err = s.MaxID(ctx); err != nil {
 		return 0, err
 	}
-	if maxID > fixture.LastID(o.posts) {
+	if maxID > sitegen.LastID(o.posts) {
 		return 0, fmt.Errorf("the table holds ID %d, beyond the %d posts asked for: "+
 			"not a data set of this seed script, or made with a larger -n", maxID, o.posts)
 	}
@@ -207,7 +208,7 @@ func writePosts(ctx context.Context, s *wpdb.Seeder, o options, first int, stdou
 	if err == nil {
 		// Counts of published posts, as WordPress keeps them, once every
 		// post is there.
-		err = s.InsertTerms(ctx, fixture.Terms(o.seed, o.posts))
+		err = s.InsertTerms(ctx, sitegen.Terms(o.seed, o.posts))
 	}
 	elapsed := time.Since(start)
 	fmt.Fprintf(stdout, "seed: wrote %d posts (%d rows, %d postmeta, %d term relationships, %.0f MB of content) in %s: %.0f rows/s, %.1f MB/s\n",
@@ -219,7 +220,7 @@ func writePosts(ctx context.Context, s *wpdb.Seeder, o options, first int, stdou
 // complete says whether the last post's rows are all written: its own ID
 // range is full up to the last row Rows makes for it.
 func complete(maxID uint64, o options) bool {
-	rows := fixture.Rows(o.seed, o.posts-1)
+	rows := sitegen.Rows(o.seed, o.posts-1)
 	return maxID >= rows[len(rows)-1].ID
 }
 
@@ -259,7 +260,7 @@ func generate(ctx context.Context, o options, first int, write func(batch) error
 				defer func() { <-sem }()
 				b := batch{posts: hi - lo}
 				for i := lo; i < hi; i++ {
-					set := fixture.PostSet(o.seed, i)
+					set := sitegen.PostSet(o.seed, i)
 					b.rows = append(b.rows, set.Posts...)
 					b.meta = append(b.meta, set.Meta...)
 					b.relationships = append(b.relationships, set.Relationships...)

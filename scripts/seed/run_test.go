@@ -11,8 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/sitegen"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
-	"github.com/wploadmore/wploadmore/wpdb/wpdbtest/fixture"
 )
 
 func TestRunSeedsThenSkips(t *testing.T) {
@@ -201,7 +201,7 @@ func TestRunRefusesAnotherDataSet(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg.TablePrefix = "wp_"
-			wpdbtest.Insert(t, cfg, fixture.Rows(1, 0)...)
+			wpdbtest.Insert(t, cfg, sitegen.Rows(1, 0)...)
 		}, "none named"},
 	}
 	for _, tt := range tests {

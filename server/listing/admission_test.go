@@ -7,6 +7,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/wploadmore/wploadmore/internal/testkit"
 )
 
 // readAsync reads the page at offset in the background; its answer comes
@@ -31,9 +33,9 @@ func TestCacheCancelsALoadNobodyWaitsFor(t *testing.T) {
 	second, leaveSecond := context.WithCancel(context.Background())
 	defer leaveSecond()
 	firstDone := readAsync(first, c, 8, 2) // past the head of 4
-	waitFor(t, func() bool { return next.calls.Load() == 1 })
+	testkit.WaitFor(t, func() bool { return next.calls.Load() == 1 })
 	secondDone := readAsync(second, c, 8, 2)
-	waitFor(t, func() bool {
+	testkit.WaitFor(t, func() bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		f := c.flights[pageRange{offset: 8, limit: 2}]
@@ -49,7 +51,7 @@ func TestCacheCancelsALoadNobodyWaitsFor(t *testing.T) {
 	}
 	leaveSecond()
 	<-secondDone
-	waitFor(t, func() bool { return next.cancelled.Load() == 1 })
+	testkit.WaitFor(t, func() bool { return next.cancelled.Load() == 1 })
 	if got := len(c.misses); got != 0 {
 		t.Errorf("%d admissions held after the cancelled query ended, want 0", got)
 	}
@@ -74,12 +76,12 @@ func TestCacheHeadRefreshOutlivesItsReader(t *testing.T) {
 	c, clock := newTestCache(t, next, testLimits)
 	ctx, leave := context.WithCancel(context.Background())
 	done := readAsync(ctx, c, 0, 2)
-	waitFor(t, func() bool { return next.calls.Load() == 1 })
+	testkit.WaitFor(t, func() bool { return next.calls.Load() == 1 })
 	leave()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("the reader that left got %v, want context.Canceled", err)
 	}
-	waitFor(t, func() bool { return next.cancelled.Load() == 1 })
+	testkit.WaitFor(t, func() bool { return next.cancelled.Load() == 1 })
 
 	close(next.release)
 	if _, err := c.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 2}); err != nil {
@@ -92,13 +94,13 @@ func TestCacheHeadRefreshOutlivesItsReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	leave()
-	waitFor(t, func() bool { return next.calls.Load() == 3 })
+	testkit.WaitFor(t, func() bool { return next.calls.Load() == 3 })
 	// Past the ttl, a reader waits for the refresh, then leaves too: the
 	// refresh goes on.
 	clock.Advance(500 * time.Millisecond)
 	ctx, leave = context.WithCancel(context.Background())
 	done = readAsync(ctx, c, 0, 2)
-	waitFor(t, func() bool {
+	testkit.WaitFor(t, func() bool {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		f := c.flights[c.headKey()]
@@ -113,7 +115,7 @@ func TestCacheHeadRefreshOutlivesItsReader(t *testing.T) {
 		t.Fatal("the head's refresh was cancelled when its readers left")
 	}
 	close(next.release)
-	waitFor(t, func() bool {
+	testkit.WaitFor(t, func() bool {
 		posts, err := c.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 2})
 		return err == nil && posts[0].Title == "call 3"
 	})
@@ -133,7 +135,7 @@ func TestCacheAdmission(t *testing.T) {
 	ctx := context.Background()
 	first := readAsync(ctx, c, 10, 2)
 	second := readAsync(ctx, c, 20, 2)
-	waitFor(t, func() bool { return next.calls.Load() == 2 })
+	testkit.WaitFor(t, func() bool { return next.calls.Load() == 2 })
 
 	start := time.Now()
 	// A miss queued instead of refused would wait for a release that
@@ -155,7 +157,7 @@ func TestCacheAdmission(t *testing.T) {
 	}
 	joined := readAsync(ctx, c, 10, 2) // the same page as first: it joins
 	head := readAsync(ctx, c, 0, 2)    // the head is never refused
-	waitFor(t, func() bool { return next.calls.Load() == 3 })
+	testkit.WaitFor(t, func() bool { return next.calls.Load() == 3 })
 
 	close(next.release)
 	for name, done := range map[string]<-chan error{"first": first, "second": second, "joined": joined, "head": head} {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
@@ -35,7 +36,7 @@ func TestCacheArchiveAdmission(t *testing.T) {
 		_, err := archivePage(ctx, c, news, 0, 2)
 		blocked <- err
 	}()
-	waitFor(t, func() bool { return next.calls.Load() == 1 })
+	testkit.WaitFor(t, func() bool { return next.calls.Load() == 1 })
 
 	// A queued query would wait for the release below: the deadline ends
 	// the test's wait.
@@ -52,7 +53,7 @@ func TestCacheArchiveAdmission(t *testing.T) {
 		t.Errorf("CacheRefused heard %d times, want 1", got)
 	}
 	head := readAsync(ctx, c, 0, 2) // the listing's head is never refused
-	waitFor(t, func() bool { return next.calls.Load() == 2 })
+	testkit.WaitFor(t, func() bool { return next.calls.Load() == 2 })
 
 	close(next.release)
 	if err := <-blocked; err != nil {

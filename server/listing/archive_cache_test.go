@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/wploadmore/wploadmore/internal/testkit"
 )
 
 func ids(posts []Post) []uint64 {
@@ -64,7 +66,7 @@ func TestCacheArchiveHeads(t *testing.T) {
 	// Past half the bound, a read is a hit that refreshes the head behind.
 	clock.Advance(600 * time.Millisecond)
 	read(c.Posts(ctx, wpdb.Page{In: news, Offset: 0, Limit: 3}))
-	waitFor(t, func() bool { return next.calls.Load() == 3 })
+	testkit.WaitFor(t, func() bool { return next.calls.Load() == 3 })
 	if counts.refreshes.Load() != 1 {
 		t.Errorf("%d refreshes, want 1", counts.refreshes.Load())
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -65,9 +66,9 @@ func (p *countingPosts) Posts(ctx context.Context, page wpdb.Page) ([]wpdb.Post,
 // archivePostIDs is where countingPosts' archive starts.
 const archivePostIDs = 1_000_000
 
-func newTestCache(t *testing.T, next Source, limits CacheLimits) (*Cache, *testClock) {
+func newTestCache(t *testing.T, next Source, limits CacheLimits) (*Cache, *testkit.Clock) {
 	t.Helper()
-	clock := newTestClock()
+	clock := testkit.NewClock(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
 	c := newCache(next, testFormat(t), limits, slog.New(slog.DiscardHandler), &cacheCounts{}, clock.Now)
 	return c, clock
 }
@@ -283,7 +284,7 @@ func TestCacheRefreshAtHalfTTL(t *testing.T) {
 				t.Fatalf("a read at %v of a 1s ttl counted %d refreshes, want %d", tt.age, got, tt.wantRefreshes)
 			}
 			// The refresh, if any, queries next in the background.
-			waitFor(t, func() bool { return next.calls.Load() == 1+tt.wantRefreshes })
+			testkit.WaitFor(t, func() bool { return next.calls.Load() == 1+tt.wantRefreshes })
 		})
 	}
 }
@@ -294,7 +295,7 @@ func TestCacheFailedRefresh(t *testing.T) {
 	t.Parallel()
 	boom := errors.New("database down")
 	next := &countingPosts{}
-	var logs wpdbtest.LogBuffer
+	var logs testkit.SyncBuffer
 	c, clock := newTestCache(t, next, testLimits)
 	c.logger = slog.New(slog.NewTextHandler(&logs, nil))
 	ctx := context.Background()
@@ -325,7 +326,7 @@ func TestCacheFailedRefresh(t *testing.T) {
 	if _, err := c.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2}); err != nil {
 		t.Fatalf("after recovery: %v", err)
 	}
-	waitFor(t, func() bool { return strings.Contains(logs.String(), "background refresh failed") })
+	testkit.WaitFor(t, func() bool { return strings.Contains(logs.String(), "background refresh failed") })
 }
 
 // TestCacheBytes fills the cache with pages of 200 KB excerpts, each

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
-	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
 // scriptedOptions answers each read with the next of its answers, and
@@ -44,7 +44,7 @@ func TestWatchOptions(t *testing.T) {
 		{err: errors.New("database gone")},
 		{o: wpdb.Options{PermalinkStructure: "/archives/%post_id%"}},
 	}}
-	logs := &wpdbtest.LogBuffer{}
+	logs := &testkit.SyncBuffer{}
 	updates := make(chan wpdb.Options)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

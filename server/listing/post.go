@@ -13,7 +13,6 @@ import (
 	"github.com/microcosm-cc/bluemonday"
 
 	"github.com/wploadmore/wploadmore/wpdb"
-	"github.com/wploadmore/wploadmore/wpdb/media"
 )
 
 // Post is one post as readers get it: the JSON endpoint encodes it as one
@@ -48,7 +47,7 @@ type Post struct {
 	// at the site's image size; left out when the post has none, and for a
 	// protected post, whose image WordPress's own themes hide behind the
 	// password.
-	Image *media.Image `json:"image,omitempty"`
+	Image *Image `json:"image,omitempty"`
 
 	// Record is the post as one JSON record, made with the post: a cached
 	// post is encoded once, not once per answer. See WriteJSON.

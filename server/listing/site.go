@@ -146,7 +146,7 @@ func (s *Site) date(stored string) (local, datetime string) {
 }
 
 // card returns p's link and featured image.
-func (s *Site) card(p *wpdb.Post) (link string, image *media.Image) {
+func (s *Site) card(p *wpdb.Post) (link string, image *Image) {
 	if s.Links.Home != "" {
 		link = s.Links.Link(permalink.Post{ID: p.ID, Type: p.Type, Name: p.Name, Date: p.Date,
 			Category: p.Category, Author: p.Author, PagePath: p.PagePath})
@@ -157,7 +157,7 @@ func (s *Site) card(p *wpdb.Post) (link string, image *media.Image) {
 		// shown at its original file, of unknown size.
 		a.Meta, _ = media.ParseMetadata([]byte(t.Metadata))
 		if img, ok := s.Images.Image(a, s.ImageSize); ok {
-			image = &img
+			image = newImage(img)
 		}
 	}
 	return link, image

@@ -13,8 +13,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
-	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
 // memoryPosts is a listing held in memory, newest first, with sticky posts
@@ -153,10 +153,10 @@ func TestStickyFreshness(t *testing.T) {
 	t.Parallel()
 	listing := memoryPosts{{ID: 3, Date: "2024-01-03 00:00:00"}, {ID: 2, Date: "2024-01-02 00:00:00"}, {ID: 1, Date: "2024-01-01 00:00:00"}}
 	db := &changingSticky{posts: listing[2:]}
-	logs := &wpdbtest.LogBuffer{}
+	logs := &testkit.SyncBuffer{}
 	format := testFormat(t)
 	s := NewSticky(NewDirect(listing, format), db, format, time.Second, []uint64{1, 2}, slog.New(slog.NewTextHandler(logs, nil)))
-	clock := newTestClock()
+	clock := testkit.NewClock(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
 	s.now = clock.Now
 	first := func() uint64 {
 		t.Helper()
@@ -178,11 +178,11 @@ func TestStickyFreshness(t *testing.T) {
 	if got := first(); got != 1 {
 		t.Errorf("past half of ttl: first post %d, want 1 served while the read runs", got)
 	}
-	waitFor(t, func() bool { return first() == 2 })
+	testkit.WaitFor(t, func() bool { return first() == 2 })
 	db.set(nil, errors.New("database down"))
 	clock.Advance(600 * time.Millisecond)
 	first()
-	waitFor(t, func() bool { return strings.Contains(logs.String(), "background read failed") })
+	testkit.WaitFor(t, func() bool { return strings.Contains(logs.String(), "background read failed") })
 	if got := first(); got != 2 {
 		t.Errorf("after a failed background read: first post %d, want 2 as last read", got)
 	}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 	"github.com/mna/redisc"
+
+	"github.com/wploadmore/wploadmore/internal/testkit"
 )
 
 // Cluster is a throwaway Redis Cluster on loopback: redis-server processes
@@ -215,7 +217,7 @@ func (c *Cluster) Start(addr string) error {
 		// the first one its data.
 		"--repl-diskless-sync-delay", "0",
 		"--daemonize", "no", "--loglevel", "warning")
-	var out SyncBuffer
+	var out testkit.SyncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	// Should the test binary die without Stop (a -timeout panic), the
 	// kernel kills the node with it. Pdeathsig fires when the starting

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
+
+	"github.com/wploadmore/wploadmore/internal/redisprefix"
 )
 
 // Addr is where `make services` runs Redis.
@@ -119,7 +121,7 @@ func (r *Redis) scan() ([]string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	var keys []string
-	err := scanPrefix(ctx, r.URL, r.Prefix, func(_ redis.Conn, batch []any) error {
+	err := redisprefix.Scan(ctx, r.URL, r.Prefix, func(_ redis.Conn, batch []any) error {
 		for _, k := range batch {
 			keys = append(keys, string(k.([]byte)))
 		}
@@ -131,7 +133,7 @@ func (r *Redis) scan() ([]string, error) {
 func (r *Redis) deleteAll() {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if err := DeletePrefix(ctx, r.URL, r.Prefix); err != nil {
+	if err := redisprefix.Delete(ctx, r.URL, r.Prefix); err != nil {
 		r.t.Errorf("sessiontest: clean up: %v", err)
 	}
 }

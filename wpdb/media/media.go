@@ -1,25 +1,25 @@
 package media
 
-// Image is what the JSON record carries under "image" and the card renders
-// as <img>.
+// Image is a featured image as wp_get_attachment_image() renders it at one
+// size: what a post's card shows as <img>.
 type Image struct {
 	// Src is the URL of the file shown, as wp_get_attachment_image_src()
 	// gives it.
-	Src string `json:"src"`
-	// Width and Height are wp_get_attachment_image_src()'s, left out (0)
-	// when the size is unknown: when neither the metadata nor its size
-	// gives one. WordPress prints width="1" height="1" there (nothing for
-	// 'full'), which no reader should be given.
-	Width  int `json:"width,omitempty"`
-	Height int `json:"height,omitempty"`
+	Src string
+	// Width and Height are wp_get_attachment_image_src()'s, 0 when the
+	// size is unknown: when neither the metadata nor its size gives one.
+	// WordPress prints width="1" height="1" there (nothing for 'full'),
+	// which no reader should be given.
+	Width  int
+	Height int
 	// Srcset and Sizes are the srcset and sizes attributes, both set or
 	// both empty, as wp_get_attachment_image() prints them only together.
-	Srcset string `json:"srcset,omitempty"`
-	Sizes  string `json:"sizes,omitempty"`
+	Srcset string
+	Sizes  string
 	// Alt is the alt attribute read back as plain text, as a browser's
 	// getAttribute('alt') or a screen reader gets it: tags stripped,
 	// character references decoded once.
-	Alt string `json:"alt"`
+	Alt string
 }
 
 // Metadata is an attachment's _wp_attachment_metadata as WordPress writes

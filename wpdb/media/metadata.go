@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/wploadmore/wploadmore/session/phpserial"
+	"github.com/wploadmore/wploadmore/internal/phpserial"
 )
 
 // ErrNoMetadata is the error of ParseMetadata for a meta value WordPress

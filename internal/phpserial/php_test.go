@@ -135,9 +135,9 @@ func corpus(t testing.TB) [][]byte {
 // session: single serialized arrays holding objects, enums and references.
 func sessionGoldens(t testing.TB) [][]byte {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("..", "testdata", "codec", "*.php_serialize.golden"))
+	paths, err := filepath.Glob(filepath.Join("..", "..", "session", "testdata", "codec", "*.php_serialize.golden"))
 	if err != nil || len(paths) == 0 {
-		t.Fatalf("no session golden files in ../testdata/codec: %v", err)
+		t.Fatalf("no session golden files in ../../session/testdata/codec: %v", err)
 	}
 	var ins [][]byte
 	for _, p := range paths {

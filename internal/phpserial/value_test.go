@@ -281,7 +281,7 @@ func readGolden(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name+".golden"))
 	if err != nil {
-		t.Fatalf("golden file missing (run go test ./session/phpserial -run Golden -update): %v", err)
+		t.Fatalf("golden file missing (run go test ./internal/phpserial -run Golden -update): %v", err)
 	}
 	return b
 }

@@ -1,6 +1,6 @@
 <?php
 // Writes the golden files of package phpserial: what real PHP's
-// serialize() stores. Run by: go test ./session/phpserial -run Golden -update
+// serialize() stores. Run by: go test ./internal/phpserial -run Golden -update
 //
 // attachment_metadata.golden is what wp_generate_attachment_metadata()
 // (WordPress 5.3 and later) stores in _wp_attachment_metadata for a large
