@@ -53,7 +53,7 @@ test-short: assets services ## The loop to work in: every test that takes under 
 
 .PHONY: fuzz
 fuzz: ## Fuzz each fuzz target for FUZZTIME (default 30s)
-	@for pkg in ./wpdb ./session ./server ./scripts/tag ./scripts/bench; do \
+	@for pkg in ./wpdb ./session ./server ./server/compress ./scripts/tag ./scripts/bench; do \
 	  for t in $$($(GO) test -list 'Fuzz.*' $$pkg | grep '^Fuzz'); do \
 	    $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $${FUZZTIME:-30s} $$pkg || exit 1; \
 	  done; \

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
 )
 
@@ -28,7 +29,7 @@ type archiveAnswers struct {
 	endpoint string          // the JSON endpoint's path, for the next batch's Link
 	maxAge   time.Duration   // the freshness bound, how long any cache may keep an answer
 	unsent   *unsentAnswers  // shared with the listing's answers
-	coders   *jsonCoders
+	coder    *compress.Coder
 }
 
 // posts answers an archive's batch. It reads and writes no
@@ -63,7 +64,7 @@ func (aa *archiveAnswers) posts(w http.ResponseWriter, r *http.Request, a archiv
 			return err
 		}
 		defer room.release()
-		answer.coded, answer.coding, err = aa.coders.encode(ctx, found, r.Header.Get("Accept-Encoding"))
+		answer.coded, answer.coding, err = encodeJSON(ctx, aa.coder, found, r.Header.Get("Accept-Encoding"))
 		if err != nil {
 			return err
 		}
@@ -133,7 +134,9 @@ func (aa *archiveAnswers) page(w http.ResponseWriter, r *http.Request, a archive
 	}
 	answer := publicAnswer{contentType: "text/html; charset=utf-8", body: rendered.HTML()}
 	if r.Method != http.MethodHead {
-		answer.coded, answer.coding = encodePage(page, rendered, r.Header.Get("Accept-Encoding"))
+		if answer.coded, answer.coding, err = page.Encode(ctx, rendered, r.Header.Get("Accept-Encoding")); err != nil {
+			return err
+		}
 		room, err := aa.unsent.reserve(w, len(answer.coded))
 		if err != nil {
 			return err

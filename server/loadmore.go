@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
 )
@@ -35,7 +36,7 @@ func handleLoadMore(endpoint, page http.Handler) http.Handler {
 // archiveAnswers.posts instead, with no session. Either answer carries a
 // Link to the next batch while posts follow: one post more than asked for
 // is read to know it, and never sent.
-func servePosts(posts viewSource, archives *archiveAnswers, sessions sessionStore, cookie session.Cookie, unsent *unsentAnswers, coders *jsonCoders, batch, maxBatch int) func(http.ResponseWriter, *http.Request) error {
+func servePosts(posts viewSource, archives *archiveAnswers, sessions sessionStore, cookie session.Cookie, unsent *unsentAnswers, coder *compress.Coder, batch, maxBatch int) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		q, err := parseLoadMoreQuery(r.URL.RawQuery, batch, maxBatch)
 		if err != nil {
@@ -82,7 +83,7 @@ func servePosts(posts viewSource, archives *archiveAnswers, sessions sessionStor
 			return err
 		}
 		defer room.release()
-		body, coding, err := coders.encode(ctx, found, r.Header.Get("Accept-Encoding"))
+		body, coding, err := encodeJSON(ctx, coder, found, r.Header.Get("Accept-Encoding"))
 		if err != nil {
 			return err
 		}
@@ -179,11 +180,13 @@ func servePage(posts viewSource, archives *archiveAnswers, sessions sessionStore
 		if err != nil {
 			return err
 		}
-		// Compressed once per page and kept with it (pagecompress.go); HEAD
+		// Compressed once per page and kept with it (Renderer.Encode); HEAD
 		// gets the plain headers, as gzhttp gives the JSON.
 		body, coding := rendered.HTML(), ""
 		if !head {
-			body, coding = encodePage(page, rendered, r.Header.Get("Accept-Encoding"))
+			if body, coding, err = page.Encode(ctx, rendered, r.Header.Get("Accept-Encoding")); err != nil {
+				return err
+			}
 			// Counted even when the renderer keeps the page: a kept page
 			// can be dropped while a slow reader still holds it. A page
 			// refused here may have raised posts_start (posts=N), which

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
 )
@@ -13,22 +14,21 @@ import (
 // the root where orchestrators look for them.
 func routes(cfg Config, logger *slog.Logger, posts postSource, views viewSource, archives *archiveAnswers, sessions sessionStore,
 	cookie session.Cookie, page *listing.Renderer, csp *pagePolicy, template staticFile, assets map[string]staticFile,
-	access *slog.Logger, m *metrics) http.Handler {
+	access *slog.Logger, m *metrics, coder *compress.Coder) http.Handler {
 	base := cfg.BasePath
 	loadMore := base + "/load-more.php"
 
 	unsent := newUnsentAnswers(cfg.UnsentBytes) // one room for the page and the JSON
 	failures := newFailureLogger(logger, logLimits{Rate: failureLines, Burst: failureBurst, Interval: suppressedInterval})
-	coders := newJSONCoders()
-	// An archive's answers share the room and the coders.
-	archives.unsent, archives.coders = unsent, coders
+	// An archive's answers share the room and the coder.
+	archives.unsent, archives.coder = unsent, coder
 
 	mux := patternMux{http.NewServeMux()} // the route label of logs and metrics
-	// The page and the JSON are compressed whole before they are written
-	// (pagecompress.go, jsoncompress.go), and gzhttp compresses their error
-	// answers; static files were compressed at start (compress.go).
-	mux.Handle("GET "+loadMore, compressAnswers(handleLoadMore(
-		jsonErrors(failures, servePosts(views, archives, sessions, cookie, unsent, coders, cfg.Batch, cfg.MaxBatch)),
+	// The page and the JSON are compressed whole before they are written,
+	// and compress.Handler compresses their error answers; static files
+	// were compressed at start.
+	mux.Handle("GET "+loadMore, compress.Handler(handleLoadMore(
+		jsonErrors(failures, servePosts(views, archives, sessions, cookie, unsent, coder, cfg.Batch, cfg.MaxBatch)),
 		htmlErrors(failures, servePage(views, archives, sessions, cookie, unsent, page, csp, cfg.Batch, cfg.MaxPagePosts)),
 	)))
 	mux.Handle(loadMore, handleMethodNotAllowed(logger, "GET, HEAD"))

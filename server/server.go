@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
@@ -100,11 +101,12 @@ func newServer(deps serverDeps) (http.Handler, error) {
 	if deps.Metrics == nil {
 		deps.Metrics = newMetrics(buildVersion())
 	}
-	mustacheFile, err := loadStatic(deps.Templates, loadMoreTemplate, builtAt)
+	coder := compress.New() // one for every answer: compressions share the cores
+	mustacheFile, err := loadStatic(deps.Templates, loadMoreTemplate, builtAt, coder)
 	if err != nil {
 		return nil, fmt.Errorf("-templates: %w", err)
 	}
-	assets, err := loadStaticTree(deps.Public, builtAt)
+	assets, err := loadStaticTree(deps.Public, builtAt, coder)
 	if err != nil {
 		return nil, fmt.Errorf("assets: %w", err)
 	}
@@ -155,11 +157,11 @@ func newServer(deps serverDeps) (http.Handler, error) {
 			}
 		}()
 	}
-	page, err := listing.NewRenderer(deps.Config.renderSettings(site.Title), deps.Templates, string(mustacheFile.body))
+	page, err := listing.NewRenderer(deps.Config.renderSettings(site.Title), deps.Templates, string(mustacheFile.body), coder)
 	if err != nil {
 		return nil, fmt.Errorf("-templates: %w", err)
 	}
 	cookie := deps.Config.cookie()
 	return routes(deps.Config, deps.Logger, deps.Posts, views, archives, deps.Sessions, cookie, page, csp, mustacheFile, assets,
-		deps.AccessLog, deps.Metrics), nil
+		deps.AccessLog, deps.Metrics, coder), nil
 }
