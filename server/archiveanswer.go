@@ -83,7 +83,7 @@ func writePublic(w http.ResponseWriter, r *http.Request, answer publicAnswer, ma
 	if answer.coding != "" {
 		// Another representation, another tag (RFC 9110 8.8.3), as
 		// gzhttp and the static files tag theirs.
-		answer.setHeaders(w, strings.TrimSuffix(etag, `"`)+"-"+answer.coding+`"`, maxAge)
+		answer.setHeaders(w, compress.ETag(etag, answer.coding), maxAge)
 		w.Header().Set("Content-Encoding", answer.coding)
 		w.Write(answer.coded)
 		return

@@ -37,9 +37,9 @@ const pageWindow = 1 << 20
 // a core from start to end, so at most GOMAXPROCS bodies are compressed at
 // once, the others wait: more would only hold more plain bodies and
 // encoders. Each compression builds its plain and coded body in buffers
-// the next reuses, and hands back a copy of exactly the coded size, so
-// that a slow reader holds only that, not an encoder. It is safe for
-// concurrent use.
+// the next reuses, and hands back a copy of the coded body alone, so that
+// a slow reader holds only that, not an encoder or a buffer's growth. It
+// is safe for concurrent use.
 type Coder struct {
 	slots   chan struct{}       // one per compression running
 	scratch sync.Pool           // of *scratch

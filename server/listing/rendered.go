@@ -101,9 +101,10 @@ func (r *Renderer) Encode(ctx context.Context, page *RenderedPage, acceptEncodin
 }
 
 // compressed returns page's HTML compressed with coding, compress.Zstd or
-// compress.Gzip; its error names any other coding, or is Encode's. The body is kept with the page while the page is kept and
-// the rendered pages have room for it; two requests may compress the same
-// page at once, and the first one's body is kept.
+// compress.Gzip; its error names any other coding, or is the Coder's. The
+// body is kept with the page while the page is kept and the rendered pages
+// have room for it; two requests may compress the same page at once, and
+// the first one's body is kept.
 func (r *Renderer) compressed(ctx context.Context, page *RenderedPage, coding string) ([]byte, error) {
 	var field *[]byte
 	switch coding {
