@@ -54,7 +54,8 @@ func Negotiate(acceptEncoding string, size int) string {
 // q-value than every coding offered; the most welcome coding wins, the
 // first in offered on a tie. An empty or absent header gets the plain
 // body, as most servers answer: a client that sends none may not decode
-// anything.
+// anything. Only the header's first elements are read (see
+// maxAcceptEncodingBytes).
 func Choose(acceptEncoding string, offered []string) int {
 	if acceptEncoding == "" || len(offered) == 0 {
 		return -1
