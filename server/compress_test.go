@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
@@ -347,68 +348,6 @@ func TestStaticRange(t *testing.T) {
 	}
 }
 
-func TestChooseEncoding(t *testing.T) {
-	t.Parallel()
-	offered := []encodedBody{{coding: "gzip"}, {coding: "zstd"}} // gzip the smaller
-	tests := []struct {
-		acceptEncoding string
-		want           string
-	}{
-		{"", ""},
-		{"gzip", "gzip"},
-		{"GZIP", "gzip"},
-		{"zstd", "zstd"},
-		{"gzip, zstd", "gzip"},
-		{"zstd, gzip", "gzip"},
-		{"gzip;q=0.5, zstd", "zstd"},
-		{"gzip ; q=0.9 , zstd;q=0.8", "gzip"},
-		{"gzip;q=0", ""},
-		{"gzip;q=0, *", "zstd"},
-		{"*", "gzip"},
-		{"*;q=0", ""},
-		{"br", ""},
-		{"deflate, br", ""},
-		{"identity", ""},
-		{"identity;q=0, zstd;q=0.1", "zstd"},
-		{"gzip;q=0.5, identity", ""},
-		{"gzip;q=0.5, identity;q=0.5", "gzip"},
-		{"gzip;q=2", ""},
-		{"gzip;q=x, zstd", "zstd"},
-		{"x-gzip", "gzip"},
-		{",,;,gzip", "gzip"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.acceptEncoding, func(t *testing.T) {
-			got := ""
-			if i := chooseEncoding(tt.acceptEncoding, offered); i >= 0 {
-				got = offered[i].coding
-			}
-			if got != tt.want {
-				t.Errorf("chose %q; want %q", got, tt.want)
-			}
-		})
-	}
-}
-
-// FuzzChooseEncoding checks that any header picks a coding offered or
-// none, and none unless it names one offered or "*".
-func FuzzChooseEncoding(f *testing.F) {
-	for _, s := range []string{"", "gzip", "gzip, deflate, br, zstd", "*;q=0", "identity;q=0, zstd;q=0.1", "gzip;q=1e3"} {
-		f.Add(s)
-	}
-	offered := []encodedBody{{coding: "gzip"}, {coding: "zstd"}}
-	f.Fuzz(func(t *testing.T, acceptEncoding string) {
-		i := chooseEncoding(acceptEncoding, offered)
-		if i < -1 || i >= len(offered) {
-			t.Fatalf("index %d", i)
-		}
-		lower := strings.ToLower(acceptEncoding)
-		if i >= 0 && !strings.Contains(lower, offered[i].coding) && !strings.Contains(lower, "*") {
-			t.Fatalf("%q: chose %s", acceptEncoding, offered[i].coding)
-		}
-	})
-}
-
 // TestPrecompress checks each kept representation decodes to the file and
 // is smaller, and that a file compression cannot shrink keeps none.
 func TestPrecompress(t *testing.T) {
@@ -424,7 +363,7 @@ func TestPrecompress(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := precompress(tt.body, `"tag"`)
+			got, err := precompress(compress.New(), tt.body, `"tag"`)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -447,7 +386,7 @@ func TestPrecompress(t *testing.T) {
 // BenchmarkCompression is the JSON endpoint and the page through the whole
 // handler, with the cache, asked plain, for gzip, and as Chromium asks
 // (zstd): what compression costs the hot path (desiredPosts=2, under
-// dynamicMinSize: the wrapper alone) and a larger answer.
+// compress.MinSize: the wrapper alone) and a larger answer.
 func BenchmarkCompression(b *testing.B) {
 	targets := []struct {
 		name, target string
@@ -503,7 +442,7 @@ func TestPageEncoding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(page.HTML()) < dynamicMinSize {
+	if len(page.HTML()) < compress.MinSize {
 		t.Fatalf("page of %d bytes: under the threshold", len(page.HTML()))
 	}
 	tests := []struct {
@@ -516,7 +455,10 @@ func TestPageEncoding(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.acceptEncoding, func(t *testing.T) {
-			body, coding := encodePage(p, page, tt.acceptEncoding)
+			body, coding, err := p.Encode(ctx, page, tt.acceptEncoding)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if coding != tt.wantCoding {
 				t.Fatalf("coding %q; want %q", coding, tt.wantCoding)
 			}
@@ -527,7 +469,7 @@ func TestPageEncoding(t *testing.T) {
 			if coding == "" {
 				return
 			}
-			if again, _ := encodePage(p, page, tt.acceptEncoding); &again[0] != &body[0] {
+			if again, _, err := p.Encode(ctx, page, tt.acceptEncoding); err != nil || &again[0] != &body[0] {
 				t.Error("compressed again: not kept")
 			}
 		})
@@ -538,7 +480,11 @@ func TestPageEncoding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, coding := encodePage(p, small, "gzip"); len(small.HTML()) < dynamicMinSize && coding != "" {
+	_, coding, err := p.Encode(ctx, small, "gzip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(small.HTML()) < compress.MinSize && coding != "" {
 		t.Errorf("a page of %d bytes coded %q", len(small.HTML()), coding)
 	}
 }

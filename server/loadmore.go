@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
@@ -29,7 +30,7 @@ type loadMore struct {
 	sessions sessionStore
 	cookie   session.Cookie
 	unsent   *unsentAnswers // one room for the page and the JSON
-	coders   *jsonCoders
+	coder    *compress.Coder
 	renderer *listing.Renderer
 	format   *listing.Format // for an archive page's titles
 	csp      *pagePolicy

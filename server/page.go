@@ -75,7 +75,9 @@ func (lm *loadMore) serveCountedPage(w http.ResponseWriter, r *http.Request, q l
 	// headers, as gzhttp gives the JSON.
 	body, coding := rendered.HTML(), ""
 	if !head {
-		body, coding = encodePage(lm.renderer, rendered, r.Header.Get("Accept-Encoding"))
+		if body, coding, err = lm.renderer.Encode(ctx, rendered, r.Header.Get("Accept-Encoding")); err != nil {
+			return err
+		}
 		// Counted even when the renderer keeps the page: a kept page can
 		// be dropped while a slow reader still holds it. A page refused
 		// here may have raised posts_start (posts=N), which only ever
@@ -133,7 +135,9 @@ func (lm *loadMore) servePublicPage(w http.ResponseWriter, r *http.Request, q lo
 		return nil
 	}
 	if r.Method != http.MethodHead {
-		answer.body, answer.coding = encodePage(lm.renderer, rendered, r.Header.Get("Accept-Encoding"))
+		if answer.body, answer.coding, err = lm.renderer.Encode(ctx, rendered, r.Header.Get("Accept-Encoding")); err != nil {
+			return err
+		}
 		room, err := lm.unsent.reserve(w, len(answer.body))
 		if err != nil {
 			return err

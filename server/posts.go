@@ -64,7 +64,7 @@ func (lm *loadMore) writeCountedJSON(w http.ResponseWriter, r *http.Request, fou
 		return err
 	}
 	defer room.release()
-	body, coding, err := lm.coders.encode(ctx, found, r.Header.Get("Accept-Encoding"))
+	body, coding, err := encodeJSON(ctx, lm.coder, found, r.Header.Get("Accept-Encoding"))
 	if err != nil {
 		return err
 	}
@@ -103,7 +103,7 @@ func (lm *loadMore) writePublicJSON(w http.ResponseWriter, r *http.Request, foun
 		return err
 	}
 	defer room.release()
-	answer.body, answer.coding, err = lm.coders.encode(r.Context(), found, r.Header.Get("Accept-Encoding"))
+	answer.body, answer.coding, err = encodeJSON(r.Context(), lm.coder, found, r.Header.Get("Accept-Encoding"))
 	if err != nil {
 		return err
 	}

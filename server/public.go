@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wploadmore/wploadmore/server/compress"
 )
 
 // publicAnswer is an answer any cache may keep: an archive's, which holds
@@ -45,7 +47,7 @@ func writePublic(w http.ResponseWriter, answer publicAnswer, maxAge time.Duratio
 	if answer.coding != "" {
 		// Another representation, another tag (RFC 9110 8.8.3), as
 		// gzhttp and the static files tag theirs.
-		answer.setHeaders(w, strings.TrimSuffix(answer.etag, `"`)+"-"+answer.coding+`"`, maxAge)
+		answer.setHeaders(w, compress.ETag(answer.etag, answer.coding), maxAge)
 		w.Header().Set("Content-Encoding", answer.coding)
 	} else {
 		answer.setHeaders(w, answer.etag, maxAge)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/prometheus/procfs"
 
+	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/templates"
 	"github.com/wploadmore/wploadmore/wpdb"
@@ -78,7 +79,7 @@ func testPageRenderer(t *testing.T) (*listing.Renderer, *listing.Format) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := listing.NewRenderer(cfg.renderSettings("Title"), templates.FS, string(mustache))
+	p, err := listing.NewRenderer(cfg.renderSettings("Title"), templates.FS, string(mustache), compress.New())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"log/slog"
 	"net/http"
+
+	"github.com/wploadmore/wploadmore/server/compress"
 )
 
 // loadMorePath is the PHP script's one URL, under the base path.
@@ -32,7 +34,7 @@ func routes(d routeDeps) http.Handler {
 	// The page and the JSON are compressed whole before they are written,
 	// and gzhttp compresses their error answers; static files were
 	// compressed at start.
-	mux.Handle("GET "+loadMore, compressAnswers(d.loadMore))
+	mux.Handle("GET "+loadMore, compress.Handler(d.loadMore))
 	mux.Handle(loadMore, handleMethodNotAllowed(d.logger, "GET, HEAD"))
 	mux.Handle("GET "+base+"/load-more.mustache", d.template)
 	mux.Handle("GET "+base+"/assets/{path...}", handleAssets(d.assets))

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
@@ -85,11 +86,12 @@ func newServer(deps serverDeps) (*server, error) {
 	if deps.Metrics == nil {
 		deps.Metrics = newMetrics(buildVersion())
 	}
-	mustacheFile, err := loadStatic(deps.Templates, loadMoreTemplate, builtAt)
+	coder := compress.New() // one for every answer: compressions share the cores
+	mustacheFile, err := loadStatic(deps.Templates, loadMoreTemplate, builtAt, coder)
 	if err != nil {
 		return nil, fmt.Errorf("-templates: %w", err)
 	}
-	assets, err := loadStaticTree(deps.Public, builtAt)
+	assets, err := loadStaticTree(deps.Public, builtAt, coder)
 	if err != nil {
 		return nil, fmt.Errorf("assets: %w", err)
 	}
@@ -115,14 +117,14 @@ func newServer(deps serverDeps) (*server, error) {
 		s.sticky = listing.NewSticky(views, src, s.format, cfg.CacheTTL, deps.Options.StickyPosts, deps.Logger)
 		views = s.sticky
 	}
-	renderer, err := listing.NewRenderer(cfg.renderSettings(site.Title), deps.Templates, string(mustacheFile.body))
+	renderer, err := listing.NewRenderer(cfg.renderSettings(site.Title), deps.Templates, string(mustacheFile.body), coder)
 	if err != nil {
 		return nil, fmt.Errorf("-templates: %w", err)
 	}
 	failures := newFailureLogger(deps.Logger, logLimits{Rate: failureLines, Burst: failureBurst, Interval: suppressedInterval})
 	loadMore := &loadMore{
 		pages: views, terms: s.terms, sessions: deps.Sessions, cookie: cfg.cookie(),
-		unsent: newUnsentAnswers(cfg.UnsentBytes), coders: newJSONCoders(),
+		unsent: newUnsentAnswers(cfg.UnsentBytes), coder: coder,
 		renderer: renderer, format: s.format, csp: s.csp, failures: failures,
 		endpoint: cfg.BasePath + loadMorePath, maxAge: cfg.CacheTTL,
 		batch: cfg.Batch, maxBatch: cfg.MaxBatch, maxPagePosts: cfg.MaxPagePosts,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"fmt"
@@ -9,10 +10,12 @@ import (
 	"mime"
 	"net/http"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
 )
 
@@ -23,19 +26,33 @@ const (
 
 // staticFile is a file read once at start and served from memory with an
 // ETag of its content, so browsers revalidate it for the price of a 304.
-// It is compressed once too (see compress.go).
+//
+// It is compressed once too, at the best levels, into a body for each
+// coding that shrinks it, each with an ETag of its own (RFC 9110 8.8.3: a
+// coded representation is another representation). A request then costs
+// no CPU for compression, and http.ServeContent serves the chosen body as
+// it serves the plain one: If-None-Match, If-Modified-Since, Range and
+// HEAD all apply to the representation sent.
 type staticFile struct {
 	name        string
 	body        []byte
 	etag        string
 	encoded     []encodedBody // smallest first; none when nothing shrinks it
+	codings     []string      // encoded's codings, in its order
 	contentType string
 	modTime     time.Time
 }
 
+// encodedBody is one compressed representation of a static file.
+type encodedBody struct {
+	coding string // the Content-Encoding: compress.Zstd or compress.Gzip
+	body   []byte
+	etag   string // the plain ETag, tagged with the coding (compress.ETag)
+}
+
 // loadStatic reads one file of fsys. Embedded files carry no time, so they
 // get builtAt: the server's start, when they last changed for any client.
-func loadStatic(fsys fs.FS, name string, builtAt time.Time) (staticFile, error) {
+func loadStatic(fsys fs.FS, name string, builtAt time.Time, coder *compress.Coder) (staticFile, error) {
 	body, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return staticFile{}, err
@@ -46,7 +63,7 @@ func loadStatic(fsys fs.FS, name string, builtAt time.Time) (staticFile, error) 
 	}
 	sum := sha256.Sum256(body)
 	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`
-	encoded, err := precompress(body, etag)
+	encoded, err := precompress(coder, body, etag)
 	if err != nil {
 		return staticFile{}, fmt.Errorf("compress %s: %w", name, err)
 	}
@@ -57,18 +74,42 @@ func loadStatic(fsys fs.FS, name string, builtAt time.Time) (staticFile, error) 
 	case contentType == "":
 		contentType = http.DetectContentType(body)
 	}
+	var codings []string
+	for _, e := range encoded {
+		codings = append(codings, e.coding)
+	}
 	return staticFile{
 		name:        name,
 		body:        body,
 		etag:        etag,
 		encoded:     encoded,
+		codings:     codings,
 		contentType: contentType,
 		modTime:     modTime,
 	}, nil
 }
 
+// precompress returns the compressed representations of body that are
+// smaller than it, smallest first; none for a file that does not shrink
+// (an image already compressed, a few bytes of text).
+func precompress(coder *compress.Coder, body []byte, etag string) ([]encodedBody, error) {
+	var out []encodedBody
+	for _, coding := range compress.Codings {
+		// At start, before any request: nothing to wait for.
+		coded, err := coder.Encode(context.Background(), coding, compress.Best, func(b []byte) []byte { return append(b, body...) })
+		if err != nil {
+			return nil, err
+		}
+		if len(coded) < len(body) {
+			out = append(out, encodedBody{coding: coding, body: coded, etag: compress.ETag(etag, coding)})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b encodedBody) int { return len(a.body) - len(b.body) })
+	return out, nil
+}
+
 // loadStaticTree reads every file of fsys, keyed by its slash path.
-func loadStaticTree(fsys fs.FS, builtAt time.Time) (map[string]staticFile, error) {
+func loadStaticTree(fsys fs.FS, builtAt time.Time, coder *compress.Coder) (map[string]staticFile, error) {
 	files := map[string]staticFile{}
 	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -77,7 +118,7 @@ func loadStaticTree(fsys fs.FS, builtAt time.Time) (map[string]staticFile, error
 		if d.IsDir() || strings.HasSuffix(name, ".go") || strings.HasSuffix(name, ".md") {
 			return nil
 		}
-		f, err := loadStatic(fsys, name, builtAt)
+		f, err := loadStatic(fsys, name, builtAt, coder)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", name, err)
 		}
@@ -99,7 +140,7 @@ func (f staticFile) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, etag := f.body, f.etag
 	if len(f.encoded) > 0 {
 		h.Add("Vary", "Accept-Encoding")
-		if i := chooseEncoding(r.Header.Get("Accept-Encoding"), f.encoded); i >= 0 {
+		if i := compress.Choose(r.Header.Get("Accept-Encoding"), f.codings); i >= 0 {
 			e := f.encoded[i]
 			body, etag = e.body, e.etag
 			h.Set("Content-Encoding", e.coding)

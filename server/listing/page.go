@@ -14,8 +14,9 @@ import (
 	"time"
 
 	"github.com/cbroglie/mustache"
-	"github.com/klauspost/compress/zstd"
 	"golang.org/x/sync/semaphore"
+
+	"github.com/wploadmore/wploadmore/server/compress"
 )
 
 // The templates a Renderer reads: PageTemplate, an html/template executed
@@ -120,7 +121,7 @@ type Renderer struct {
 	renders    *semaphore.Weighted // weighted by the posts rendered
 	renderWait time.Duration       // how long a render waits for its weight
 
-	zstd *zstd.Encoder // for Compressed: its EncodeAll takes concurrent calls
+	coder *compress.Coder // compresses the pages kept
 }
 
 // A render allocates up to about renderBytesPerPost for each post on the
@@ -140,8 +141,9 @@ const (
 )
 
 // NewRenderer parses PageTemplate from templates and postsTemplate, the
-// text of PostsTemplate. Its errors name the template that did not parse.
-func NewRenderer(s RenderSettings, templates fs.FS, postsTemplate string) (*Renderer, error) {
+// text of PostsTemplate; coder compresses the pages. Its errors name the
+// template that did not parse.
+func NewRenderer(s RenderSettings, templates fs.FS, postsTemplate string, coder *compress.Coder) (*Renderer, error) {
 	posts, err := mustache.ParseString(postsTemplate)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", PostsTemplate, err)
@@ -151,14 +153,10 @@ func NewRenderer(s RenderSettings, templates fs.FS, postsTemplate string) (*Rend
 		return nil, err
 	}
 	slots := max(renderBudget/renderBytesPerPost, s.MaxPagePosts)
-	enc, err := newPageZstd()
-	if err != nil {
-		return nil, err
-	}
 	// A batch under 1 would never move on through the posts.
 	return &Renderer{page: page, posts: posts, title: s.Title, batch: max(s.Batch, 1),
 		seed: maphash.MakeSeed(), rendered: newRenderedPages(renderedPagesBytes),
-		renders: semaphore.NewWeighted(int64(slots)), renderWait: s.RenderWait, zstd: enc}, nil
+		renders: semaphore.NewWeighted(int64(slots)), renderWait: s.RenderWait, coder: coder}, nil
 }
 
 // Render returns the page for v, kept from an earlier render of the same

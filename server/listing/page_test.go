@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/templates"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
@@ -124,7 +125,7 @@ func testRenderer(t *testing.T) *Renderer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewRenderer(testSettings, templates.FS, string(mustache))
+	p, err := NewRenderer(testSettings, templates.FS, string(mustache), compress.New())
 	if err != nil {
 		t.Fatal(err)
 	}

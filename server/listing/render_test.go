@@ -12,6 +12,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/templates"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
@@ -59,7 +60,7 @@ func TestRenderWaitBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewRenderer(s, templates.FS, string(mustache))
+	p, err := NewRenderer(s, templates.FS, string(mustache), compress.New())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,21 +96,24 @@ func TestCompressed(t *testing.T) {
 	for _, coding := range []string{"gzip", "zstd"} {
 		t.Run(coding, func(t *testing.T) {
 			before := kept.bytes
-			body := p.Compressed(page, coding)
+			body, err := p.compressed(ctx, page, coding)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if got := decompress(t, coding, body); !bytes.Equal(got, page.HTML()) {
 				t.Fatal("the body does not decode to the page")
 			}
 			if grew := kept.bytes - before; grew != len(body) {
 				t.Errorf("the rendered pages grew by %d bytes; the body is %d", grew, len(body))
 			}
-			again := p.Compressed(page, coding)
-			if &again[0] != &body[0] || kept.bytes != before+len(body) {
+			again, err := p.compressed(ctx, page, coding)
+			if err != nil || &again[0] != &body[0] || kept.bytes != before+len(body) {
 				t.Error("compressed again: not kept")
 			}
 		})
 	}
-	if body := p.Compressed(page, "br"); body != nil {
-		t.Errorf("a coding it does not make gave %d bytes, want nil", len(body))
+	if body, err := p.compressed(ctx, page, "br"); err == nil {
+		t.Errorf("a coding it does not make gave %d bytes, want an error", len(body))
 	}
 
 	// With no room left, a page is compressed and nothing more kept.
@@ -118,7 +122,10 @@ func TestCompressed(t *testing.T) {
 		t.Fatal(err)
 	}
 	kept.max = kept.bytes
-	body := p.Compressed(other, "gzip")
+	body, err := p.compressed(ctx, other, "gzip")
+	if err != nil {
+		t.Fatal(err)
+	}
 	if other.gzip != nil || kept.bytes > kept.max {
 		t.Errorf("kept %v, %d of %d bytes; want not kept, within the bound", other.gzip != nil, kept.bytes, kept.max)
 	}

@@ -1,15 +1,15 @@
 package listing
 
 import (
-	"bytes"
+	"context"
+	"fmt"
 	"sync"
 
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
+	"github.com/wploadmore/wploadmore/server/compress"
 )
 
 // RenderedPage is one page as written, under the key it was rendered for,
-// with the compressed bodies made of it so far (see Compressed), which are
+// with the compressed bodies made of it so far (see Encode), which are
 // guarded by its renderedPages' mu.
 type RenderedPage struct {
 	key, html  []byte
@@ -81,67 +81,62 @@ func (rp *renderedPages) keep(page *RenderedPage) {
 	}
 }
 
-// A kept page is compressed once for each coding asked for, and kept
-// compressed beside its HTML, so that a repeat costs a copy in either
-// form. Compressed per request (gzhttp, at its fastest), a kept page took
-// 1.7 to 2 times the CPU of the plain one in BenchmarkCompression: 0.20 ms
-// plain against 0.35 to 0.58 ms for the 120 KB page at posts_start=200, 14
-// against 28 µs at posts_start=2. Kept compressed, it takes 0.7 to 1.1
-// times, as fewer bytes are copied. Once per page, the compression can
-// afford a better level too.
-
-// newPageZstd is the renderer's zstd encoder. Its window bounds what a
-// browser must hold to decode (Chromium takes up to 8 MiB); a page at the
-// default cap of posts is well under it.
-func newPageZstd() (*zstd.Encoder, error) {
-	return zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithWindowSize(1<<20),
-		zstd.WithLowerEncoderMem(true))
+// Encode returns page as acceptEncoding welcomes it most, and its
+// Content-Encoding ("" for the HTML as it is). A page under
+// compress.MinSize is sent as it is. A page is compressed once for each
+// coding asked for and kept so with its HTML, so that a repeat costs a
+// copy in either form, and once per page the compression affords the
+// default levels. Its error is ctx's, when ctx ended while the page waited
+// for its turn to be compressed.
+func (r *Renderer) Encode(ctx context.Context, page *RenderedPage, acceptEncoding string) ([]byte, string, error) {
+	coding := compress.Negotiate(acceptEncoding, len(page.html))
+	if coding == "" {
+		return page.html, "", nil
+	}
+	body, err := r.compressed(ctx, page, coding)
+	if err != nil {
+		return nil, "", fmt.Errorf("page of %d bytes: %w", len(page.html), err)
+	}
+	return body, coding, nil
 }
 
-// Compressed returns page's HTML compressed with coding, "zstd" or "gzip",
-// and nil for any other coding. The body is kept with the page while the
-// page is kept and the rendered pages have room for it; two requests may
-// compress the same page at once, and the first one's body is kept.
-func (r *Renderer) Compressed(page *RenderedPage, coding string) []byte {
-	if coding != "zstd" && coding != "gzip" {
-		return nil
+// compressed returns page's HTML compressed with coding, compress.Zstd or
+// compress.Gzip; its error names any other coding, or is the Coder's. The
+// body is kept with the page while the page is kept and the rendered pages
+// have room for it; two requests may compress the same page at once, and
+// the first one's body is kept.
+func (r *Renderer) compressed(ctx context.Context, page *RenderedPage, coding string) ([]byte, error) {
+	var field *[]byte
+	switch coding {
+	case compress.Zstd:
+		field = &page.zstd
+	case compress.Gzip:
+		field = &page.gzip
+	default:
+		return nil, fmt.Errorf("no coding %q", coding)
 	}
 	rp := &r.rendered
 	rp.mu.Lock()
-	kept := page.gzip
-	if coding == "zstd" {
-		kept = page.zstd
-	}
+	kept := *field
 	rp.mu.Unlock()
 	if kept != nil {
-		return kept
+		return kept, nil
 	}
 
-	var body []byte
-	if coding == "zstd" {
-		body = r.zstd.EncodeAll(page.html, make([]byte, 0, len(page.html)/4))
-	} else {
-		var buf bytes.Buffer
-		buf.Grow(len(page.html) / 4)
-		zw, _ := gzip.NewWriterLevel(&buf, gzip.DefaultCompression) // a valid level: no error
-		zw.Write(page.html)                                         // a bytes.Buffer takes every write
-		zw.Close()
-		body = buf.Bytes()
+	body, err := r.coder.Encode(ctx, coding, compress.Default, func(b []byte) []byte { return append(b, page.html...) })
+	if err != nil {
+		return nil, err
 	}
 
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
-	field := &page.gzip
-	if coding == "zstd" {
-		field = &page.zstd
-	}
 	switch {
 	case *field != nil:
-		return *field // another request kept one first
+		return *field, nil // another request kept one first
 	case rp.byHash[page.hash] != page || rp.bytes+len(body) > rp.max:
-		return body // not kept: this request's alone
+		return body, nil // not kept: this request's alone
 	}
 	*field = body
 	rp.bytes += len(body)
-	return body
+	return body, nil
 }

@@ -1,0 +1,33 @@
+package compress
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/klauspost/compress/gzhttp"
+	"github.com/klauspost/compress/gzip"
+)
+
+// Handler compresses next's answers with gzip or zstd, as the request's
+// Accept-Encoding allows (zstd on a tie), when they are at least MinSize
+// bytes, at the fastest levels, as they are written. It adds
+// "Vary: Accept-Encoding" to every answer, and passes HEAD answers and
+// answers that carry a Content-Encoding or Content-Range through: the
+// bodies compressed with Encode, so that only the error answers are
+// compressed here.
+func Handler(next http.Handler) http.Handler {
+	wrap, err := gzhttp.NewWrapper(gzhttp.MinSize(MinSize), gzhttp.CompressionLevel(gzip.BestSpeed))
+	if err != nil {
+		// The options are constants: an error is a bug, found by every test.
+		panic(fmt.Sprintf("gzhttp options: %v", err))
+	}
+	return wrap(next)
+}
+
+// ETag is the tag of a body in coding whose plain body is tagged etag:
+// another representation, another tag (RFC 9110 8.8.3), as gzhttp tags
+// its own.
+func ETag(etag, coding string) string {
+	return strings.TrimSuffix(etag, `"`) + "-" + coding + `"`
+}
