@@ -80,14 +80,14 @@ func (c *Config) serverSettings() setting.Group {
 				Usage: "`folder` of templates (load-more.mustache, page.html) replacing the embedded ones"},
 			{Name: "trusted-proxies", Value: setting.Parsed(&c.TrustedProxies, "", parsePrefixes),
 				Usage: "comma-separated `CIDRs` of proxies whose X-Forwarded-Proto and X-Forwarded-For are believed"},
-			{Name: "max-conns", Value: setting.Int(&c.MaxConns, defaultMaxConns()), Check: positive(&c.MaxConns),
+			{Name: "max-conns", Value: setting.Int(&c.MaxConns, defaultMaxConns()), Check: setting.Positive(&c.MaxConns),
 				Default: "RLIMIT_NOFILE - " + strconv.Itoa(connsFDReserve) + ", at most " + strconv.Itoa(maxDefaultConns),
 				Usage:   "most open client `connections`; more wait in the kernel's listen queue until one closes; by default the descriptor limit RLIMIT_NOFILE less " + strconv.Itoa(connsFDReserve) + " for the database, Redis and files, at most " + strconv.Itoa(maxDefaultConns)},
 			{Name: "unsent-bytes", Value: setting.Int(&c.UnsentBytes, defaultUnsentBytes), Check: c.checkUnsentBytes,
 				Usage: "most `bytes` of answers (pages and JSON) held in memory while clients read them; an answer that finds no room is a 503, so slow readers at -max-conns cannot hold more"},
-			{Name: "idle-timeout", Value: setting.Duration(&c.IdleTimeout, defaultIdleTimeout), Check: positiveDuration(&c.IdleTimeout),
+			{Name: "idle-timeout", Value: setting.Duration(&c.IdleTimeout, defaultIdleTimeout), Check: setting.Positive(&c.IdleTimeout),
 				Usage: "how long a keep-alive connection may wait for its next request before it is closed, freeing its place under -max-conns"},
-			{Name: "shutdown-timeout", Value: setting.Duration(&c.ShutdownTimeout, defaultShutdownTimeout), Check: positiveDuration(&c.ShutdownTimeout),
+			{Name: "shutdown-timeout", Value: setting.Duration(&c.ShutdownTimeout, defaultShutdownTimeout), Check: setting.Positive(&c.ShutdownTimeout),
 				Usage: "how long in-flight requests may finish on SIGTERM"},
 			{Name: "log-format", Value: setting.String(&c.LogFormat, defaultLogFormat), Check: c.checkLogFormat,
 				Usage: "log format: text or json"},
@@ -135,24 +135,6 @@ func (c *Config) checkAccessLogBytes() error {
 		return fmt.Errorf("%d is under %d, the longest request line", c.AccessLogBytes, maxRequestLine)
 	}
 	return nil
-}
-
-func positive(n *int) func() error {
-	return func() error {
-		if *n < 1 {
-			return fmt.Errorf("%d is not positive", *n)
-		}
-		return nil
-	}
-}
-
-func positiveDuration(d *time.Duration) func() error {
-	return func() error {
-		if *d <= 0 {
-			return fmt.Errorf("%v is not positive", *d)
-		}
-		return nil
-	}
 }
 
 func parseLogLevel(s string) (slog.Level, error) {

@@ -70,7 +70,7 @@ func (s *Settings) Group() setting.Group {
 				Usage: "Unix socket `path` a MySQL host of localhost connects through (PHP's mysqli.default_socket), tried before " + strings.Join(DefaultSocketPaths(), ", ") + "; with none of them, TCP 127.0.0.1"},
 			{Name: "db-replica", Value: setting.URLs(&s.DBReplicas), Secret: true,
 				Usage: "read replica `URL` of the database, in -db's MySQL forms (mysql://… or a go-sql-driver DSN); repeat the flag for several (LOADMORE_DB_REPLICA: URLs separated by spaces). Reads go to the healthy replicas in turn, to the primary only while none is"},
-			{Name: "max-replica-lag", Value: setting.Duration(&s.MaxReplicaLag, DefaultMaxReplicaLag), Check: positive(&s.MaxReplicaLag),
+			{Name: "max-replica-lag", Value: setting.Duration(&s.MaxReplicaLag, DefaultMaxReplicaLag), Check: setting.Positive(&s.MaxReplicaLag),
 				Usage: "a replica further behind the primary than this (Seconds_Behind_Master, checked every second), or whose replication is stopped, is set aside until it catches up"},
 			{Name: "table-prefix", Value: setting.String(&s.TablePrefix, ""),
 				Usage: "WordPress table `prefix` (default " + DefaultTablePrefix + ", or $table_prefix from -wp-config)"},
@@ -78,7 +78,7 @@ func (s *Settings) Group() setting.Group {
 				Usage: "comma-separated post `types` to list"},
 			{Name: "strip-shortcodes", Value: setting.Parsed(&s.StripShortcodes, strings.Join(excerpt.CoreShortcodes(), ","), parseShortcodes),
 				Usage: "comma-separated shortcode `tags` removed from excerpts, as WordPress removes its registered ones (empty or \",\": none); add your plugins' tags"},
-			{Name: "query-timeout", Value: setting.Duration(&s.QueryTimeout, DefaultQueryTimeout), Check: positive(&s.QueryTimeout),
+			{Name: "query-timeout", Value: setting.Duration(&s.QueryTimeout, DefaultQueryTimeout), Check: setting.Positive(&s.QueryTimeout),
 				Usage: "deadline of each database query"},
 		},
 		Finish: s.checkSources,
@@ -101,15 +101,6 @@ func (s *Settings) checkSources(func(string) bool) error {
 		return errors.New("-db-replica: replicas need their primary named by -db or -wp-config")
 	}
 	return nil
-}
-
-func positive(d *time.Duration) func() error {
-	return func() error {
-		if *d <= 0 {
-			return fmt.Errorf("%v is not positive", *d)
-		}
-		return nil
-	}
 }
 
 func parsePostTypes(s string) ([]string, error) {

@@ -152,6 +152,16 @@ func (t *Text[T]) parse() error {
 	return nil
 }
 
+// Positive is a Check that refuses *p under 1 (or 1ns).
+func Positive[T ~int | ~int64](p *T) func() error {
+	return func() error {
+		if *p <= 0 {
+			return fmt.Errorf("%v is not positive", *p)
+		}
+		return nil
+	}
+}
+
 type parser interface{ parse() error }
 
 type registerer interface {

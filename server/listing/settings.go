@@ -60,13 +60,13 @@ func (s *Settings) Group() setting.Group {
 				Usage: "posts per request when desiredPosts is absent, and per click on the page"},
 			{Name: "max-batch", Value: setting.Int(&s.MaxBatch, DefaultMaxBatch), Check: s.checkMaxBatch,
 				Usage: "largest desiredPosts accepted"},
-			{Name: "max-page-posts", Value: setting.Int(&s.MaxPagePosts, DefaultMaxPagePosts), Check: positive(&s.MaxPagePosts),
+			{Name: "max-page-posts", Value: setting.Int(&s.MaxPagePosts, DefaultMaxPagePosts), Check: setting.Positive(&s.MaxPagePosts),
 				Usage: "most `posts` the page renders, whatever posts_start says: past 100 clicks a page is too long to read, and the script goes on through the JSON endpoint; at most -cache-depth - 1 keeps every page view in memory"},
 			{Name: "cache-ttl", Value: setting.Duration(&s.CacheTTL, DefaultCacheTTL), Check: s.checkCacheTTL,
 				Usage: "freshness bound: answers show the database as it was at most this long ago, served from memory (0: no cache, every request queries); sessions are never cached"},
-			{Name: "cache-depth", Value: setting.Int(&s.CacheDepth, DefaultCacheDepth), Check: positive(&s.CacheDepth),
+			{Name: "cache-depth", Value: setting.Int(&s.CacheDepth, DefaultCacheDepth), Check: setting.Positive(&s.CacheDepth),
 				Usage: "the newest `posts` the cache keeps as one page, refreshed by one query; deeper pages are kept one by one"},
-			{Name: "cache-entries", Value: setting.Int(&s.CacheEntries, DefaultCacheEntries), Check: positive(&s.CacheEntries),
+			{Name: "cache-entries", Value: setting.Int(&s.CacheEntries, DefaultCacheEntries), Check: setting.Positive(&s.CacheEntries),
 				Usage: "most pages of posts the cache keeps"},
 			{Name: "cache-bytes", Value: setting.Int(&s.CacheBytes, DefaultCacheBytes), Check: s.checkCacheBytes,
 				Usage: "most `bytes` of posts (titles, excerpts, names, dates) the cache keeps"},
@@ -118,15 +118,6 @@ func (s *Settings) checkImageSize() error {
 		return fmt.Errorf("%q is not a size name (letters, digits, _ and -)", s.ImageSize)
 	}
 	return nil
-}
-
-func positive(n *int) func() error {
-	return func() error {
-		if *n < 1 {
-			return fmt.Errorf("%d is not positive", *n)
-		}
-		return nil
-	}
 }
 
 // CacheLimits sizes the post cache for a database pool of poolSize
