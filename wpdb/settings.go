@@ -69,7 +69,7 @@ func (s *Settings) Group() setting.Group {
 			{Name: "mysql-socket", Value: setting.String(&s.MySQLSocket, ""), Check: s.checkSocket,
 				Usage: "Unix socket `path` a MySQL host of localhost connects through (PHP's mysqli.default_socket), tried before " + strings.Join(DefaultSocketPaths(), ", ") + "; with none of them, TCP 127.0.0.1"},
 			{Name: "db-replica", Value: setting.URLs(&s.DBReplicas), Secret: true,
-				Usage: "read replica `URL` of the database, in -db's MySQL forms (mysql://… or a go-sql-driver DSN); repeat the flag for several (LOADMORE_DB_REPLICA: URLs separated by spaces). Reads go to the healthy replicas in turn, to the primary only while none is"},
+				Usage: "read replica `URL` of the database, in -db's MySQL forms (mysql://… or a go-sql-driver DSN); repeat the flag for several (in its variable, URLs separated by spaces). Reads go to the healthy replicas in turn, to the primary only while none is"},
 			{Name: "max-replica-lag", Value: setting.Duration(&s.MaxReplicaLag, DefaultMaxReplicaLag), Check: setting.Positive(&s.MaxReplicaLag),
 				Usage: "a replica further behind the primary than this (Seconds_Behind_Master, checked every second), or whose replication is stopped, is set aside until it catches up"},
 			{Name: "table-prefix", Value: setting.String(&s.TablePrefix, ""),
