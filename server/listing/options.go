@@ -8,6 +8,13 @@ import (
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
+// OptionsEvery is how often the site's options are read again: an operator
+// who changes the permalink structure, the site's address or the uploads
+// path sees links and images follow within a minute, without a restart.
+// The page title stays as it was read at start: the Renderer is made with
+// it, and the pages it keeps are not keyed by it.
+const OptionsEvery = time.Minute
+
 // OptionsReader is what WatchOptions needs of the database; a *wpdb.Store
 // is one.
 type OptionsReader interface {

@@ -44,13 +44,6 @@ const minCacheBytes = 64 << 10
 // the site, not a "load more".
 const maxBatchLimit = 1000
 
-// OptionsEvery is how often the site's options are read again: an operator
-// who changes the permalink structure, the site's address or the uploads
-// path sees links and images follow within a minute, without a restart.
-// The page title stays as it was read at start: the Renderer is made with
-// it, and the pages it keeps are not keyed by it.
-const OptionsEvery = time.Minute
-
 // Group is the table of s's settings, which start at their defaults.
 func (s *Settings) Group() setting.Group {
 	return setting.Group{
