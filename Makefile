@@ -37,6 +37,10 @@ run: assets ## Run the server (embedded SQLite and in-memory sessions unless con
 build: assets ## Build the server binary into bin/
 	$(GO) build $(BUILDFLAGS) -o bin/wploadmore ./server
 
+.PHONY: docs
+docs: ## Regenerate docs/configuration.md, the configuration reference, from the settings' tables
+	$(GO) test ./server -run '^TestConfigurationReference$$' -count=1 -update
+
 .PHONY: services
 services: ## Start the local MariaDB and Redis when they are down
 	.ci/services

@@ -42,12 +42,12 @@ func TestParseConfigDefaults(t *testing.T) {
 		{"max page posts, under -cache-depth", cfg.MaxPagePosts < cfg.CacheDepth, true},
 		{"unsent bytes", cfg.UnsentBytes, 32 << 20},
 		{"idle timeout", cfg.IdleTimeout, 30 * time.Second},
-		{"session name", cfg.SessionName, "PHPSESSID"},
-		{"session prefix", cfg.SessionPrefix, "PHPREDIS_SESSION:"},
-		{"session lifetime", cfg.SessionLifetime, 1440 * time.Second},
-		{"session serializer", cfg.SessionSerializer.String(), "php"},
+		{"session name", cfg.Cookie.Name, "PHPSESSID"},
+		{"session prefix", cfg.Sessions.KeyPrefix, "PHPREDIS_SESSION:"},
+		{"session lifetime", cfg.Sessions.MaxLifetime, 1440 * time.Second},
+		{"session serializer", cfg.Sessions.Format.String(), "php"},
 		{"new-session bound", cfg.sessionConfig().NewSessionBytes, int64(64 << 20)},
-		{"cookie path", cfg.CookiePath, "/"},
+		{"cookie path", cfg.Cookie.Path, "/"},
 		{"initial posts_start", cfg.sessionConfig().InitialPostsStart, 2},
 		{"access log on", cfg.AccessLog, true},
 		{"access log bytes", cfg.AccessLogBytes, 1 << 20},
@@ -78,7 +78,7 @@ func TestParseConfigSources(t *testing.T) {
 				"LOADMORE_SESSION_SERIALIZER": "php_serialize",
 			},
 			check: func(t *testing.T, cfg Config) {
-				got := []any{cfg.Addr, cfg.DB, cfg.MaxBatch, cfg.PostTypes, cfg.BasePath, cfg.SessionLocking, cfg.TrustedProxies, cfg.SessionSerializer.String()}
+				got := []any{cfg.Addr, cfg.DB, cfg.MaxBatch, cfg.PostTypes, cfg.BasePath, cfg.Sessions.Locking, cfg.TrustedProxies, cfg.Sessions.Format.String()}
 				want := []any{"127.0.0.1:9000", "sqlite:/tmp/x.sqlite", 50, []string{"post", "page"}, "/blog", true,
 					[]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("127.0.0.1/32")}, "php_serialize"}
 				if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })); diff != "" {
@@ -322,12 +322,12 @@ func TestParseConfigMySQLSocket(t *testing.T) {
 			}
 		})
 	}
-	long := "/" + strings.Repeat("s", maxSocketPath)
+	long := "/" + strings.Repeat("s", wpdb.MaxSocketPath)
 	if _, err := parseConfig([]string{"wploadmore", "-mysql-socket", long}, envFunc(nil), io.Discard); err == nil || !strings.Contains(err.Error(), "-mysql-socket") {
 		t.Errorf("a %d-byte socket path: %v, want a -mysql-socket error", len(long), err)
 	}
-	if _, err := parseConfig([]string{"wploadmore", "-mysql-socket", long[:maxSocketPath]}, envFunc(nil), io.Discard); err != nil {
-		t.Errorf("a %d-byte socket path: %v", maxSocketPath, err)
+	if _, err := parseConfig([]string{"wploadmore", "-mysql-socket", long[:wpdb.MaxSocketPath]}, envFunc(nil), io.Discard); err != nil {
+		t.Errorf("a %d-byte socket path: %v", wpdb.MaxSocketPath, err)
 	}
 }
 
@@ -378,8 +378,8 @@ func TestParseConfigClusterSessionPrefix(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cfg.SessionPrefix != tt.want {
-				t.Errorf("SessionPrefix = %q, want %q", cfg.SessionPrefix, tt.want)
+			if cfg.Sessions.KeyPrefix != tt.want {
+				t.Errorf("SessionPrefix = %q, want %q", cfg.Sessions.KeyPrefix, tt.want)
 			}
 		})
 	}

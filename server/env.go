@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/agnivade/levenshtein"
+
+	"github.com/wploadmore/wploadmore/internal/setting"
 )
 
 // envPrefix is put before a flag's name, upper-cased with dashes as
@@ -20,13 +22,14 @@ const envPrefix = "LOADMORE_"
 
 // readFlags sets fs from the command line in args (args[0] is the program
 // name), then every flag not given there from its LOADMORE_ variable in
-// environ (os.Environ's "NAME=value" form) or its secret file. A flag wins
+// environ (os.Environ's "NAME=value" form) or, for the flags in secrets,
+// its secret file (see applySecretFiles). A flag wins
 // over the environment so a one-off command line can override a
 // deployment. A LOADMORE_ variable that names no setting is an error: a
 // typo would otherwise leave the server on a default, such as the demo
 // database, without a word. -h prints the usage to output and returns
 // flag.ErrHelp.
-func readFlags(fs *flag.FlagSet, args, environ []string, output io.Writer) error {
+func readFlags(fs *flag.FlagSet, secrets, args, environ []string, output io.Writer) error {
 	// The flag package prints the whole usage after any mistake; the
 	// usage goes to output for -h only, and a mistake is one line.
 	fs.SetOutput(io.Discard)
@@ -45,10 +48,10 @@ func readFlags(fs *flag.FlagSet, args, environ []string, output io.Writer) error
 	if err := applyEnv(fs, getenv); err != nil {
 		return err
 	}
-	if err := applySecretFiles(fs, getenv); err != nil {
+	if err := applySecretFiles(fs, secrets, getenv); err != nil {
 		return err
 	}
-	return checkVariableNames(fs, environ)
+	return checkVariableNames(fs, secrets, environ)
 }
 
 // flagMistake words a command-line mistake in one line, suggesting the
@@ -92,12 +95,12 @@ func lookupIn(environ []string) func(string) string {
 
 // checkVariableNames refuses a LOADMORE_ variable that is no flag's and no
 // secret file's, naming the closest that is.
-func checkVariableNames(fs *flag.FlagSet, environ []string) error {
+func checkVariableNames(fs *flag.FlagSet, secrets, environ []string) error {
 	var known []string
 	fs.VisitAll(func(f *flag.Flag) {
 		known = append(known, envName(f.Name))
 	})
-	for _, flagName := range secretFlags() {
+	for _, flagName := range secrets {
 		known = append(known, envName(flagName)+"_FILE")
 	}
 	for _, kv := range environ {
@@ -135,12 +138,22 @@ func applyEnv(fs *flag.FlagSet, getenv func(string) string) error {
 	return errors.Join(errs...)
 }
 
-// secretFlags are the flags whose value can hold a password, and which a
-// LOADMORE_<NAME>_FILE variable may give instead.
-func secretFlags() []string { return []string{"db", "db-replica", "redis"} }
+// secretFlags are the flags of groups whose value can hold a password,
+// and which a LOADMORE_<NAME>_FILE variable may give instead.
+func secretFlags(groups []setting.Group) []string {
+	var names []string
+	for _, g := range groups {
+		for _, s := range g.Settings {
+			if s.Secret {
+				names = append(names, s.Name)
+			}
+		}
+	}
+	return names
+}
 
-// applySecretFiles sets -db and -redis, the flags whose value can hold a
-// password, from a file named by their variable and _FILE when not given on
+// applySecretFiles sets the secrets, the flags whose value can hold a
+// password (-db, -db-replica, -redis), from a file named by their variable and _FILE when not given on
 // the command line, as Docker and Kubernetes mount secrets:
 // LOADMORE_DB_FILE=/run/secrets/db. A value in the environment shows in
 // docker inspect and /proc/PID/environ; a file does not. The value is the
@@ -148,10 +161,10 @@ func secretFlags() []string { return []string{"db", "db-replica", "redis"} }
 // add. Setting both the variable and its _FILE form is refused rather than
 // ranked, as one of them is a mistake. An error names the variable and the
 // path, never what the file holds.
-func applySecretFiles(fs *flag.FlagSet, getenv func(string) string) error {
+func applySecretFiles(fs *flag.FlagSet, secrets []string, getenv func(string) string) error {
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	for _, name := range secretFlags() {
+	for _, name := range secrets {
 		plain := envName(name)
 		fileVar := plain + "_FILE"
 		path := getenv(fileVar)

@@ -9,7 +9,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"time"
 
 	"github.com/wploadmore/wploadmore/public"
 	"github.com/wploadmore/wploadmore/server/listing"
@@ -17,11 +16,6 @@ import (
 	"github.com/wploadmore/wploadmore/templates"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
-
-// openTimeout bounds one attempt of the open step to talk with the
-// database and Redis: one that hangs past it is an attempt failed, and the
-// next is made (see openOrWait), rather than a start hung in it.
-const openTimeout = 30 * time.Second
 
 // closeStack holds what the open step opened, to be closed in reverse
 // order when the run ends, however it ends.
@@ -335,7 +329,7 @@ func openSessions(ctx context.Context, cfg Config, logger *slog.Logger, updates 
 		}
 		return nil, fmt.Errorf("-redis: %w", err)
 	}
-	logger.Info("sessions: Redis", "key_prefix", cfg.SessionPrefix, "serializer", cfg.SessionSerializer.String(), "locking", cfg.SessionLocking)
+	logger.Info("sessions: Redis", "key_prefix", sessionCfg.KeyPrefix, "serializer", sessionCfg.Format.String(), "locking", sessionCfg.Locking)
 	return store, nil
 }
 

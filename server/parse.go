@@ -5,15 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/netip"
 	"path/filepath"
-	"slices"
-	"strings"
-	"unicode"
 
+	"github.com/wploadmore/wploadmore/internal/setting"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
-	"github.com/wploadmore/wploadmore/wpdb/excerpt"
 )
 
 // parseConfig reads the settings from the command line in args (args[0] is
@@ -23,20 +19,48 @@ import (
 // returns flag.ErrHelp.
 func parseConfig(args []string, environ []string, output io.Writer) (Config, error) {
 	cfg := Config{}
-	fs, texts := newFlagSet(programName(args), &cfg)
-	if err := readFlags(fs, args, environ, output); err != nil {
+	groups := cfg.settingGroups()
+	fs := newFlagSet(programName(args), groups)
+	if err := readFlags(fs, secretFlags(groups), args, environ, output); err != nil {
 		return Config{}, err
 	}
-	if err := texts.parse(&cfg); err != nil {
+	for _, g := range groups {
+		if err := g.Parse(); err != nil {
+			return Config{}, err
+		}
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	for _, g := range groups {
+		if err := g.Check(func(name string) bool { return given[name] }); err != nil {
+			return Config{}, err
+		}
+	}
+	if err := cfg.validateSessions(); err != nil {
 		return Config{}, err
 	}
-	if err := cfg.normalise(fs); err != nil {
-		return Config{}, err
-	}
-	if err := cfg.validate(); err != nil {
-		return Config{}, err
+	cfg.MySQLSockets = wpdb.DefaultSocketPaths()
+	if cfg.MySQLSocket != "" {
+		cfg.MySQLSockets = append([]string{cfg.MySQLSocket}, cfg.MySQLSockets...)
 	}
 	return cfg, nil
+}
+
+// newFlagSet declares every setting of groups as a flag.
+func newFlagSet(name string, groups []setting.Group) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	for _, g := range groups {
+		g.Register(fs)
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: %s [flags]\n\n"+
+			"Serves the WordPress \"load more\" page and its JSON endpoint at /load-more.php.\n"+
+			"Every flag can also be set by an environment variable: %s and the flag's name\n"+
+			"in capitals with _ for - (-max-batch is %s). A flag wins over its variable.\n\nFlags:\n",
+			fs.Name(), envPrefix, envName("max-batch"))
+		fs.PrintDefaults()
+	}
+	return fs
 }
 
 func programName(args []string) string {
@@ -46,133 +70,25 @@ func programName(args []string) string {
 	return filepath.Base(args[0])
 }
 
-// parse turns the flags read as text into cfg's typed values.
-func (t *flagTexts) parse(cfg *Config) error {
-	var err error
-	if cfg.PostTypes, err = parsePostTypes(t.postTypes); err != nil {
-		return fmt.Errorf("-post-types: %w", err)
+// validateSessions runs session's own check of its Config, which holds
+// -batch as a new session's posts_start, once each setting passed its own.
+// Locking with a Redis Cluster is refused when the store opens: only
+// session reads the cluster URL.
+func (c *Config) validateSessions() error {
+	err := c.sessionConfig().Validate()
+	if named := sessionFlagError(err); named != nil {
+		return named
 	}
-	if cfg.StripShortcodes, err = parseShortcodes(t.stripShortcodes); err != nil {
-		return fmt.Errorf("-strip-shortcodes: %w", err)
-	}
-	if cfg.SessionSerializer, err = session.ParseFormat(t.sessionSerializer); err != nil {
-		return fmt.Errorf("-session-serializer: %w", err)
-	}
-	if cfg.TrustedProxies, err = parsePrefixes(t.trustedProxies); err != nil {
-		return fmt.Errorf("-trusted-proxies: %w", err)
-	}
-	if err := cfg.LogLevel.UnmarshalText([]byte(t.logLevel)); err != nil {
-		return fmt.Errorf("-log-level: %q is not debug, info, warn or error", t.logLevel)
-	}
-	switch t.accessLog {
-	case "on":
-		cfg.AccessLog = true
-	case "off":
-	default:
-		return fmt.Errorf("-access-log: %q is not on or off", t.accessLog)
-	}
-	return nil
+	return err
 }
 
-// normalise puts the settings that several spellings may give into the one
-// form the server uses, and fills in the defaults that depend on another
-// setting. fs tells which flags were given, on the command line or in the
-// environment.
-func (c *Config) normalise(fs *flag.FlagSet) error {
-	basePath, err := cleanBasePath(c.BasePath)
-	if err != nil {
-		return fmt.Errorf("-base-path: %w", err)
+// sessionFlagError words a *session.ConfigError in err as the refusal of
+// the flag that sets its field, as session's table names it, or returns
+// nil when err is none or no flag sets that field.
+func sessionFlagError(err error) error {
+	var refused *session.ConfigError
+	if !errors.As(err, &refused) {
+		return nil
 	}
-	c.BasePath = basePath
-	prefixGiven := false
-	fs.Visit(func(f *flag.Flag) { prefixGiven = prefixGiven || f.Name == "session-prefix" })
-	if !prefixGiven {
-		// phpredis's default depends on the handler: rediscluster keeps
-		// its sessions under another prefix than redis.
-		c.SessionPrefix = session.DefaultKeyPrefix(c.Redis)
-	}
-	c.MySQLSockets = wpdb.DefaultSocketPaths()
-	if c.MySQLSocket != "" {
-		c.MySQLSockets = append([]string{c.MySQLSocket}, c.MySQLSockets...)
-	}
-	return nil
-}
-
-// cleanBasePath turns "blog", "/blog/" and "/blog" into "/blog", and "/"
-// into "", so routes can be written as basePath+"/load-more.php".
-func cleanBasePath(p string) (string, error) {
-	p = strings.Trim(p, "/")
-	if p == "" {
-		return "", nil
-	}
-	for _, segment := range strings.Split(p, "/") {
-		if segment == "" || segment == "." || segment == ".." {
-			return "", fmt.Errorf("%q is not a clean path", p)
-		}
-		if strings.ContainsFunc(segment, func(r rune) bool {
-			return !(r == '-' || r == '_' || r == '.' || r == '~' || r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)))
-		}) {
-			return "", fmt.Errorf("%q has characters a URL path needs escaped", p)
-		}
-	}
-	return "/" + p, nil
-}
-
-func parsePostTypes(s string) ([]string, error) {
-	var types []string
-	for _, t := range strings.Split(s, ",") {
-		t = strings.TrimSpace(t)
-		if t == "" {
-			continue
-		}
-		if err := wpdb.ValidatePostType(t); err != nil {
-			return nil, err
-		}
-		types = append(types, t)
-	}
-	if len(types) == 0 {
-		return nil, errors.New("no post type given")
-	}
-	return types, nil
-}
-
-// parseShortcodes reads -strip-shortcodes. A value of only commas and
-// spaces strips none: an empty LOADMORE_STRIP_SHORTCODES reads as unset.
-// A tag listed twice is kept once, as add_shortcode keeps one.
-func parseShortcodes(s string) ([]string, error) {
-	tags := []string{}
-	for _, t := range strings.Split(s, ",") {
-		if t = strings.TrimSpace(t); t == "" || slices.Contains(tags, t) {
-			continue
-		}
-		if err := excerpt.ValidateShortcode(t); err != nil {
-			return nil, err
-		}
-		tags = append(tags, t)
-	}
-	return tags, nil
-}
-
-func parsePrefixes(s string) ([]netip.Prefix, error) {
-	var prefixes []netip.Prefix
-	for _, p := range strings.Split(s, ",") {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			continue
-		}
-		if !strings.Contains(p, "/") {
-			addr, err := netip.ParseAddr(p)
-			if err != nil {
-				return nil, fmt.Errorf("%q is not an address or CIDR", p)
-			}
-			prefixes = append(prefixes, netip.PrefixFrom(addr, addr.BitLen()))
-			continue
-		}
-		prefix, err := netip.ParsePrefix(p)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not an address or CIDR", p)
-		}
-		prefixes = append(prefixes, prefix.Masked())
-	}
-	return prefixes, nil
+	return new(sessionSettings).Group().FieldError(refused.Field, refused.Reason)
 }

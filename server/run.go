@@ -46,11 +46,11 @@ func run(ctx context.Context, args []string, environ []string, stdout io.Writer)
 func serve(ctx context.Context, cfg Config, listener net.Listener, handler http.Handler, failed <-chan error, build buildInfo, logger *slog.Logger) error {
 	srv := &http.Server{
 		Handler:           handler,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       10 * time.Second,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
 		WriteTimeout:      cfg.writeTimeout(),
 		IdleTimeout:       cfg.IdleTimeout,
-		MaxHeaderBytes:    64 << 10,
+		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	serveErr := make(chan error, 1)

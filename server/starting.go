@@ -34,20 +34,6 @@ import (
 // waits holds /healthz for that attempt at most (the -query-timeout and
 // the Redis timeout), in the listen queue, not refused.
 
-// Retry delays: the first retry soon, as a dependency that is starting is
-// usually up within a second, then doubling to retryMaxDelay so that a
-// long outage costs a few connections a minute. Each is jittered by up to
-// a fifth either way, so that instances restarted together do not retry
-// in step.
-const (
-	retryFirstDelay = 200 * time.Millisecond
-	retryMaxDelay   = 5 * time.Second
-)
-
-// waitLogEvery spaces the lines of failed attempts that failed as the one
-// before did; a new reason is logged at once.
-const waitLogEvery = 30 * time.Second
-
 // unready says err, from opening a dependency, is one to wait out: the
 // dependency did not answer, or not yet as it should (a cluster still
 // forming). wpdb and session mark those with their ErrUnavailable; a

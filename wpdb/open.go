@@ -58,10 +58,9 @@ func openDB(ctx context.Context, cfg Config, mode access, logger *slog.Logger) (
 			return nil, fmt.Errorf("mysql connector: %w", err)
 		}
 		db := sql.OpenDB(conn)
-		// Each request holds a connection for one short query; a few per
-		// core is plenty, and recycling them lets a restarted or failed-over
-		// server be picked up without keeping stale sockets forever.
-		db.SetMaxOpenConns(16)
+		// Recycling connections lets a restarted or failed-over server be
+		// picked up without keeping stale sockets forever.
+		db.SetMaxOpenConns(MySQLPoolSize)
 		db.SetMaxIdleConns(8)
 		db.SetConnMaxLifetime(5 * time.Minute)
 		db.SetConnMaxIdleTime(time.Minute)

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/wploadmore/wploadmore/internal/setting"
+)
+
+// settingGroups are the tables of every component's settings, bound to c
+// and at their defaults: the database's, the listing's, the sessions' and
+// the HTTP server's own. The flags, their variables, -h and the
+// configuration reference are all made from them.
+func (c *Config) settingGroups() []setting.Group {
+	database := c.databaseSettings.Group()
+	database.Explain("query-timeout", "; a page render also waits at most this long for its turn, and an answer may take this plus "+
+		writeSlack.String()+" to be written (the HTTP write timeout)") // see writeTimeout
+	return []setting.Group{database, c.listingSettings.Group(), c.sessionSettings.Group(), c.serverSettings()}
+}
+
+// The defaults of the HTTP server's settings.
+const (
+	defaultAddr            = ":8080"
+	defaultIdleTimeout     = 30 * time.Second
+	defaultShutdownTimeout = 15 * time.Second
+	defaultLogFormat       = "text"
+	defaultLogLevel        = "info"
+	defaultAccessLog       = "on"
+	// defaultAccessLogBytes writes every request line of a few thousand
+	// requests a second, many times what a site's "load more" gets, and
+	// bounds the log's growth under a flood of cheap requests.
+	defaultAccessLogBytes = 1 << 20
+	// defaultUnsentBytes holds a few hundred pages or JSON answers whose
+	// clients read slower than the kernel takes them, more than readers at
+	// the speed of a phone need at once.
+	defaultUnsentBytes = 32 << 20
+)
+
+// The HTTP server's fixed values, which no site has needed to change.
+const (
+	// writeSlack is what an answer may take beyond its wait for the
+	// database: writing a page of posts to a slow reader.
+	writeSlack        = 15 * time.Second
+	readHeaderTimeout = 5 * time.Second
+	readTimeout       = 10 * time.Second
+	maxHeaderBytes    = 64 << 10
+	// openTimeout bounds one attempt of the open step to talk with the
+	// database and Redis: one that hangs past it is an attempt failed, and
+	// the next is made (see openOrWait), rather than a start hung in it.
+	openTimeout = 30 * time.Second
+	// retryFirstDelay and retryMaxDelay space the attempts of a start that
+	// waits for its dependencies: the first retry soon, as a dependency
+	// that is starting is usually up within a second, then doubling so
+	// that a long outage costs a few connections a minute. Each is
+	// jittered, so that instances restarted together do not retry in step.
+	retryFirstDelay = 200 * time.Millisecond
+	retryMaxDelay   = 5 * time.Second
+	// waitLogEvery spaces the lines of failed attempts that failed as the
+	// one before did; a new reason is logged at once.
+	waitLogEvery = 30 * time.Second
+)
+
+// serverSettings is the table of the HTTP server's own settings: where it
+// listens, what it serves from, its limits and its logs.
+func (c *Config) serverSettings() setting.Group {
+	return setting.Group{
+		Component: "HTTP server",
+		Settings: []setting.Setting{
+			{Name: "addr", Value: setting.String(&c.Addr, defaultAddr), Check: c.checkAddr,
+				Usage: "`address` to listen on"},
+			{Name: "base-path", Value: setting.Parsed(&c.BasePath, "", cleanBasePath),
+				Usage: "URL `path` the PHP file lived under, e.g. /blog, so the page answers at /blog/load-more.php"},
+			{Name: "templates", Value: setting.String(&c.Templates, ""),
+				Usage: "`folder` of templates (load-more.mustache, page.html) replacing the embedded ones"},
+			{Name: "trusted-proxies", Value: setting.Parsed(&c.TrustedProxies, "", parsePrefixes),
+				Usage: "comma-separated `CIDRs` of proxies whose X-Forwarded-Proto and X-Forwarded-For are believed"},
+			{Name: "max-conns", Value: setting.Int(&c.MaxConns, defaultMaxConns()), Check: setting.Positive(&c.MaxConns),
+				Default: "RLIMIT_NOFILE - " + strconv.Itoa(connsFDReserve) + ", at most " + strconv.Itoa(maxDefaultConns),
+				Usage:   "most open client `connections`; more wait in the kernel's listen queue until one closes; by default the descriptor limit RLIMIT_NOFILE less " + strconv.Itoa(connsFDReserve) + " for the database, Redis and files, at most " + strconv.Itoa(maxDefaultConns)},
+			{Name: "unsent-bytes", Value: setting.Int(&c.UnsentBytes, defaultUnsentBytes), Check: c.checkUnsentBytes,
+				Usage: "most `bytes` of answers (pages and JSON) held in memory while clients read them; an answer that finds no room is a 503, so slow readers at -max-conns cannot hold more"},
+			{Name: "idle-timeout", Value: setting.Duration(&c.IdleTimeout, defaultIdleTimeout), Check: setting.Positive(&c.IdleTimeout),
+				Usage: "how long a keep-alive connection may wait for its next request before it is closed, freeing its place under -max-conns"},
+			{Name: "shutdown-timeout", Value: setting.Duration(&c.ShutdownTimeout, defaultShutdownTimeout), Check: setting.Positive(&c.ShutdownTimeout),
+				Usage: "how long in-flight requests may finish on SIGTERM"},
+			{Name: "log-format", Value: setting.String(&c.LogFormat, defaultLogFormat), Check: c.checkLogFormat,
+				Usage: "log format: text or json"},
+			{Name: "log-level", Value: setting.Parsed(&c.LogLevel, defaultLogLevel, parseLogLevel),
+				Usage: "log level: debug, info, warn or error"},
+			{Name: "access-log", Value: setting.Parsed(&c.AccessLog, defaultAccessLog, parseOnOff),
+				Usage: "one log line per request: on or off, whatever -log-level says"},
+			{Name: "access-log-bytes", Value: setting.Int(&c.AccessLogBytes, defaultAccessLogBytes), Check: c.checkAccessLogBytes,
+				Usage: "most `bytes` of request lines written a second, after a burst of as many, whatever their status; the lines past it are counted in one line every " + suppressedInterval.String() + ". At least " + strconv.Itoa(maxRequestLine) + ", the longest line"},
+			{Name: "metrics-addr", Value: setting.String(&c.MetricsAddr, ""),
+				Usage: "serve Prometheus metrics at /metrics on this separate `address` (e.g. 127.0.0.1:9464, or :9464 for a scraper on another host); off when empty"},
+			{Name: "pprof", Value: setting.String(&c.Pprof, ""),
+				Usage: "serve net/http/pprof on this separate `address` (e.g. 127.0.0.1:6060); off when empty"},
+			{Name: "version", Value: setting.Bool(&c.Version, false),
+				Usage: "print the version and VCS revision, and do nothing else"},
+			{Name: "healthcheck", Value: setting.String(&c.Healthcheck, ""),
+				Usage: "probe this `URL` (e.g. http://127.0.0.1:8080/readyz), exit 0 when it answers 200, and do nothing else"},
+		},
+	}
+}
+
+func (c *Config) checkAddr() error {
+	if c.Addr == "" {
+		return errors.New("empty")
+	}
+	return nil
+}
+
+func (c *Config) checkUnsentBytes() error {
+	if c.UnsentBytes < minUnsentBytes {
+		return fmt.Errorf("%d is under %d", c.UnsentBytes, minUnsentBytes)
+	}
+	return nil
+}
+
+func (c *Config) checkLogFormat() error {
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		return fmt.Errorf("%q is not text or json", c.LogFormat)
+	}
+	return nil
+}
+
+func (c *Config) checkAccessLogBytes() error {
+	if c.AccessLogBytes < maxRequestLine {
+		return fmt.Errorf("%d is under %d, the longest request line", c.AccessLogBytes, maxRequestLine)
+	}
+	return nil
+}
+
+func parseLogLevel(s string) (slog.Level, error) {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(s)); err != nil {
+		return 0, fmt.Errorf("%q is not debug, info, warn or error", s)
+	}
+	return level, nil
+}
+
+func parseOnOff(s string) (bool, error) {
+	switch s {
+	case "on":
+		return true, nil
+	case "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is not on or off", s)
+}
+
+// cleanBasePath turns "blog", "/blog/" and "/blog" into "/blog", and "/"
+// into "", so routes can be written as basePath+"/load-more.php".
+func cleanBasePath(p string) (string, error) {
+	p = strings.Trim(p, "/")
+	if p == "" {
+		return "", nil
+	}
+	for _, segment := range strings.Split(p, "/") {
+		if segment == "" || segment == "." || segment == ".." {
+			return "", fmt.Errorf("%q is not a clean path", p)
+		}
+		if strings.ContainsFunc(segment, func(r rune) bool {
+			return !(r == '-' || r == '_' || r == '.' || r == '~' || r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r)))
+		}) {
+			return "", fmt.Errorf("%q has characters a URL path needs escaped", p)
+		}
+	}
+	return "/" + p, nil
+}
+
+func parsePrefixes(s string) ([]netip.Prefix, error) {
+	var prefixes []netip.Prefix
+	for _, p := range strings.Split(s, ",") {
+		p = strings.TrimSpace(p)
+		if p == "" {
+			continue
+		}
+		if !strings.Contains(p, "/") {
+			addr, err := netip.ParseAddr(p)
+			if err != nil {
+				return nil, fmt.Errorf("%q is not an address or CIDR", p)
+			}
+			prefixes = append(prefixes, netip.PrefixFrom(addr, addr.BitLen()))
+			continue
+		}
+		prefix, err := netip.ParsePrefix(p)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an address or CIDR", p)
+		}
+		prefixes = append(prefixes, prefix.Masked())
+	}
+	return prefixes, nil
+}
