@@ -42,8 +42,8 @@ type metrics struct {
 // would give every scanner's guess a time series of its own.
 const unmatchedRoute = "unmatched"
 
-// requestBuckets start well under the default's 5 ms: a warm answer takes
-// about 1.5 ms at the median here.
+// requestBuckets start well under the default's 5 ms, where warm answers
+// lie (see the p50s in docs/performance.md).
 var requestBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
 
 // newMetrics creates the registry with the Go and process collectors, the

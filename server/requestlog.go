@@ -12,7 +12,8 @@ import (
 
 // What one client can make the request log write. A request's path and
 // query are the client's to choose and can be 64 KB long; written whole,
-// 404s with such queries grow the log by 829 MiB in 5 s. So each line
+// a flood of 404s with such queries fills a disk in minutes
+// (docs/performance.md). So each line
 // holds a bounded part of them, and lines of 4xx answers, the ones a
 // client makes at will and cheaply, go through one token bucket for the
 // whole server: a flood from any number of clients writes at most

@@ -12,9 +12,9 @@ import (
 // An answer the kernel will not take yet stays in the server's memory until
 // its client reads it: a client that reads 1 byte a second holds a JSON
 // answer of 100 posts (about 100 KB) for the whole write timeout. Held by
-// thousands of such clients, answers took more memory than anything else:
-// 2 000 of them held 194 MB of JSON, 137 KB a connection. unsentAnswers
-// bounds those bytes by -unsent-bytes, whatever the number of connections.
+// thousands of such clients, answers would take more memory than anything
+// else (docs/performance.md). unsentAnswers bounds those bytes by
+// -unsent-bytes, whatever the number of connections.
 //
 // An answer takes room for its size before it is built (the JSON) or just
 // before it is written (the page, which is kept built), and gives it back

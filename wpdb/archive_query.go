@@ -24,11 +24,9 @@ import (
 // Walking costs about (offset+limit)·published/count entries, reading all
 // costs count rows, and a row costs more than an entry: it is read by
 // primary key from the posts table, whose rows (content and all) fill far
-// more pages than the index, then sorted. On the seeded site of 20 000
-// posts on MariaDB a row cost about ten entries: News (half the posts)
-// at offset 9 000 took 21 ms walked and 280 ms read whole; a category of
-// 0.8% at the top 0.7 ms walked and 3.8 ms read whole; one of 0.1% 12 ms
-// walked and 0.16 ms read whole. So an archive is read sparse when
+// more pages than the index, then sorted: on MariaDB a row costs about ten
+// entries (docs/performance.md, "Archives"). So an archive is read sparse
+// when
 //
 //	sparseRowCost · count² ≤ (offset+limit) · published
 //
