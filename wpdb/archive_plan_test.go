@@ -9,8 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wploadmore/wploadmore/wpdb"
-	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 	"github.com/wploadmore/wploadmore/wpdb/sitegen"
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
 // TestDeepKeysetArchivePlan runs a deep lastPost page of an archive whose
