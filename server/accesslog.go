@@ -142,7 +142,7 @@ func (d *dropped) flush() {
 
 // syncWriter serializes writes to w. Each slog handler writes a line in
 // one Write under a lock of its own; with two handlers on one writer, the
-// server's log and the access log, that lock no longer covers both, and a
+// server's log and the access log, neither lock covers both, and a
 // writer such as a test's buffer must not see two Writes at once.
 type syncWriter struct {
 	mu sync.Mutex

@@ -7,7 +7,7 @@ import (
 )
 
 // TestArchiveETagCoversLink: an archive's last batch, then a post
-// published into the archive after every post it had. The same batch now
+// published into the archive after every post it had. The same batch then
 // has the same body but a Link to the new post's batch, so its ETag
 // changes, and a client holding the old one gets the new answer, not a
 // 304 that would keep it from ever asking for more.

@@ -20,8 +20,8 @@ const connsFDReserve = 256
 
 // maxDefaultConns bounds the default where the descriptor limit is
 // effectively none (Go raises the soft limit to the hard one, often 2^20):
-// an idle connection costs about 20 KB (its goroutine and buffers), so
-// 10 000 cost 200 MB, and a site behind a proxy needs far fewer.
+// every idle connection holds a goroutine and its buffers (docs/performance.md
+// has what they cost), and a site behind a proxy needs far fewer.
 const maxDefaultConns = 10_000
 
 // defaultMaxConns is -max-conns's default: RLIMIT_NOFILE less the reserve,

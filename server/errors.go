@@ -71,15 +71,11 @@ const statusClientClosedRequest = 499
 
 // loggedStatus is the status logs and metrics give an answer of status
 // whose request has the context ctx: 499 once the client is gone.
-//
-// net/http cancels a request's context when its connection fails, read
-// (the client closed it) or write, and for nothing else; a handler's own
-// deadlines are contexts derived from it, which end with DeadlineExceeded
-// and never cancel it. So the context says the client left whatever error
-// the handler got on the way: the database's, Redis's, the renderer's
-// ErrBusy, or a context error wrapped any number of times. A client that
-// half-closes its side after sending looks gone too, as net/http has
-// already cancelled its work.
+// net/http cancels a request's context when its connection fails, read or
+// write, and for nothing else; a handler's own deadlines are derived
+// contexts that end with DeadlineExceeded and never cancel it. So the
+// context says the client left, whatever error the handler got on the way
+// (a client that half-closes after sending looks gone too).
 func loggedStatus(ctx context.Context, status int) int {
 	if errors.Is(ctx.Err(), context.Canceled) {
 		return statusClientClosedRequest

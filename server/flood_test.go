@@ -15,11 +15,10 @@ import (
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
-// The deep-range flood of issue 22, at test size. The server's database
-// answers floodQueryDelay late (through wpdbtest.Proxy): on the 2-core
-// machine of the issue, a deep OFFSET query took 30 to 37 ms alone and
-// several hundred with 16 of them sharing MariaDB's cores, and that is how
-// long each held a pooled connection. The freshness bound is floodTTL, so
+// A deep-range flood, at test size. The server's database answers
+// floodQueryDelay late (through wpdbtest.Proxy), as deep OFFSET queries
+// sharing MariaDB's cores do, and that is how long each holds a pooled
+// connection (docs/performance.md). The freshness bound is floodTTL, so
 // the head's refresh, itself a few such round trips, has floodTTL/2 to
 // finish before the head expires.
 const (
@@ -34,11 +33,10 @@ const (
 	// floodVisitorP99 bounds the visitors' p99 during the flood. They are
 	// served from memory; what they wait for is CPU: 8 connections among
 	// 520 that the server serves in turn, the attackers' refused at once,
-	// on 2 cores the test's own clients and MariaDB share (p50 about 30
-	// ms, p99 about 210 here). Before admission control the head's
-	// refresh queued behind the flood's queries for the pool, the head
-	// expired, and visitors waited for it: 16 requests in 8 s, all 503
-	// after the 5 s query timeout.
+	// on 2 cores the test's own clients and MariaDB share. Without
+	// admission control the head's refresh would queue behind the flood's
+	// queries for the pool, the head expire, and visitors wait for it
+	// until the query timeout.
 	floodVisitorP99 = 500 * time.Millisecond
 )
 
@@ -70,8 +68,7 @@ func TestVisitorsDuringDeepRangeFlood(t *testing.T) {
 	// head warm, so every statement the proxy counts was for a client
 	// that had gone (or for the options watch, once a minute). A hang-up
 	// is seen only once the server's connection reader reads it, which
-	// can, rarely, come after the query was sent (0 or 1 in 1 100 here):
-	// 1% is the slack. Before, 1 534 statements for 1 129 hang-ups.
+	// can, rarely, come after the query was sent: 1% is the slack.
 	before := proxy.Queries()
 	hangUps := hangUpFlood(t, srv.URL, floodHangers, floodHangUpsFor)
 	time.Sleep(200 * time.Millisecond) // a query started late would be counted by now

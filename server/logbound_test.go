@@ -202,9 +202,9 @@ func TestRequestLogHidden(t *testing.T) {
 }
 
 // TestRequestLogBound floods the real server with 4xx requests carrying
-// 8 KB of junk for a fixed time, as the 829 MiB incident did, and checks
-// the log grew by no more than the stated bound: the burst and the rate's
-// lines, each at most maxRequestLine, and one summary line per interval.
+// 8 KB of junk for a fixed time, and checks the log grew by no more than
+// the stated bound: the burst and the rate's lines, each at most
+// maxRequestLine, and one summary line per interval.
 func TestRequestLogBound(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: a flood of logged requests")

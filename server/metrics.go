@@ -17,18 +17,12 @@ import (
 )
 
 // metrics are the server's Prometheus metrics, in a registry of their own
-// that run creates: no package-level default registry, so two servers in
-// one test process never share a counter, and nothing registers in init.
-//
-// Where they are served: on a listener of their own, -metrics-addr, off
-// unless set. The server faces the public beside WordPress, and /metrics
-// tells whoever reads it the exact version (to match against advisories),
-// the traffic per route and the pools' sizes; on the main listener it would
-// also take a URL out of the site's space and a place under -max-conns,
-// so a scrape could fail exactly when the server is busiest. A listener of
-// its own can be bound to loopback or a private interface and firewalled
-// apart, as -pprof is. Off by default, so `make run` and tests that start
-// several servers never contend for a fixed port.
+// that run creates, so two servers in one test process never share a
+// counter and nothing registers in init. They are served on a listener of
+// their own, -metrics-addr, off unless set: /metrics tells the exact
+// version, the traffic per route and the pools' sizes, so it belongs on
+// loopback or a private interface, as -pprof does, and a scrape must not
+// take a place under -max-conns when the server is busiest.
 type metrics struct {
 	registry *prometheus.Registry
 
@@ -48,8 +42,8 @@ type metrics struct {
 // would give every scanner's guess a time series of its own.
 const unmatchedRoute = "unmatched"
 
-// requestBuckets start well under the default's 5 ms: a warm answer takes
-// about 1.5 ms at the median here.
+// requestBuckets start well under the default's 5 ms, where warm answers
+// lie (see the p50s in docs/performance.md).
 var requestBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
 
 // newMetrics creates the registry with the Go and process collectors, the

@@ -20,17 +20,14 @@ import (
 )
 
 // TestConfigurationMistakes is a table of the configuration mistakes
-// operators make, each met by the real run as an operator meets it: one
-// line that says what to fix, or, for a form the server accepts (a
-// go-sql-driver DSN with its password raw), a server that starts and
-// serves and a start log that says what it opened. A database that does
-// not answer is no mistake: the server listens and waits for it, /readyz
-// says why, and the log names the address. No error and no log shows a
-// password: each holds the word hunter.
-//
-// TestParseConfigRefusals and TestStartRefusals hold the other settings'
-// refusals; TestParseURLErrors (wpdb) and TestRedisURLMistakes (session)
-// every URL mistake.
+// operators make, each met by the real run: one line that says what to fix,
+// or, for a form the server accepts (a go-sql-driver DSN with its password
+// raw), a server that serves and a start log that says what it opened. A
+// database that does not answer is no mistake: the server listens, /readyz
+// says why and the log names the address. No error and no log shows a
+// password (each holds the word hunter). TestParseConfigRefusals,
+// TestStartRefusals, TestParseURLErrors (wpdb) and TestRedisURLMistakes
+// (session) hold the other refusals.
 func TestConfigurationMistakes(t *testing.T) {
 	t.Parallel()
 	const secret = "hunter"

@@ -13,10 +13,10 @@ import (
 // timeout or refused, a flood that ended), what they took is garbage that
 // nothing collects: an idle server allocates too little to start a
 // collection, and Go forces one only every 2 minutes; the scavenger then
-// returns only what is over the heap goal the crowd raised. 2 000 slow
-// readers left a server at 152 MB for over a minute, where it took 21 MB
-// before them. releaseMemory watches for the crowd to leave and returns the
-// memory at once.
+// returns only what is over the heap goal the crowd raised, so a server
+// could hold several times its usual memory for minutes
+// (docs/performance.md). releaseMemory watches for the crowd to leave and
+// returns the memory at once.
 
 // releaseEvery is how often releaseMemory looks: a crowd gives its memory
 // back at most this long after it left.
@@ -25,11 +25,11 @@ const releaseEvery = time.Second
 // releaseSlack is how much more memory than after its last release (or at
 // its start, or its lowest since) the server may hold before releaseMemory
 // returns it. The live heap is no guide: it is known only as it was at the
-// last collection, which ran while the crowd was there. At 32 MB, 1 000
-// slow readers of a gzip answer, which raised the server from 29 to 58 MB,
-// left it at 58 MB. Smaller is not free: traffic that halves and comes
-// back can cost a release (two collections) each time it ebbs, at most
-// one each releaseEvery.
+// last collection, which ran while the crowd was there. It must be well
+// under what a crowd of slow readers adds (docs/performance.md), or that
+// crowd's memory stays. Smaller is not free: traffic that halves and comes
+// back can cost a release (two collections) each time it ebbs, at most one
+// each releaseEvery.
 const releaseSlack = 8 << 20
 
 // releaseMemory returns memory to the OS when the server holds releaseSlack
@@ -37,8 +37,8 @@ const releaseSlack = 8 << 20
 // connection's are, fell by half from their peak since: two collections,
 // the second to free the buffers net/http pooled for the closed
 // connections (a sync.Pool frees what it holds only at the second
-// collection after it was put there; after one, 4 000 readers' buffers
-// kept 34 MB), then debug.FreeOSMemory. It runs until ctx is cancelled.
+// collection after it was put there), then debug.FreeOSMemory. It runs
+// until ctx is cancelled.
 func releaseMemory(ctx context.Context, logger *slog.Logger) {
 	tick := time.NewTicker(releaseEvery)
 	defer tick.Stop()

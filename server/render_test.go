@@ -87,10 +87,9 @@ func testPageRenderer(t *testing.T) (*listing.Renderer, *listing.Format) {
 }
 
 // pageViewsRSS is the bound TestPageViewsAtCapRSS holds the server to: what
-// it takes idle (about 25 MB, the bench's figures), plus what renders in
-// flight allocate (listing's renderBudget, 16 MB), plus the rendered pages
-// kept (8 MB), rounded up. With a cap of 1 000 posts and renders unbounded,
-// the same views took 77 MB.
+// it takes idle (docs/performance.md), plus what renders in flight allocate
+// (listing's renderBudget, 16 MB), plus the rendered pages kept (8 MB),
+// rounded up. Unbounded renders would pass it.
 const pageViewsRSS = 56 << 20
 
 // TestPageViewsAtCapRSS: 16 visitors who raised posts_start past 1 000

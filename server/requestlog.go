@@ -11,15 +11,14 @@ import (
 )
 
 // What one client can make the request log write. A request's path and
-// query are the client's to choose and can be 64 KB long; written whole,
-// 404s with such queries grow the log by 829 MiB in 5 s. So each line
-// holds a bounded part of them, and lines of 4xx answers, the ones a
+// query are the client's to choose and can be 64 KB long: written whole, a
+// flood of 404s would fill a disk in minutes (docs/performance.md). So each
+// line holds a bounded part of them, and lines of 4xx answers, which a
 // client makes at will and cheaply, go through one token bucket for the
-// whole server: a flood from any number of clients writes at most
-// clientErrorLines a second, after a burst a scanner's sweep fits in.
-// Then every line, whatever its status, goes through a bucket of bytes
-// (-access-log-bytes, see lineBudget): a flood of 200s with junk queries
-// is as cheap to send as one of 404s.
+// whole server: any number of clients write at most clientErrorLines a
+// second, after a burst a scanner's sweep fits in. Then every line goes
+// through a bucket of bytes (-access-log-bytes, see lineBudget), as a flood
+// of 200s with junk queries is as cheap to send as one of 404s.
 const (
 	// maxRequestLine is the longest request line, in either log format,
 	// with every attribute at its widest (TestRequestLineSize holds the

@@ -20,7 +20,7 @@ import (
 )
 
 // floodBound is the test's -new-session-bytes: small enough that 200 000
-// stored sessions (40 MB) would pass it many times over.
+// stored sessions would pass it many times over.
 const floodBound = 2 << 20
 
 // TestSessionFlood sends 200 000 cookieless requests, JSON answers and

@@ -25,16 +25,15 @@ const (
 	slowReaders = 1000
 	// slowReaderConnBytes is what each such connection may take beside the
 	// answers (-unsent-bytes): its goroutines' stacks, net/http's buffers
-	// and request, and the garbage collector's slack over them. Measured
-	// at 4 to 31 KB here (refused readers' connections close), and at 24
-	// to 29 KB for 4 000 readers of a page the kernel takes whole, left
-	// open until -idle-timeout; at 48 KB, the default -max-conns (10 000)
-	// is 470 MiB, which is why -max-conns is the operator's other bound.
+	// and request, and the garbage collector's slack over them, with room
+	// over what they take (docs/performance.md). At this size the default
+	// -max-conns (10 000) is 470 MiB, which is why -max-conns is the
+	// operator's other bound.
 	slowReaderConnBytes = 48 << 10
 	// slowReadersLeftBytes is what the server may keep over its size
 	// before the readers came, once they left: the sessions they opened
-	// and what the allocator keeps. Measured at -1.2 to 1 MB; the buffers
-	// net/http pooled for their connections alone are 8 MB.
+	// and what the allocator keeps, well under the 8 MB of buffers
+	// net/http pooled for their connections, which releaseMemory frees.
 	slowReadersLeftBytes = 6 << 20
 	// slowReadersLeave is how long the server may take to give their
 	// memory back (see releaseMemory).
@@ -46,10 +45,10 @@ const (
 // second through a small window, so the kernel takes a fraction of it and
 // the server holds the rest. The server, a process of its own, stays under
 // its size idle plus -unsent-bytes plus slowReaderConnBytes a connection
-// at its peak (VmHWM): holding every plain answer, it took 460 MB, and
-// holding a compressor for each gzip answer it could count, 170 MB. Once
-// they leave, it comes back to within slowReadersLeftBytes of its size
-// before them in slowReadersLeave.
+// at its peak (VmHWM), which it would pass many times over if it held every
+// plain answer or a compressor for each gzip answer. Once they leave, it
+// comes back to within slowReadersLeftBytes of its size before them in
+// slowReadersLeave.
 func TestSlowReadersRSS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: a server process and a thousand slow readers")

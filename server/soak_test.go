@@ -29,9 +29,9 @@ import (
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
-// The soak's shape. The whole test takes about 30 s; with its setup it
-// stays well inside the 60 s it is allowed, and it paces its visitors so
-// that it leaves most of two shared cores to the other packages' tests.
+// The soak's shape: with its setup it stays well inside the 60 s it is
+// allowed, and it paces its visitors so that it leaves most of two shared
+// cores to the other packages' tests.
 const (
 	soakVisitors   = 50
 	soakPosts      = 40
@@ -48,9 +48,8 @@ const (
 	// gone, to close what the faults opened.
 	soakSettle = 10 * time.Second
 	// soakMaxRSS bounds the server's peak resident set (VmHWM): the test
-	// binary it runs in (about 30 MiB), plus the posts cache (-cache-bytes
-	// 16 MiB) and excerpt memo (8 MiB) full, plus the requests in flight.
-	// The soak peaks at about 35 MiB.
+	// binary it runs in, plus the posts cache (-cache-bytes 16 MiB) and
+	// excerpt memo (8 MiB) full, plus the requests in flight.
 	soakMaxRSS = 96 << 20
 )
 

@@ -9,19 +9,15 @@ import (
 	"github.com/wploadmore/wploadmore/server/listing"
 )
 
-// An answer the kernel will not take yet stays in the server's memory until
-// its client reads it: a client that reads 1 byte a second holds a JSON
-// answer of 100 posts (about 100 KB) for the whole write timeout. Held by
-// thousands of such clients, answers took more memory than anything else:
-// 2 000 of them held 194 MB of JSON, 137 KB a connection. unsentAnswers
+// An answer the kernel will not take yet stays in memory until its client
+// reads it: a client reading 1 byte a second holds a JSON answer of 100
+// posts (about 100 KB) for the whole write timeout, and thousands of them
+// would hold more than anything else (docs/performance.md). unsentAnswers
 // bounds those bytes by -unsent-bytes, whatever the number of connections.
-//
-// An answer takes room for its size before it is built (the JSON) or just
-// before it is written (the page, which is kept built), and gives it back
-// once written. The kernel takes a fast reader's answer at once, so only
-// slow readers hold room for long, and at most for the write timeout.
-// An answer that finds no room is refused at once (503, "server busy"), not
-// queued: a queued answer would be held in memory while it waits.
+// An answer takes room before it is built (the JSON) or written (the kept
+// page) and gives it back once written, so only slow readers hold room for
+// long. One that finds no room is refused at once (503, "server busy"), as
+// a queued answer would be held in memory while it waits.
 
 // minUnsentBytes keeps -unsent-bytes from refusing every page of posts: the
 // largest answers, a page at -max-page-posts, are a few hundred KB.

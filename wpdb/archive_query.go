@@ -9,36 +9,20 @@ import (
 	"strings"
 )
 
-// An archive page is read one of two ways, chosen per request:
-//
-//   - dense: walk type_status_date (post_type, post_status, post_date, ID)
-//     backwards, as the listing does, and probe each post's terms in
-//     term_relationships by its primary key (object_id, term_taxonomy_id).
-//     It reads about (offset+limit)/share entries, where share is the
-//     archive's part of the listing: a few more than a page for a
-//     category holding half the posts, the whole listing for a rare one.
-//   - sparse: read the archive's posts from term_relationships' index on
-//     term_taxonomy_id, fetch each post's row by primary key and sort
-//     them: it reads every post of the archive, whatever the page.
-//
-// Walking costs about (offset+limit)·published/count entries, reading all
-// costs count rows, and a row costs more than an entry: it is read by
-// primary key from the posts table, whose rows (content and all) fill far
-// more pages than the index, then sorted. On the seeded site of 20 000
-// posts on MariaDB a row cost about ten entries: News (half the posts)
-// at offset 9 000 took 21 ms walked and 280 ms read whole; a category of
-// 0.8% at the top 0.7 ms walked and 3.8 ms read whole; one of 0.1% 12 ms
-// walked and 0.16 ms read whole. So an archive is read sparse when
+// An archive page is read one of two ways, chosen per request. Dense walks
+// type_status_date backwards, as the listing does, and probes each post's
+// terms in term_relationships by primary key: about
+// (offset+limit)·published/count entries. Sparse reads the archive's posts
+// from term_relationships' index on term_taxonomy_id and each row by
+// primary key, then sorts: count rows, each costing about sparseRowCost
+// entries. So an archive is read sparse when
 //
 //	sparseRowCost · count² ≤ (offset+limit) · published
 //
-// (limit alone for a keyset page, whose walk starts at its position): with
-// 100 000 published posts and pages of 10, an archive of at most 316
-// posts (0.3%) is read sparse from the top, and one of 0.1% at any depth.
-// count is the smallest of the archive's term groups' sums of
-// term_taxonomy.count, an upper bound of its posts; an archive of authors
-// and dates alone is always walked, as a date range is a seek of the same
-// index and authors have no count.
+// (limit alone for a keyset page). count is the smallest of the archive's
+// term groups' sums of term_taxonomy.count, an upper bound of its posts; an
+// archive of authors and dates alone is always walked. docs/design.md,
+// "Archive plans", says why.
 
 // sparseRowCost is what reading a post's row by primary key costs, in
 // index entries walked: see above.

@@ -84,19 +84,14 @@ func (a Archive) NoPosts() error {
 
 // Resolve looks q's categories, tags and authors up in the snapshot and
 // returns the archive, with WP_Query's meaning: a category includes its
-// children, and so does an excluded one.
-//
-// Like WordPress, it reads a list of either (tag=red,gone; cat=3,999;
-// author=2,999) as the members the site has, and ignores an excluded
-// category it does not have; the archive's Values spell what was found,
-// so that such lists share the cache of their known members.
-//
+// children, excluded or not. Like WordPress, it reads a list (tag=red,gone;
+// cat=3,999) as the members the site has and ignores an unknown excluded
+// category; Values spell what was found, so such lists share a cache entry.
 // It returns a [*NotFoundError], wrapping [ErrNoArchive], where WordPress
-// answers 404: for a category, tag or author the snapshot does not hold,
-// alone or with all of its list (named by the first slug or ID q gave),
-// and for a year, month or day past the calendar (monthnum=13) or not in
-// it (2024-02-30). It does too for an archive of nothing but excluded
-// categories the site does not have, which WordPress lists whole.
+// answers 404: a category, tag or author the snapshot lacks, alone or with
+// its whole list (named by the first slug or ID), a date past or not in the
+// calendar (monthnum=13, 2024-02-30), and, unlike WordPress, which lists
+// everything, an archive of only excluded categories the site lacks.
 func (ts *Terms) Resolve(q ArchiveQuery) (Archive, error) {
 	a := Archive{published: ts.published, Year: q.year, Month: q.month, Day: q.day}
 	found := ArchiveQuery{notAuthors: q.notAuthors, authorName: q.authorName, year: q.year, month: q.month, day: q.day}

@@ -62,7 +62,7 @@ func benchStore(b *testing.B, driver string) *wpdb.Store {
 
 // BenchmarkPosts measures the deferred join at the first page and at a deep
 // offset, 10 posts per page. scripts/bench compares it with the naive
-// LIMIT/OFFSET over full rows it replaced.
+// LIMIT/OFFSET over full rows.
 func BenchmarkPosts(b *testing.B) {
 	for _, driver := range wpdbtest.Drivers() {
 		b.Run(driver, func(b *testing.B) {

@@ -144,23 +144,13 @@ func validatePrefix(prefix string) error {
 
 // ParseURL turns a database URL into a Config naming the driver and DSN;
 // the caller sets the prefix, post types and timeout. It accepts
-//
-//	mysql://user:password@host:port/dbname?param=value
-//	mysql://user:password@localhost/dbname (the local Unix socket: see [Config.LocalSocket])
-//	mysql://user:password@/dbname?socket=/run/mysqld/mysqld.sock
-//	user:password@tcp(host:port)/dbname?param=value (a go-sql-driver DSN, as it is)
-//	user:password@unix(/run/mysqld/mysqld.sock)/dbname
-//	sqlite:PATH, sqlite://PATH or sqlite:///absolute/PATH
-//
-// Special characters in the user name or password of a URL should be
-// percent-encoded (p%40ss for p@ss); a DSN takes them raw. Other query
-// parameters of a mysql URL are passed to the driver (e.g. tls=true), as a
-// DSN's are. A DSN names its network itself, so its localhost is TCP, not
-// the local socket a URL's bare localhost means.
-//
-// ParseURL returns an error naming the part that is wrong, and suggests
-// percent-encoding when a URL's password seems to hold # / ? or %; the
-// error never contains the password.
+// mysql://user:password@host:port/dbname?param=value (bare localhost is the
+// local socket, see [Config.LocalSocket]; ?socket=PATH names one),
+// a go-sql-driver DSN as it is (user:password@tcp(host:port)/dbname, whose
+// localhost is TCP), and sqlite:PATH, sqlite://PATH or sqlite:///PATH. A URL's
+// user and password are percent-encoded, a DSN's raw; other parameters go
+// to the driver. Its error names the wrong part, never the password, and
+// suggests percent-encoding when the password seems to hold # / ? or %.
 func ParseURL(s string) (Config, error) {
 	switch {
 	case strings.HasPrefix(s, "mysql://"):

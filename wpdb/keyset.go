@@ -5,24 +5,14 @@ import (
 	"strings"
 )
 
-// keysetQuery builds the query for the posts that come after a position
-// (post_date, ID) in the listing order, for table (already validated) and n
-// post types. Like postsQuery it is a deferred join over the
-// type_status_date (post_type, post_status, post_date, ID) index, but it
-// seeks to the position instead of skipping OFFSET entries, so it reads
-// about LIMIT index entries at any depth. The comparison is spelled out,
-// as MariaDB does not use the index for a row constructor
-// (post_date, ID) < (?, ?), and led by post_date <= ?, the range both
-// engines seek (SQLite does not seek on the OR alone).
-//
-// When no row has the position's ID, the offset decides: that page is a
-// second branch of the same query, postsQuery's scan held to NOT EXISTS
-// the row. Both branches test the one row by primary key, an uncorrelated
-// subquery both engines evaluate once, before any scan: when the row is
-// there the offset branch reads no index entry, when it is gone the seek
-// has no position and reads none. So a lastPost that does not exist costs
-// one round trip, not three (seek, position, offset), and the end of the
-// listing one, not two: a client making up IDs cannot triple its cost.
+// keysetQuery builds the query for the posts after a position (post_date,
+// ID) in the listing order, for table (already validated) and n post types:
+// postsQuery's deferred join over type_status_date, seeking to the position
+// instead of skipping OFFSET, so it reads about LIMIT index entries at any
+// depth. The comparison is spelled out and led by post_date <= ?, the range
+// both engines seek on. When no row has the position's ID, a second branch
+// is the offset page; both test that row once by primary key, so a made-up
+// lastPost costs one round trip. docs/design.md, "Page queries", says more.
 func keysetQuery(driver, table string, n, startChars int) string {
 	const order = " ORDER BY post_date DESC, ID DESC"
 	// The position is read in the same round trip: an uncorrelated scalar

@@ -23,22 +23,13 @@ func buildQueries(driver, table string, n, startChars int) queryTexts {
 }
 
 // postsQuery builds the page query for table (already validated) and n
-// post types, reading startChars characters of each post's content. Only
-// the table name and startChars are placed in the text; post types, LIMIT
-// and OFFSET are bound parameters (see [Store.args]).
-//
-// The page query is a deferred join: the inner SELECT walks the
-// type_status_date (post_type, post_status, post_date, ID) index backwards,
-// reading index entries only, so skipping OFFSET rows touches no row data;
-// the outer query then fetches the full rows of just the LIMIT IDs it
-// returned. The outer sort is over the derived (ID, post_date) rows, so no
-// temporary table holds full rows (MariaDB writes those to disk when they
-// have TEXT columns), and SQLite needs no sort at all.
-//
-// With several post types the index holds one ordered range per type; an IN
-// list would make the database sort the entries of every published post of
-// those types on each request. Instead each type gets its own backward
-// index scan, cut at OFFSET+LIMIT entries, and only those are merged.
+// post types, reading startChars characters of each post's content; post
+// types, LIMIT and OFFSET are bound parameters (see [Store.args]). It is a
+// deferred join: the inner SELECT walks the type_status_date (post_type,
+// post_status, post_date, ID) index backwards, one scan per post type cut
+// at OFFSET+LIMIT, so skipping OFFSET reads no row data and no IN list
+// makes the database sort every post; the outer query reads the LIMIT
+// full rows. docs/design.md, "Page queries", says why.
 func postsQuery(driver, table string, n, startChars int) string {
 	return outerPageQuery(driver, table, startChars, offsetScan(driver, table, n, ""))
 }

@@ -87,22 +87,15 @@ const (
 )
 
 // OpenReplicated is [Open] with read replicas: each query goes to the next
-// healthy replica in turn, and to the primary only while none is healthy.
-// A replica is healthy when it answers SHOW REPLICA STATUS (SHOW SLAVE
-// STATUS before MariaDB 10.5) within the query timeout with a
-// Seconds_Behind_Master at most rep.MaxLag. One goroutine per replica
-// checks that every rep.CheckInterval, never a request; Open waits for the
-// first round. A query a replica fails is set aside at once and retried on
-// the primary, so a replica dying costs no request.
-//
-// A replica that cannot be reached at Open is set aside, not an error: the
-// primary serves until it comes. The replica's user needs the REPLICA
-// MONITOR privilege (MariaDB 10.5.9+; REPLICATION CLIENT on MySQL and
-// older MariaDB) to read its lag; without it the replica stays aside.
-//
-// It returns Open's errors, and an error when rep is invalid, or a replica
-// answers but has no posts table (wrapping [ErrNoPostsTable]) or refuses
-// its credentials or database.
+// healthy replica in turn, and to the primary only while none is. A replica
+// is healthy when SHOW REPLICA STATUS (SHOW SLAVE STATUS before MariaDB
+// 10.5) answers within the query timeout with Seconds_Behind_Master at most
+// rep.MaxLag; one goroutine per replica checks every rep.CheckInterval, never
+// a request. A failed query sets its replica aside and runs on the primary.
+// A replica unreachable at Open, or without REPLICA MONITOR (REPLICATION
+// CLIENT on MySQL) to read its lag, stays aside. It returns Open's errors,
+// and one when rep is invalid or a replica that answers has no posts table
+// (wrapping [ErrNoPostsTable]) or refuses its credentials or database.
 func OpenReplicated(ctx context.Context, cfg Config, rep Replication, logger *slog.Logger) (*Store, error) {
 	return open(ctx, cfg, rep, logger, contentReading(cfg))
 }
@@ -360,19 +353,13 @@ func (s *Store) pick() *target {
 	return s.primary
 }
 
-// read runs f on the target pick chooses. When a replica fails it because
-// it is unavailable (down, restarting, cut off), the replica is set aside
-// and f runs again on the primary: the caller sees the replica's death
-// only if the primary fails too. When the primary fails, f runs on a
-// replica that answered its last check though set aside for its lag: a
-// stale page is better than none while the primary is down. Each run has
-// its own query timeout, within ctx.
-//
-// A run that failed because its connection was cut (see connectionCut)
-// runs once more on the same target first: f only reads, so repeating it
-// is safe, and after a database restart the pool may still hold
-// connections that died with it. Without this a restart would fail the
-// requests that drew those connections, though the database answers.
+// read runs f on the target pick chooses. When a replica fails it by being
+// unavailable, the replica is set aside and f runs on the primary; when the
+// primary fails, f runs on a replica set aside only for its lag, as a stale
+// page beats none. Each run has its own query timeout, within ctx. A run
+// whose connection was cut (see connectionCut) first runs once more on the
+// same target: f only reads, and after a database restart the pool may
+// still hold connections that died with it.
 func read[T any](ctx context.Context, s *Store, f func(context.Context, *target) (T, error)) (T, error) {
 	t := s.pick()
 	v, err := f(ctx, t)

@@ -10,21 +10,12 @@ import (
 )
 
 // contentStartChars is how many characters of post_content the page
-// queries read. The excerpt needs the first 200 visible characters, and the
-// excerpt walk first reads a window of excerpt.WindowBytes, 4 KB, the
-// tokenizer's own read size, before it reads four times more: as many
-// characters (at least as many bytes) hold that whole first window, so
-// every post the walk decides in its first window is decided from this
-// start, whatever the post's length. That is a block-editor post's opening
-// blocks (an image, a gallery, an embed, each a few hundred bytes of
-// markup) and its first paragraphs. The rest are read again whole (see
-// Store.shape); a smaller start would send more of them back for a second
-// query, a larger one more bytes on every read. A shorter post is read
-// whole in the first query.
-//
-// It must stay far below 2^28: MariaDB 10.11 sizes the sort column of
-// SUBSTRING at 4 bytes a character, and at 2^30 characters that overflows
-// to an empty start while content_whole still says whole.
+// queries read: as many as the excerpt walk's first window
+// (excerpt.WindowBytes) has bytes, so every post the walk decides in that
+// window is decided from this start, whatever its length; the others are
+// read again whole (see Store.shape). It must stay far below 2^28: MariaDB
+// (10.11) sizes SUBSTRING's sort column at 4 bytes a character, and at 2^30 that
+// overflows to an empty start while content_whole still says whole.
 const contentStartChars = excerpt.WindowBytes
 
 // shaper is what the Store asks of the excerpt engine, an
@@ -67,20 +58,14 @@ type wholeRow struct {
 
 // contentColumns is the select list of the page queries after ID, title
 // and name, over the posts table aliased p, reading the first n characters
-// of post_content. Both SUBSTRING and SQLite's substr count characters.
-//
-// content_length is the content's length in bytes, which MariaDB knows
-// without reading the content (CHAR_LENGTH would decode all of it: six
-// times the cost of the whole read on a 200 KB post). content_whole
-// compares it with the start's, both in the column's charset on the
-// server, so a connection charset other than the column's (latin1 tables)
-// cannot make a cut start look whole, and neither can a NUL on SQLite,
-// where substr stops at the first one.
-//
-// A password-protected post's content reads as empty, in the database:
-// not a byte of it reaches the server, its memo or its logs, as WordPress
-// shows none of it (REST gives content.rendered ""). protected is the one
-// bit of post_password the server reads.
+// of post_content (SUBSTRING and substr both count characters).
+// content_length is in bytes, which MariaDB knows without decoding the
+// content as CHAR_LENGTH would. content_whole compares it with the start's
+// on the server, in the column's charset, so neither a latin1 connection
+// nor a NUL (where SQLite's substr stops) makes a cut start look whole.
+// A password-protected post's content reads as empty in the database, so no
+// byte of it reaches the server, its memo or its logs (WordPress shows none);
+// protected is the one bit of post_password the server reads.
 func contentColumns(driver string, n int) string {
 	start := "SUBSTRING(p.post_content, 1, " + strconv.Itoa(n) + ")"
 	cols := "p.post_date, p.post_modified_gmt, "

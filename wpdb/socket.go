@@ -58,18 +58,14 @@ func (c Connection) LogValue() slog.Value { return slog.StringValue(c.String()) 
 func (c Connection) Chosen() bool { return c.Reason != "" }
 
 // ResolveLocalSocket settles a Config whose MySQL host is localhost
-// (cfg.LocalSocket, set by ParseURL and ParseWPConfig): PHP's mysqli
-// connects localhost through the local Unix socket, never TCP, and that is
-// what a 'user'@'localhost' grant, a server with skip-networking or a
-// socket mounted into a container needs. It connects cfg through the first
-// of sockets that is a Unix socket; when none is, over TCP to 127.0.0.1 at
-// the port DB_HOST named (3306 by default). It is the one place that looks
-// at the file system; sockets is the caller's list, in order.
-//
-// It returns the resolved Config, with LocalSocket cleared, and how it
-// connects, with the reason when localhost chose. A Config that is not
-// MySQL is returned unchanged with the zero Connection. It returns an
-// error only when cfg's DSN cannot be read.
+// (cfg.LocalSocket): PHP's mysqli connects localhost through the local Unix
+// socket, never TCP, which a 'user'@'localhost' grant, skip-networking or a
+// socket mounted into a container needs. It uses the first of sockets (the
+// caller's list, in order) that is a Unix socket, else TCP to 127.0.0.1 at
+// DB_HOST's port (3306 by default); it is the one place that looks at the
+// file system. It returns cfg with LocalSocket cleared and how it connects,
+// with the reason when localhost chose; a non-MySQL cfg comes back unchanged
+// with the zero Connection. It fails only when cfg's DSN cannot be read.
 func ResolveLocalSocket(cfg Config, sockets []string) (resolved Config, conn Connection, err error) {
 	if cfg.Driver != DriverMySQL {
 		return cfg, Connection{}, nil

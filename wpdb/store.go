@@ -118,17 +118,14 @@ func (st *statements) close() {
 }
 
 // Open connects to the database cfg names, checks that the posts table
-// exists, and returns a Store. The MySQL driver's own messages (such as
-// "closing bad idle connection" after a database restart) go to logger at
-// Warn level; a nil logger drops them, since every failure that matters
-// also comes back as an error from a Store method.
-//
-// It returns an error wrapping [ErrUnavailable] when the database cannot
-// be reached within the query timeout, drops the connection, or says it
-// cannot take one now (too many connections, shutting down): an outage
-// that may end. Any other error is a configuration to fix: cfg is invalid,
-// the server refuses the user or its password or knows no such database,
-// or the table <prefix>posts does not exist (wrapping [ErrNoPostsTable]).
+// exists, and returns a Store. The MySQL driver's own messages go to logger
+// at Warn level; a nil logger drops them, as every failure that matters
+// also comes back as an error. It returns an error wrapping
+// [ErrUnavailable] when the database cannot be reached within the query
+// timeout, drops the connection or cannot take one now: an outage that may
+// end. Any other error is a configuration to fix: cfg is invalid, the user,
+// password or database is refused, or <prefix>posts does not exist
+// (wrapping [ErrNoPostsTable]).
 func Open(ctx context.Context, cfg Config, logger *slog.Logger) (*Store, error) {
 	return open(ctx, cfg, Replication{}, logger, contentReading(cfg))
 }

@@ -27,25 +27,15 @@ func LoadWPConfig(path string) (Config, error) {
 	return cfg, nil
 }
 
-// ParseWPConfig reads the database settings from the PHP source of a
-// wp-config.php: the constants DB_NAME, DB_USER, DB_PASSWORD, DB_HOST and
-// DB_CHARSET set with define() (or const), and $table_prefix, which is left
-// empty when the file sets none; and the site's Addresses, WP_HOME,
-// WP_SITEURL and WP_CONTENT_URL, when it defines them. It does not run
-// PHP: each must be a plain string literal (single or double quotes, any spacing,
-// comments anywhere). As in PHP, the first define() of a constant wins and
-// the last assignment of $table_prefix wins.
-//
-// DB_HOST is read as WordPress and PHP's mysqli read it: host, host:port,
-// [::1]:3306, or localhost:/path/to/mysqld.sock for a Unix socket. A host
-// of localhost without a socket path (any port, any case, or no host at
-// all) sets LocalSocket: mysqli connects it through the default socket,
-// which [ResolveLocalSocket] finds. DB_CHARSET 'utf8' is upgraded to
-// utf8mb4, as WordPress does; another charset (latin1 on an old site) is
-// kept. DB_COLLATE is ignored:
-// the store compares only ASCII post types and statuses.
-//
-// It returns an error naming the setting that is missing or not a literal.
+// ParseWPConfig reads DB_NAME, DB_USER, DB_PASSWORD, DB_HOST, DB_CHARSET,
+// $table_prefix (empty when unset) and, when defined, WP_HOME, WP_SITEURL
+// and WP_CONTENT_URL from wp-config.php source without running PHP: each
+// must be a plain string literal. As in PHP, the first define() (or const)
+// wins and the last $table_prefix wins. DB_HOST is read as mysqli reads it
+// (host:port, [::1]:3306, localhost:/path.sock); a bare localhost sets
+// LocalSocket (see [ResolveLocalSocket]). DB_CHARSET utf8 becomes utf8mb4,
+// as in WordPress; DB_COLLATE is ignored, as only ASCII types and statuses
+// are compared. Its error names the setting missing or not a literal.
 func ParseWPConfig(src []byte) (Config, error) {
 	toks, err := lexPHP(string(src))
 	if err != nil {

@@ -30,23 +30,15 @@ const (
 	Strict
 )
 
-// A Scanner walks serialize() output by byte lengths only. It never copies
-// or allocates in proportion to a declared length or count: lengths are
-// checked against the bytes left and counts are consumed one element at a
-// time.
-//
-// It checks every value's whole structure (ints and floats as its Mode
-// says, strings delimited only by their byte length, valid class and enum
-// names, element counts that match, nesting at most MaxDepth deep). It
-// does not check what only PHP's runtime knows: whether classes exist,
-// where back-references (r:N; R:N;) point, duplicate keys, and the payload
-// of Serializable (C:) objects, which it skips by length. References are
-// checked to be positive but not to point at an earlier value: a caller
-// may replace a value by one PHP numbers differently and leave the rest
-// byte for byte as it was (session's SetInt does), and the numbering
-// cannot be checked exactly anyway: a C: payload holds values PHP numbers
-// but the Scanner does not parse.
-//
+// A Scanner walks serialize() output by byte lengths only, never copying or
+// allocating in proportion to a declared length or count. It checks every
+// value's structure (numbers as its Mode says, strings by byte length,
+// class and enum names, element counts, nesting at most MaxDepth). It does
+// not check what only PHP's runtime knows: whether classes exist, duplicate
+// keys, C: payloads (skipped by length), or where references (r:N; R:N;)
+// point, only that they are positive: a caller may replace one value and
+// leave the rest byte for byte (session's SetInt does), and a C: payload
+// holds values PHP numbers but the Scanner does not parse.
 // Every error it returns for malformed data is a *SyntaxError.
 type Scanner struct {
 	b    []byte

@@ -60,18 +60,14 @@ type Entry struct {
 	Value Value
 }
 
-// Decode reads b as exactly one serialized value, in Lenient mode, so that
-// it accepts what PHP's unserialize() accepts, data written by PHP 5
-// included, with two differences: bytes after the value, which
-// unserialize() ignores, are an error, and "S:" strings with escapes
-// (which no PHP release writes) are not read. Like the Scanner it does not
-// check what only PHP's runtime knows, such as whether classes exist or
-// where references point.
-//
-// Decode copies the strings it returns; the Value keeps no reference to
-// b. The tree takes memory in proportion to b, not to the lengths and
-// counts b declares: at most some 64 bytes a byte of b, for arrays of
-// tiny elements. Errors for malformed data are a *SyntaxError.
+// Decode reads b as exactly one serialized value in Lenient mode, accepting
+// what PHP's unserialize() accepts, PHP 5's data included, except bytes
+// after the value (which unserialize() ignores) and "S:" escaped strings
+// (which no PHP release writes). Like the Scanner it does not check what
+// only PHP's runtime knows. The Value copies its strings and keeps no
+// reference to b; it takes memory in proportion to b, not to the lengths
+// and counts b declares: at most some 64 bytes a byte of b. Errors for
+// malformed data are a *SyntaxError.
 func Decode(b []byte) (Value, error) {
 	return decode(b, Lenient)
 }

@@ -22,17 +22,14 @@ type Form struct {
 	Address string
 }
 
-// UserInfo names the first character of rawURL's user info that its
-// writer means as part of the user name or password but the URL parser
-// reads otherwise: a # / or ? (which ends a URL's address part) or a %
-// that starts no escape. It says how to percent-encode it, with an example
-// URL of form, and returns "" when the user info looks right or there is
-// none.
-//
-// Call it only on an error path: an @ in a query parameter
-// (?ssl-ca=/srv/a@b.pem) makes a URL without user info look like one with
-// a / in its password. The rule spots that case when the query holds an =,
-// so a password with ? and = goes unhinted.
+// UserInfo names the first character of rawURL's user info that its writer
+// means as part of the user name or password but the URL parser reads
+// otherwise (a # / or ?, which ends the address, or a % that starts no
+// escape), says how to percent-encode it with an example of form, and
+// returns "" when the user info looks right or there is none. Call it only
+// on an error path: an @ in a query (?ssl-ca=/srv/a@b.pem) looks like user
+// info with a / in it. A query holding = is taken for that case, so a
+// password with ? and = goes unhinted.
 func UserInfo(rawURL string, form Form) string {
 	scheme, rest, ok := strings.Cut(rawURL, "://")
 	if !ok {

@@ -11,33 +11,19 @@ import (
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
-// Freshness: every answer reflects the database as it was at most ttl ago.
-// A page is kept with the time its query started and served until that
-// time plus ttl, never after. Once half of ttl has passed, the first reader
-// of a head starts one refresh in the background and is served the head
-// it has, so under steady traffic readers never wait for the database;
-// after a quiet spell longer than ttl the next reader waits, for a query
-// that every concurrent reader of the same page shares (a flight). Errors
-// are never kept, nor sessions.
+// Freshness: an answer reflects the database as it was at most ttl ago: a
+// page is served until its query's start plus ttl, never after. Past half
+// of ttl, the first reader of a head starts one background refresh and is
+// served the head it has; after a quiet spell the next reader waits, for a
+// query its concurrent readers share (a flight). Errors are never kept.
 //
-// Under a flood of pages not in memory (distinct deep ranges, each a query
-// of tens of milliseconds), visitors must not wait behind them. So the
-// blog's head is never refused and its refresh never cancelled, and every
-// other query is admitted: at most MaxMisses run at once, the rest are
-// refused at once with ErrBusy. MaxMisses is below the store's pool, so a
-// connection is always free for the head's refresh. A query is cancelled
-// when every reader waiting for it has gone, and none is started for a
-// reader already gone (see flight). Deeper pages are not refreshed ahead:
-// a query nobody waits for is what a flood must not cost.
-//
-// The head of each listing (the blog or an archive, by its Key) is its
-// newest Depth posts: one page, one query, one snapshot. Any offset page
-// inside it, and any keyset page whose last post is in it, is cut from it,
-// since every visitor starts at the top and each click moves on a batch.
-// Pages cut from one snapshot never repeat or skip a post among
-// themselves. Anything deeper is kept under its exact range. An archive's
-// queries, its head's included, are admitted as misses: a flood of
-// archives is one of misses.
+// Admission: the blog's head is never refused nor its refresh cancelled;
+// every other query (archives' heads included) runs only while fewer than
+// MaxMisses do, below the store's pool, else fails with ErrBusy, so a flood
+// of deep ranges cannot make visitors wait. A query nobody waits for is
+// cancelled or never started. The head is the newest Depth posts, one
+// query; offset and keyset pages inside it are cut from it, deeper ones
+// kept by exact range. docs/design.md, "The posts cache", says why.
 
 // Cache answers from memory what its Source answered less than TTL ago,
 // so warm requests never wait on the database, and keeps posts formatted

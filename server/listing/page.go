@@ -125,16 +125,13 @@ type Renderer struct {
 }
 
 // A render allocates up to about renderBytesPerPost for each post on the
-// page (10.5 KB: 2.1 MB for 200 posts in BenchmarkLoadMorePage with every
-// page rendered anew; the rest is room for long titles): the template's
-// maps, each batch's HTML, the page, garbage once the page is written.
-// Renders in flight hold at most renderBudget / renderBytesPerPost posts
-// together, 1 024, or one page at MaxPagePosts when an operator set it
-// higher: five pages at the default cap at once, more than two cores render
-// anyway. So what renders take at their peak is bounded by the
-// configuration, whatever posts_start visitors bring and however many come
-// at once; the others wait, and find the page among the rendered pages
-// when it was the same one.
+// page (the template's maps, each batch's HTML, the page, garbage once it
+// is written; docs/performance.md has the figures). Renders in flight hold
+// at most renderBudget / renderBytesPerPost posts together, or one page at
+// MaxPagePosts when that is higher, so what renders take at their peak is
+// bounded by the configuration, whatever posts_start visitors bring and
+// however many come at once; the others wait, and find the page among the
+// rendered pages when it was the same one.
 const (
 	renderBudget       = 16 << 20
 	renderBytesPerPost = 16 << 10

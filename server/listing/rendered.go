@@ -26,8 +26,8 @@ func (page *RenderedPage) size() int {
 	return len(page.key) + len(page.html) + len(page.gzip) + len(page.zstd)
 }
 
-// renderedPagesBytes bounds the rendered pages kept: a page of 200 posts
-// and its key are about 300 KB.
+// renderedPagesBytes bounds the rendered pages kept: room for some 25 pages
+// of 200 posts (docs/performance.md).
 const renderedPagesBytes = 8 << 20
 
 // renderedPages are the pages a Renderer keeps, by the hash of their key,

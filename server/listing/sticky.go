@@ -24,20 +24,16 @@ type Pages interface {
 	Posts(ctx context.Context, p wpdb.Page) ([]Post, error)
 }
 
-// Sticky is the listing as WordPress's blog home orders it: the site's
-// sticky posts first, newest first, then every other post, newest first,
-// none of them twice. Offsets (start) and positions (lastPost) are in that
-// order, so a walk by either gives each post once.
-//
-// The listing underneath is not changed: its head and pages stay the
-// cache's, and Sticky cuts the other posts out of them. A page of the
-// others from offset r is read from the listing at offset r, as many posts
-// longer as there are sticky ones: the sticky posts newer than its first
-// post say how many of the others lie before offset r, and are skipped,
-// and those inside it are left out. The sticky posts themselves are read
-// by ID, again after ttl, so one unpublished shows as the listing does.
-//
-// It is safe for concurrent use.
+// Sticky is the listing as WordPress's blog home orders it: the sticky
+// posts first, newest first, then every other post, newest first, none
+// twice. Offsets (start) and positions (lastPost) are in that order, so a
+// walk by either gives each post once. The listing underneath keeps its
+// cached head and pages: a page of the others from offset r is read from
+// offset r, as many posts longer as there are sticky ones; the sticky posts
+// newer than its first post say how many others lie before r and are
+// skipped, and those inside it are left out. The sticky posts are read by
+// ID, again after ttl, so one unpublished shows as the listing does. It is
+// safe for concurrent use.
 type Sticky struct {
 	pages  Pages
 	db     StickySource
