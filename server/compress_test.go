@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"compress/gzip"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,8 +13,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/klauspost/compress/zstd"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
@@ -83,34 +82,7 @@ func send(t *testing.T, client *http.Client, method, url string, header map[stri
 // decode undoes the answer's Content-Encoding.
 func decode(t *testing.T, s sent) []byte {
 	t.Helper()
-	switch coding := s.header.Get("Content-Encoding"); coding {
-	case "":
-		return s.body
-	case "gzip":
-		r, err := gzip.NewReader(bytes.NewReader(s.body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		plain, err := io.ReadAll(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return plain
-	case "zstd":
-		d, err := zstd.NewReader(nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer d.Close()
-		plain, err := d.DecodeAll(s.body, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return plain
-	default:
-		t.Fatalf("Content-Encoding %q", coding)
-		return nil
-	}
+	return testkit.Decode(t, s.header.Get("Content-Encoding"), s.body)
 }
 
 var loggedBytes = regexp.MustCompile(`bytes=(\d+) .*request_id=(\S+)`)

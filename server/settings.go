@@ -83,7 +83,7 @@ func (c *Config) serverSettings() setting.Group {
 			{Name: "max-conns", Value: setting.Int(&c.MaxConns, defaultMaxConns()), Check: setting.Positive(&c.MaxConns),
 				Default: "RLIMIT_NOFILE - " + strconv.Itoa(connsFDReserve) + ", at most " + strconv.Itoa(maxDefaultConns),
 				Usage:   "most open client `connections`; more wait in the kernel's listen queue until one closes; by default the descriptor limit RLIMIT_NOFILE less " + strconv.Itoa(connsFDReserve) + " for the database, Redis and files, at most " + strconv.Itoa(maxDefaultConns)},
-			{Name: "unsent-bytes", Value: setting.Int(&c.UnsentBytes, defaultUnsentBytes), Check: c.checkUnsentBytes,
+			{Name: "unsent-bytes", Value: setting.Int(&c.UnsentBytes, defaultUnsentBytes), Check: setting.AtLeast(&c.UnsentBytes, minUnsentBytes),
 				Usage: "most `bytes` of answers (pages and JSON) held in memory while clients read them; an answer that finds no room is a 503, so slow readers at -max-conns cannot hold more"},
 			{Name: "idle-timeout", Value: setting.Duration(&c.IdleTimeout, defaultIdleTimeout), Check: setting.Positive(&c.IdleTimeout),
 				Usage: "how long a keep-alive connection may wait for its next request before it is closed, freeing its place under -max-conns"},
@@ -112,13 +112,6 @@ func (c *Config) serverSettings() setting.Group {
 func (c *Config) checkAddr() error {
 	if c.Addr == "" {
 		return errors.New("empty")
-	}
-	return nil
-}
-
-func (c *Config) checkUnsentBytes() error {
-	if c.UnsentBytes < minUnsentBytes {
-		return fmt.Errorf("%d is under %d", c.UnsentBytes, minUnsentBytes)
 	}
 	return nil
 }

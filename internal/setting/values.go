@@ -162,6 +162,16 @@ func Positive[T ~int | ~int64](p *T) func() error {
 	}
 }
 
+// AtLeast is a Check that refuses *p under lo.
+func AtLeast[T ~int | ~int64](p *T, lo T) func() error {
+	return func() error {
+		if *p < lo {
+			return fmt.Errorf("%d is under %d", *p, lo)
+		}
+		return nil
+	}
+}
+
 type parser interface{ parse() error }
 
 type registerer interface {

@@ -1,7 +1,8 @@
 // Package testkit holds the small helpers the tests of every package
 // share: a buffer a test reads while other goroutines write to it, a clock
-// the test moves by hand, and a wait for a condition that another
-// goroutine makes true. Only tests and test helpers import it.
+// the test moves by hand, a wait for a condition that another goroutine
+// makes true, and a decoder of compressed answers. Only tests and test
+// helpers import it.
 package testkit
 
 import (

@@ -2,15 +2,13 @@ package compress
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"sync"
 	"testing"
 
-	"github.com/klauspost/compress/zstd"
+	"github.com/wploadmore/wploadmore/internal/testkit"
 )
 
 // TestEncode: at every level and in each coding, the body decodes to the
@@ -26,7 +24,7 @@ func TestEncode(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := decode(t, coding, body); !bytes.Equal(got, plain) {
+				if got := testkit.Decode(t, coding, body); !bytes.Equal(got, plain) {
 					t.Error("the body does not decode to the plain one")
 				}
 				if len(body) >= len(plain) {
@@ -79,35 +77,10 @@ func TestEncodeConcurrent(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			if got := decode(t, coding, body); !bytes.Equal(got, plain) {
+			if got := testkit.Decode(t, coding, body); !bytes.Equal(got, plain) {
 				t.Errorf("answer %d: not its body", i)
 			}
 		})
 	}
 	wg.Wait()
-}
-
-func decode(t *testing.T, coding string, body []byte) []byte {
-	t.Helper()
-	var r io.Reader
-	switch coding {
-	case Gzip:
-		zr, err := gzip.NewReader(bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = zr
-	case Zstd:
-		zr, err := zstd.NewReader(bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer zr.Close()
-		r = zr
-	}
-	got, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got
 }

@@ -5,13 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"testing"
 	"time"
 
-	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
-
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/templates"
 	"github.com/wploadmore/wploadmore/wpdb"
@@ -100,7 +97,7 @@ func TestCompressed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := decompress(t, coding, body); !bytes.Equal(got, page.HTML()) {
+			if got := testkit.Decode(t, coding, body); !bytes.Equal(got, page.HTML()) {
 				t.Fatal("the body does not decode to the page")
 			}
 			if grew := kept.bytes - before; grew != len(body) {
@@ -129,32 +126,7 @@ func TestCompressed(t *testing.T) {
 	if other.gzip != nil || kept.bytes > kept.max {
 		t.Errorf("kept %v, %d of %d bytes; want not kept, within the bound", other.gzip != nil, kept.bytes, kept.max)
 	}
-	if got := decompress(t, "gzip", body); !bytes.Equal(got, other.HTML()) {
+	if got := testkit.Decode(t, "gzip", body); !bytes.Equal(got, other.HTML()) {
 		t.Error("the body does not decode to the page")
 	}
-}
-
-func decompress(t *testing.T, coding string, body []byte) []byte {
-	t.Helper()
-	var r io.Reader
-	switch coding {
-	case "gzip":
-		zr, err := gzip.NewReader(bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r = zr
-	case "zstd":
-		zr, err := zstd.NewReader(bytes.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer zr.Close()
-		r = zr
-	}
-	got, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got
 }

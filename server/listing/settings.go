@@ -61,7 +61,7 @@ func (s *Settings) Group() setting.Group {
 				Usage: "the newest `posts` the cache keeps as one page, refreshed by one query; deeper pages are kept one by one"},
 			{Name: "cache-entries", Value: setting.Int(&s.CacheEntries, DefaultCacheEntries), Check: setting.Positive(&s.CacheEntries),
 				Usage: "most pages of posts the cache keeps"},
-			{Name: "cache-bytes", Value: setting.Int(&s.CacheBytes, DefaultCacheBytes), Check: s.checkCacheBytes,
+			{Name: "cache-bytes", Value: setting.Int(&s.CacheBytes, DefaultCacheBytes), Check: setting.AtLeast(&s.CacheBytes, minCacheBytes),
 				Usage: "most `bytes` of posts (titles, excerpts, names, dates) the cache keeps"},
 			{Name: "sticky-posts", Value: setting.Bool(&s.StickyPosts, false),
 				Usage: "put the site's sticky posts first in the listing, as WordPress's blog home does (never in archives); the PHP script did not"},
@@ -95,13 +95,6 @@ func (s *Settings) checkBatch() error {
 func (s *Settings) checkCacheTTL() error {
 	if s.CacheTTL < 0 {
 		return fmt.Errorf("%v is negative", s.CacheTTL)
-	}
-	return nil
-}
-
-func (s *Settings) checkCacheBytes() error {
-	if s.CacheBytes < minCacheBytes {
-		return fmt.Errorf("%d is under %d", s.CacheBytes, minCacheBytes)
 	}
 	return nil
 }
