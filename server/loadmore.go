@@ -53,11 +53,7 @@ func (lm *loadMore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		a, err = lm.terms.resolve(q.archive)
 	}
 	if err == nil {
-		if q.wantsJSON {
-			err = lm.servePosts(w, r, q, a)
-		} else {
-			err = lm.servePage(w, r, q, a)
-		}
+		err = lm.answer(w, r, q, a)
 	}
 	switch {
 	case err == nil:
@@ -66,6 +62,27 @@ func (lm *loadMore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeHTMLError(w, r, lm.failures, err)
 	}
+}
+
+// answer decides, once, what the request gets: the JSON endpoint's batch
+// or the page, public for an archive or counted in the visitor's session
+// for the blog.
+func (lm *loadMore) answer(w http.ResponseWriter, r *http.Request, q loadMoreQuery, a archiveRequest) error {
+	public := a.isArchive()
+	if !q.wantsJSON {
+		if public {
+			return lm.servePublicPage(w, r, q, a)
+		}
+		return lm.serveCountedPage(w, r, q)
+	}
+	found, link, err := lm.readBatch(r.Context(), q, a)
+	if err != nil {
+		return err
+	}
+	if public {
+		return lm.writePublicJSON(w, r, found, link)
+	}
+	return lm.writeCountedJSON(w, r, found, link)
 }
 
 // firstPosts reads the first shown posts of a's listing for a page, and

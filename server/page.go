@@ -11,24 +11,13 @@ import (
 	"github.com/wploadmore/wploadmore/session"
 )
 
-// servePage renders the page. The blog's shows the first posts_start
+// serveCountedPage renders the blog's page with the first posts_start
 // posts, so a return visit shows as many as the visitor had loaded, but
 // never more than maxPagePosts: a counter PHP or a long visit pushed very
-// high must not make one page render the whole blog. An archive's shows
-// one batch, headed and titled as WordPress heads and titles it.
-//
-// With posts=N (the "more" link, which works without JavaScript) either
-// renders N posts instead; the blog's raises posts_start to the number
-// shown if that is higher, so a reload or the back button shows the same
-// page, and the session counts what the visitor saw.
-func (lm *loadMore) servePage(w http.ResponseWriter, r *http.Request, q loadMoreQuery, a archiveRequest) error {
-	if a.isArchive() {
-		return lm.servePublicPage(w, r, q, a)
-	}
-	return lm.serveCountedPage(w, r, q)
-}
-
-// serveCountedPage renders the blog's page from the visitor's session.
+// high must not make one page render the whole blog. With posts=N (the
+// "more" link, which works without JavaScript) it renders N posts and
+// raises posts_start to the number shown if that is higher, so a reload
+// or the back button shows the same page.
 func (lm *loadMore) serveCountedPage(w http.ResponseWriter, r *http.Request, q loadMoreQuery) error {
 	ctx := r.Context()
 	visitor := lm.cookie.Visitor(r)
@@ -104,7 +93,8 @@ func (lm *loadMore) serveCountedPage(w http.ResponseWriter, r *http.Request, q l
 	return nil
 }
 
-// servePublicPage renders an archive's page: posts=N or one batch, at most
+// servePublicPage renders an archive's page, headed and titled as
+// WordPress heads and titles it: posts=N or one batch, at most
 // maxPagePosts, as there is no posts_start to start from. The badge counts
 // the posts shown.
 func (lm *loadMore) servePublicPage(w http.ResponseWriter, r *http.Request, q loadMoreQuery, a archiveRequest) error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"net/http"
 
@@ -8,31 +9,26 @@ import (
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
-// servePosts answers the JSON endpoint: a batch of posts, with a Link to
-// the next batch while posts follow (one post more than asked for is read
-// to know it, and never sent). The blog's batch is counted into the
-// session's posts_start; an archive's is public.
-func (lm *loadMore) servePosts(w http.ResponseWriter, r *http.Request, q loadMoreQuery, a archiveRequest) error {
-	found, err := lm.pages.Posts(r.Context(), wpdb.Page{In: a.listing(), LastPost: q.lastPost, Offset: q.start, Limit: q.desired + 1})
+// readBatch reads the JSON endpoint's batch of a's listing, and the Link to
+// the next batch while posts follow: one post more than asked for is read
+// to know it, and never sent.
+func (lm *loadMore) readBatch(ctx context.Context, q loadMoreQuery, a archiveRequest) ([]listing.Post, string, error) {
+	found, err := lm.pages.Posts(ctx, wpdb.Page{In: a.listing(), LastPost: q.lastPost, Offset: q.start, Limit: q.desired + 1})
 	if err != nil {
-		return err
+		return nil, "", err
 	}
 	if a.isArchive() && len(found) == 0 && q.start == 0 && q.lastPost == 0 {
 		// The archive's first batch: a date with no posts is a 404, as on
 		// the page. A later batch past the end is an empty one, as ever.
 		if err := a.archive.NoPosts(); err != nil {
-			return err
+			return nil, "", err
 		}
 	}
-	var link string
-	if len(found) > q.desired {
-		found = found[:q.desired]
-		link = nextLink(lm.endpoint, a, q.start+len(found), q.desired, found[len(found)-1].ID)
+	if len(found) <= q.desired {
+		return found, "", nil
 	}
-	if a.isArchive() {
-		return lm.writePublicJSON(w, r, found, link)
-	}
-	return lm.writeCountedJSON(w, r, found, link)
+	found = found[:q.desired]
+	return found, nextLink(lm.endpoint, a, q.start+len(found), q.desired, found[len(found)-1].ID), nil
 }
 
 // writeCountedJSON writes the blog's batch and counts it into the
