@@ -33,6 +33,7 @@ type metrics struct {
 	cacheMisses    prometheus.Counter
 	cacheRefreshes prometheus.Counter
 	cacheRefused   prometheus.Counter
+	cacheStale     prometheus.Counter
 
 	sessionUpdates *prometheus.CounterVec // {outcome}
 }
@@ -77,6 +78,10 @@ func newMetrics(build buildInfo) *metrics {
 			Name: "wploadmore_posts_cache_refused_total",
 			Help: "Pages of posts not in memory refused at once with 503 (server busy): their query would have passed the bound on queries in flight.",
 		}),
+		cacheStale: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "wploadmore_posts_cache_stale_total",
+			Help: "Archive heads served past -cache-ttl (with Age), as their query was refused or failed: at most 4 times -cache-ttl old.",
+		}),
 		sessionUpdates: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "wploadmore_session_updates_total",
 			Help: "Steps of session updates by outcome: applied, created, deferred (not stored past -new-session-bytes: carried in a cookie), resumed (a carried session stored on its return), conflict (WATCH retried), fallback (update.lua left it to Go), unavailable (answered 503).",
@@ -96,7 +101,7 @@ func newMetrics(build buildInfo) *metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		buildGauge,
 		m.requests, m.durations,
-		m.cacheHits, m.cacheMisses, m.cacheRefreshes, m.cacheRefused,
+		m.cacheHits, m.cacheMisses, m.cacheRefreshes, m.cacheRefused, m.cacheStale,
 		m.sessionUpdates,
 	)
 	return m
@@ -209,6 +214,7 @@ func (m *metrics) CacheHit()     { m.cacheHits.Inc() }
 func (m *metrics) CacheMiss()    { m.cacheMisses.Inc() }
 func (m *metrics) CacheRefresh() { m.cacheRefreshes.Inc() }
 func (m *metrics) CacheRefused() { m.cacheRefused.Inc() }
+func (m *metrics) CacheStale()   { m.cacheStale.Inc() }
 
 // handler serves the registry in Prometheus's text format (or OpenMetrics
 // when the scraper asks for it). A collector's error is answered 500 with
