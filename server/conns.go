@@ -306,6 +306,10 @@ func (s *connSlots) markIdle(c *slotConn, kind int32) {
 }
 
 func (s *connSlots) markBusy(c *slotConn) {
+	// Only c's own goroutine lists c, so a c it sees unlisted stays so.
+	if c.idle.Load() == 0 {
+		return
+	}
 	s.mu.Lock()
 	if c.idle.Load() != 0 {
 		s.unlinkLocked(c)
