@@ -15,24 +15,43 @@ const minBudgetSessions = 16
 // Visit resolves the visitor's session, adds n (0 for a page view) to its
 // posts_start atomically, and returns it:
 //   - a stored, readable session under v.ID is updated, whatever the
-//     companion says: a session PHP or another request stored wins;
+//     companion says: a session PHP or another request stored wins; but
+//     a companion sealed over it while Redis was full (see visitFull) adds what
+//     the stored one lacks;
 //   - else a companion sealed for v.ID (see carry.go) carries the count:
 //     the session is stored with it plus n or, past the creation budget,
 //     stays in State.Carry;
 //   - else a fresh id (State.New) starts at InitialPostsStart+n, stored
 //     while the budget lasts, else carried in State.Carry.
 //
-// Errors wrap ErrUnavailable, except for a negative n.
+// While Redis refuses writes for want of memory (ErrFull), every count is
+// carried in State.Carry as past the budget, and stored on a later visit
+// once Redis has room. Errors wrap ErrUnavailable, except for a negative n.
 func (s *Store) Visit(ctx context.Context, v Visitor, n int) (State, error) {
 	if n < 0 {
 		return State{}, fmt.Errorf("session: negative posts_start increment %d", n)
 	}
 	if ValidID(v.ID) {
-		got, err := s.addExisting(ctx, v.ID, n)
+		var c carried
+		var ok bool
+		if v.Carried != "" {
+			var err error
+			if c, ok, err = s.carry.open(ctx, v.ID, v.Carried, s.now()); err != nil {
+				s.cfg.observe(UpdateUnavailable)
+				return State{}, err
+			}
+		}
+		var pending int64
+		if ok && c.over {
+			pending = c.pending
+		}
+		got, err := s.addExisting(ctx, v.ID, clampInt(addClamped(pending, n)))
 		switch {
 		case err == nil:
 			s.cfg.observe(UpdateApplied)
 			return State{ID: v.ID, PostsStart: clampInt(got)}, nil
+		case errors.Is(err, ErrFull):
+			return s.visitFull(ctx, v, pending, n)
 		case errors.Is(err, errUnreadable):
 			s.logger.WarnContext(ctx, "session value unreadable (malformed or compressed); issuing a new id and leaving it untouched",
 				slog.String("session_id", truncateID(v.ID)), slog.Any("error", err))
@@ -41,18 +60,51 @@ func (s *Store) Visit(ctx context.Context, v Visitor, n int) (State, error) {
 				s.cfg.observe(UpdateUnavailable)
 			}
 			return State{}, err
-		default:
-			carried, ok, err := s.carry.open(ctx, v.ID, v.Carried, s.now())
-			if err != nil {
-				s.cfg.observe(UpdateUnavailable)
-				return State{}, err
-			}
-			if ok {
-				return s.resume(ctx, v, addClamped(carried, n), n)
-			}
+		case ok:
+			return s.resume(ctx, v, addClamped(c.count, n), n)
 		}
 	}
 	return s.freshObserved(ctx, int64(s.cfg.InitialPostsStart)+int64(n))
+}
+
+// visitFull answers a visitor whose stored session Redis had no room to update:
+// its posts_start is read (a GET needs no room), and what the store lacks
+// of it, pending plus n, rides in a companion sealed over the session
+// until a visit finds room to add it.
+func (s *Store) visitFull(ctx context.Context, v Visitor, pending int64, n int) (State, error) {
+	s.outOfRoom.Store(true)
+	s.cfg.observe(UpdateFull)
+	cur, exists, err := s.b.read(ctx, v.ID)
+	if err != nil && !errors.Is(err, errUnreadable) {
+		s.cfg.observe(UpdateUnavailable)
+		return State{}, err
+	}
+	var d *Data
+	if err == nil && exists {
+		d, err = Decode(s.cfg.Format, cur)
+	}
+	if err != nil || !exists {
+		// Gone or unreadable since the update was refused: as for any
+		// such id, a fresh one, carried while Redis stays full.
+		return s.freshObserved(ctx, addClamped(int64(s.cfg.InitialPostsStart)+pending, n))
+	}
+	stored, ok := d.Int(postsStartKey)
+	if !ok {
+		stored = int64(s.cfg.InitialPostsStart)
+	}
+	pending = addClamped(pending, n)
+	count := addClamped(stored, clampInt(pending))
+	if pending == 0 {
+		s.cfg.observe(UpdateApplied)
+		return State{ID: v.ID, PostsStart: clampInt(count)}, nil
+	}
+	carry, err := s.carry.sealOver(ctx, v.ID, count, pending, s.now())
+	if err != nil {
+		s.cfg.observe(UpdateUnavailable)
+		return State{}, err
+	}
+	s.cfg.observe(UpdateDeferred)
+	return State{ID: v.ID, PostsStart: clampInt(count), Carry: carry}, nil
 }
 
 // freshObserved is fresh, told to the update observer.
@@ -73,7 +125,7 @@ func (s *Store) freshObserved(ctx context.Context, postsStart int64) (State, err
 // already holds this request's n, or carries it on past the budget.
 func (s *Store) resume(ctx context.Context, v Visitor, count int64, n int) (State, error) {
 	id := v.ID
-	if !s.budget.take(!v.issued) {
+	carryOn := func() (State, error) {
 		carry, err := s.carry.seal(ctx, id, count, s.now())
 		if err != nil {
 			s.cfg.observe(UpdateUnavailable)
@@ -82,7 +134,15 @@ func (s *Store) resume(ctx context.Context, v Visitor, count int64, n int) (Stat
 		s.cfg.observe(UpdateDeferred)
 		return State{ID: id, PostsStart: clampInt(count), Carry: carry, New: v.issued}, nil
 	}
+	if !s.budget.take(!v.issued) {
+		return carryOn()
+	}
 	err := s.b.create(ctx, id, s.newValue(count))
+	if errors.Is(err, ErrFull) {
+		s.outOfRoom.Store(true)
+		s.cfg.observe(UpdateFull)
+		return carryOn()
+	}
 	if errors.Is(err, errTaken) {
 		// Stored since we looked (by PHP, or by this visitor's other
 		// request, which spent the same companion): it wins, and gets our
@@ -117,7 +177,12 @@ func (s *Store) resume(ctx context.Context, v Visitor, count int64, n int) (Stat
 // budget lasts, else carried by its visitor.
 func (s *Store) fresh(ctx context.Context, postsStart int64) (State, error) {
 	if s.budget.take(false) {
-		return s.create(ctx, postsStart)
+		st, err := s.create(ctx, postsStart)
+		if !errors.Is(err, ErrFull) {
+			return st, err
+		}
+		s.outOfRoom.Store(true)
+		s.cfg.observe(UpdateFull)
 	}
 	id, err := NewID()
 	if err != nil {
@@ -151,13 +216,16 @@ func (s *Store) Peek(ctx context.Context, v Visitor) (State, error) {
 		}
 		return State{}, err
 	}
-	if !exists {
-		carried, ok, err := s.carry.open(ctx, v.ID, v.Carried, s.now())
-		if err != nil {
+	var c carried
+	var ok bool
+	if v.Carried != "" {
+		if c, ok, err = s.carry.open(ctx, v.ID, v.Carried, s.now()); err != nil {
 			return State{}, err
 		}
+	}
+	if !exists {
 		if ok {
-			return State{ID: v.ID, PostsStart: clampInt(carried), Carry: v.Carried}, nil
+			return State{ID: v.ID, PostsStart: clampInt(c.count), Carry: v.Carried}, nil
 		}
 		return none, nil
 	}
@@ -167,9 +235,13 @@ func (s *Store) Peek(ctx context.Context, v Visitor) (State, error) {
 		// leaves both to the next GET.
 		return none, nil
 	}
-	v2, ok := d.Int(postsStartKey)
-	if !ok {
+	v2, stored := d.Int(postsStartKey)
+	if !stored {
 		v2 = int64(s.cfg.InitialPostsStart)
+	}
+	if ok && c.over {
+		// What a full Redis could not store is still the visitor's.
+		return State{ID: v.ID, PostsStart: clampInt(addClamped(v2, clampInt(c.pending))), Carry: v.Carried}, nil
 	}
 	return State{ID: v.ID, PostsStart: clampInt(v2)}, nil
 }
