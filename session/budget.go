@@ -46,9 +46,10 @@ type budget struct {
 	tokens float64
 	last   time.Time
 
-	// keeper, when set, keeps the level in the store: saved at most every
-	// budgetSaveEvery while the bucket is under budgetSaveBelow of its
-	// burst, one save at a time, off the request's path.
+	// keeper, when set, keeps the level in the store: saved at a creation
+	// asked for, taken or refused, at most every budgetSaveEvery, while
+	// the bucket is under budgetSaveBelow of its burst, one save at a
+	// time, off the request's path.
 	keeper  budgetKeeper
 	logger  *slog.Logger
 	timeout time.Duration
@@ -150,10 +151,10 @@ func (b *budget) take(returning bool) bool {
 	if !returning {
 		floor += b.reserve
 	}
+	defer b.save(now)
 	if b.tokens < floor {
 		return false
 	}
 	b.tokens--
-	b.save(now)
 	return true
 }

@@ -7,7 +7,9 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -45,6 +47,16 @@ const carrySkew = time.Minute
 // server ever reads it as a session.
 const carryKeyName = "wploadmore:carry-key"
 
+// carryPreviousKeyName keeps the key the current one replaced, for the
+// instances started since, until the companions sealed under it expire.
+const carryPreviousKeyName = "wploadmore:carry-key-previous"
+
+// carryKeys are the companion's keys as the store holds them: current, to
+// seal with, and previous, still accepted (nil when none).
+type carryKeys struct {
+	current, previous []byte
+}
+
 // carrySealer seals and opens companion values. Its key is fetched at the
 // first companion this process seals or opens, not at start: under normal
 // traffic no companion is made, and the store holds nothing new.
@@ -54,26 +66,28 @@ const carryKeyName = "wploadmore:carry-key"
 // with the key it has), and at once, at most every carryKeyRecheck, when a
 // companion is refused, as one sealed under a key this instance has not
 // read yet is. The key replaced is still accepted for one lifetime, as
-// long as the companions sealed under it live, so a key that changes (a
+// long as the companions sealed under it live, by this instance and, as
+// the store's previous key, by the others, so a key that changes (a
 // FLUSHALL, a failover to an empty replica) resets nobody's count.
 type carrySealer struct {
 	lifetime time.Duration // a companion is as old as the session it stands for at most
-	// fetch returns the key every instance uses: the one the backend keeps
-	// (carryKeyer), else one of this process's own.
-	fetch   func(ctx context.Context) ([]byte, error)
+	// fetch returns the keys every instance uses: the ones the backend
+	// keeps (carryKeyer), else one of this process's own. known is the
+	// current key this process seals with, nil before the first fetch.
+	fetch   func(ctx context.Context, known []byte) (carryKeys, error)
 	timeout time.Duration // bounds one fetch, whoever waits for it
 
 	mu            sync.Mutex
-	key           []byte
-	read          time.Time     // when key was last read, or its reading last failed
-	previous      []byte        // the key before key, accepted until previousUntil
-	previousUntil time.Time     //
+	keys          carryKeys
+	replaced      []byte        // the key keys.current replaced here, accepted until replacedUntil
+	replacedUntil time.Time     //
+	read          time.Time     // when the keys were last read, or their reading last failed
 	rechecked     time.Time     // the last read for a refused companion
 	fetching      chan struct{} // closed when the read under way ends; nil when none
 	fetchErr      error         // the last read's error
 }
 
-// carryKeyRefresh is how old the key an instance uses may grow before it
+// carryKeyRefresh is how old the keys an instance uses may grow before it
 // reads the store's again: the most an instance takes to follow a new key
 // with no companion refused meanwhile.
 const carryKeyRefresh = 10 * time.Second
@@ -83,33 +97,40 @@ const carryKeyRefresh = 10 * time.Second
 const carryKeyRecheck = time.Second
 
 func newCarrySealer(lifetime, timeout time.Duration, b backend) *carrySealer {
-	c := &carrySealer{lifetime: lifetime, timeout: timeout, fetch: func(context.Context) ([]byte, error) { return newCarryKey() }}
+	c := &carrySealer{lifetime: lifetime, timeout: timeout}
 	if k, ok := b.(carryKeyer); ok {
-		c.fetch = func(ctx context.Context) ([]byte, error) {
+		c.fetch = func(ctx context.Context, known []byte) (carryKeys, error) {
 			candidate, err := newCarryKey()
 			if err != nil {
-				return nil, err
+				return carryKeys{}, err
 			}
-			return k.carryKey(ctx, candidate)
+			return k.carryKey(ctx, candidate, known)
 		}
+		return c
+	}
+	c.fetch = func(_ context.Context, known []byte) (carryKeys, error) {
+		if known != nil {
+			return carryKeys{current: known}, nil
+		}
+		key, err := newCarryKey()
+		return carryKeys{current: key}, err
 	}
 	return c
 }
 
-// keys returns the key to seal with and the previous one, still accepted
-// (nil when none). Without a key yet it waits for the read under way, or
-// starts one, but never longer than ctx or the read's timeout: requests
-// share one read and queue behind none. A failed first read is tried again
-// by the next request; a stale key is read again in the background.
-func (c *carrySealer) keys(ctx context.Context, now time.Time) (key, previous []byte, err error) {
+// accepted returns the keys to seal and open with. Without a key yet it
+// waits for the read under way, or starts one, but never longer than ctx
+// or the read's timeout: requests share one read and queue behind none. A
+// failed first read is tried again by the next request; stale keys are
+// read again in the background.
+func (c *carrySealer) accepted(ctx context.Context, now time.Time) (current []byte, others [][]byte, err error) {
 	c.mu.Lock()
-	if c.key != nil {
+	if c.keys.current != nil {
 		if now.Sub(c.read) >= carryKeyRefresh {
 			c.startFetch(now)
 		}
-		key, previous = c.key, c.previousAt(now)
-		c.mu.Unlock()
-		return key, previous, nil
+		defer c.mu.Unlock()
+		return c.keys.current, c.othersAt(now), nil
 	}
 	done := c.startFetch(now)
 	c.mu.Unlock()
@@ -118,14 +139,15 @@ func (c *carrySealer) keys(ctx context.Context, now time.Time) (key, previous []
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.key == nil {
+	if c.keys.current == nil {
 		return nil, nil, c.fetchErr
 	}
-	return c.key, c.previousAt(now), nil
+	return c.keys.current, c.othersAt(now), nil
 }
 
-// recheck reads the store's key again for a refused companion, at most once
-// every carryKeyRecheck, and reports whether the keys changed.
+// recheck reads the store's keys again for a refused companion, at most
+// once every carryKeyRecheck (or joins the read under way), and reports
+// whether it did.
 func (c *carrySealer) recheck(ctx context.Context, now time.Time) bool {
 	c.mu.Lock()
 	if now.Sub(c.rechecked) < carryKeyRecheck && c.fetching == nil {
@@ -133,38 +155,39 @@ func (c *carrySealer) recheck(ctx context.Context, now time.Time) bool {
 		return false
 	}
 	c.rechecked = now
-	was := c.key
 	done := c.startFetch(now)
 	c.mu.Unlock()
-	if c.wait(ctx, done) != nil {
-		return false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return !hmac.Equal(was, c.key)
+	return c.wait(ctx, done) == nil
 }
 
-// startFetch starts a read of the store's key unless one is under way, and
-// returns the channel closed when it ends. c.mu is held.
+// startFetch starts a read of the store's keys unless one is under way,
+// and returns the channel closed when it ends. c.mu is held.
 func (c *carrySealer) startFetch(now time.Time) chan struct{} {
 	if c.fetching != nil {
 		return c.fetching
 	}
 	done := make(chan struct{})
 	c.fetching = done
+	known := c.keys.current
 	go func() {
 		// Not the request's context: the read serves every request
 		// waiting for it, and its timeout bounds it.
 		ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
 		defer cancel()
-		key, err := c.fetch(ctx)
+		keys, err := c.fetch(ctx, known)
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.fetching, c.fetchErr = nil, err
-		if err == nil {
-			c.replace(key, now)
+		switch {
+		case err == nil:
+			c.replace(keys, now)
+		case errors.Is(err, ErrFull) && c.keys.current == nil && keys.current != nil:
+			// The store holds no key and has no room for one: this
+			// instance seals under its own until it has (see
+			// docs/sessions.md), and accepts it a lifetime after.
+			c.keys = keys
 		}
-		if c.key != nil {
+		if c.keys.current != nil {
 			c.read = now
 		}
 		close(done)
@@ -172,21 +195,26 @@ func (c *carrySealer) startFetch(now time.Time) chan struct{} {
 	return done
 }
 
-// replace makes key the one to seal with; the one it replaces is accepted
-// for a lifetime more. c.mu is held.
-func (c *carrySealer) replace(key []byte, now time.Time) {
-	if c.key != nil && !hmac.Equal(c.key, key) {
-		c.previous, c.previousUntil = c.key, now.Add(c.lifetime)
+// replace takes up the store's keys; the current one they replace is
+// accepted for a lifetime more. c.mu is held.
+func (c *carrySealer) replace(keys carryKeys, now time.Time) {
+	if was := c.keys.current; was != nil && !hmac.Equal(was, keys.current) {
+		c.replaced, c.replacedUntil = was, now.Add(c.lifetime)
 	}
-	c.key = key
+	c.keys = keys
 }
 
-// previousAt is the previous key while it is accepted. c.mu is held.
-func (c *carrySealer) previousAt(now time.Time) []byte {
-	if now.Before(c.previousUntil) {
-		return c.previous
+// othersAt are the keys besides the current one still accepted. c.mu is
+// held.
+func (c *carrySealer) othersAt(now time.Time) [][]byte {
+	var others [][]byte
+	if c.keys.previous != nil {
+		others = append(others, c.keys.previous)
 	}
-	return nil
+	if c.replaced != nil && now.Before(c.replacedUntil) {
+		others = append(others, c.replaced)
+	}
+	return others
 }
 
 // wait waits until done is closed or ctx ends.
@@ -232,7 +260,7 @@ func (c *carrySealer) sealOver(ctx context.Context, id string, count, pending in
 }
 
 func (c *carrySealer) sealCarried(ctx context.Context, id string, v carried, now time.Time) (string, error) {
-	key, _, err := c.keys(ctx, now)
+	key, _, err := c.accepted(ctx, now)
 	if err != nil {
 		return "", err
 	}
@@ -265,11 +293,11 @@ func (c *carrySealer) open(ctx context.Context, id, value string, now time.Time)
 	if now.Sub(sealed) >= c.lifetime || sealed.Sub(now) > carrySkew {
 		return carried{}, false, nil
 	}
-	key, previous, err := c.keys(ctx, now)
+	key, others, err := c.accepted(ctx, now)
 	if err != nil {
 		return carried{}, false, err
 	}
-	if v.sealedUnder(key, previous, id, at, mac) {
+	if v.sealedUnder(append(others, key), id, at, mac) {
 		return v, true, nil
 	}
 	// Perhaps another instance sealed it under a key this one has not
@@ -277,19 +305,21 @@ func (c *carrySealer) open(ctx context.Context, id, value string, now time.Time)
 	if !c.recheck(ctx, now) {
 		return carried{}, false, nil
 	}
-	key, previous, err = c.keys(ctx, now)
+	key, others, err = c.accepted(ctx, now)
 	if err != nil {
 		return carried{}, false, err
 	}
-	return v, v.sealedUnder(key, previous, id, at, mac), nil
+	return v, v.sealedUnder(append(others, key), id, at, mac), nil
 }
 
-// sealedUnder reports whether mac is v's under key or previous.
-func (v carried) sealedUnder(key, previous []byte, id string, at int64, mac string) bool {
-	if hmac.Equal([]byte(mac), []byte(v.mac(key, id, at))) {
-		return true
+// sealedUnder reports whether mac is v's under one of keys.
+func (v carried) sealedUnder(keys [][]byte, id string, at int64, mac string) bool {
+	for _, key := range keys {
+		if hmac.Equal([]byte(mac), []byte(v.mac(key, id, at))) {
+			return true
+		}
 	}
-	return previous != nil && hmac.Equal([]byte(mac), []byte(v.mac(previous, id, at)))
+	return false
 }
 
 // parseCarried splits a companion value into what it carries, its time
@@ -348,38 +378,67 @@ func parseDigits(s string) (int64, bool) {
 	return n, err == nil
 }
 
-// carryKeyer is a backend that keeps the companion's HMAC key itself, so
-// every instance sharing it uses one key: the Redis stores.
+// carryKeyer is a backend that keeps the companion's HMAC keys itself, so
+// every instance sharing it uses the same: the Redis stores.
 type carryKeyer interface {
-	carryKey(ctx context.Context, candidate []byte) ([]byte, error)
+	carryKey(ctx context.Context, candidate, known []byte) (carryKeys, error)
 }
 
-// carryKey returns the companion's key the store holds, storing candidate
-// first when it holds none, unless an instance did meanwhile (SET NX). It
-// reads before it writes: a full Redis refuses every SET, but still
-// answers GET. The key has no expiry: a maxmemory policy of volatile-*
-// never evicts it (see docs/sessions.md).
-func (r *redisSessions) carryKey(ctx context.Context, candidate []byte) ([]byte, error) {
+// carryKey returns the companion's keys the store holds, storing candidate
+// as the current one first when it holds none, unless an instance did
+// meanwhile (SET NX). It reads before it writes: a full Redis refuses
+// every SET, but still answers GET; then it returns candidate with an
+// error wrapping ErrFull. When the current key is no longer known, the
+// key this process sealed with, known is kept as the previous one for a
+// lifetime, for the instances that never read it. The current key has no
+// expiry: a maxmemory policy of volatile-* never evicts it (see
+// docs/sessions.md).
+func (r *redisSessions) carryKey(ctx context.Context, candidate, known []byte) (carryKeys, error) {
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.OpTimeout)
 	defer cancel()
 	key := r.cfg.KeyPrefix + carryKeyName
+	current, ok, err := r.getCarryKey(ctx, key)
+	if err != nil {
+		return carryKeys{}, err
+	}
+	if !ok {
+		if _, err := r.route.alone(ctx, key, "SET", key, candidate, "NX"); err != nil {
+			return carryKeys{current: candidate}, unavailable("SET", err)
+		}
+		if current, ok, err = r.getCarryKey(ctx, key); err != nil {
+			return carryKeys{}, err
+		}
+		if !ok {
+			return carryKeys{}, fmt.Errorf("session: %w: %s holds no companion key", ErrUnavailable, key)
+		}
+	}
+	prevKey := r.cfg.KeyPrefix + carryPreviousKeyName
+	if known != nil && !hmac.Equal(known, current) {
+		if _, err := r.route.alone(ctx, prevKey, "SET", prevKey, known, "EX", lifetimeSeconds(r.cfg.MaxLifetime)); err != nil {
+			r.logger.WarnContext(ctx, "companion key changed; could not keep the previous one for other instances", slog.Any("error", unavailable("SET", err)))
+		}
+	}
+	previous, _, err := r.getCarryKey(ctx, prevKey)
+	if err != nil {
+		return carryKeys{}, err
+	}
+	return carryKeys{current: current, previous: previous}, nil
+}
+
+// getCarryKey GETs a companion key, and false when there is none.
+func (r *redisSessions) getCarryKey(ctx context.Context, key string) ([]byte, bool, error) {
 	reply, err := r.route.alone(ctx, key, "GET", key)
 	if err != nil {
-		return nil, unavailable("GET", err)
+		return nil, false, unavailable("GET", err)
 	}
 	if reply == nil {
-		if _, err := r.route.alone(ctx, key, "SET", key, candidate, "NX"); err != nil {
-			return nil, unavailable("SET", err)
-		}
-		if reply, err = r.route.alone(ctx, key, "GET", key); err != nil {
-			return nil, unavailable("GET", err)
-		}
+		return nil, false, nil
 	}
 	stored, ok := reply.([]byte)
 	if !ok || len(stored) < 32 {
-		return nil, fmt.Errorf("session: %w: %s holds no companion key (%T)", ErrUnavailable, key, reply)
+		return nil, false, fmt.Errorf("session: %w: %s holds no companion key (%T)", ErrUnavailable, key, reply)
 	}
-	return stored, nil
+	return stored, true, nil
 }
 
 // Carried returns the companion cookie's value, or "" when there is none.
