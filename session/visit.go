@@ -42,10 +42,14 @@ func (s *Store) Visit(ctx context.Context, v Visitor, n int) (State, error) {
 			}
 		}
 		var pending int64
+		var got int64
+		var err error
 		if ok && c.over {
 			pending = c.pending
+			got, err = s.addCarried(ctx, v.ID, c, n)
+		} else {
+			got, err = s.addExisting(ctx, v.ID, n)
 		}
-		got, err := s.addExisting(ctx, v.ID, clampInt(addClamped(pending, n)))
 		switch {
 		case err == nil:
 			s.cfg.observe(UpdateApplied)
@@ -65,6 +69,35 @@ func (s *Store) Visit(ctx context.Context, v Visitor, n int) (State, error) {
 		}
 	}
 	return s.freshObserved(ctx, int64(s.cfg.InitialPostsStart)+int64(n))
+}
+
+// addCarried adds n to the stored session id that c was sealed over, and
+// what c carries first while the store still holds the posts_start c was
+// sealed over: so a companion counts once, however often it comes back
+// (an old tab, two requests at once). It takes the WATCH path, and
+// returns what addExisting does.
+func (s *Store) addCarried(ctx context.Context, id string, c carried, n int) (int64, error) {
+	var got int64
+	err := s.b.update(ctx, id, func(cur []byte, exists bool) ([]byte, error) {
+		if !exists {
+			return nil, errNoSession
+		}
+		d, err := Decode(s.cfg.Format, cur)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", errUnreadable, err)
+		}
+		v, ok := d.Int(postsStartKey)
+		if !ok {
+			v = int64(s.cfg.InitialPostsStart)
+		}
+		if v == c.count-c.pending {
+			v = c.count
+		}
+		got = addClamped(v, n)
+		d.SetInt(postsStartKey, got)
+		return d.Encode(), nil
+	})
+	return got, err
 }
 
 // visitFull answers a visitor whose stored session Redis had no room to update:
