@@ -37,8 +37,8 @@ const (
 	// UpdateFull: Redis refused a write for want of memory (maxmemory with
 	// noeviction), and the visitor's count was carried in the companion
 	// cookie instead. It is heard besides the step's outcome (deferred
-	// when a companion is sent), so UpdateOutcomes leaves it out: a
-	// counter of its own shows it.
+	// when a companion is sent, none when there was nothing to write), so
+	// UpdateOutcomes leaves it out: a counter of its own shows it.
 	UpdateFull UpdateOutcome = "full"
 )
 

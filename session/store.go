@@ -114,9 +114,10 @@ type State struct {
 	PostsStart int
 	New        bool // a new id was issued; the server must set the cookie
 	// Carry, when not "", is the companion cookie's value to send: the
-	// session is not stored (the creation budget is spent) and its
-	// posts_start travels with the visitor until it is. "" means the
-	// session is stored, and a companion the visitor sent is spent.
+	// session is not stored (the creation budget is spent, or Redis is
+	// full), or Redis had no room for its update, and its posts_start
+	// travels with the visitor until it is. "" means the session is
+	// stored, and a companion the visitor sent is spent.
 	Carry string
 }
 

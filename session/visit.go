@@ -128,7 +128,7 @@ func (s *Store) visitFull(ctx context.Context, v Visitor, pending int64, n int) 
 	pending = addClamped(pending, n)
 	count := addClamped(stored, clampInt(pending))
 	if pending == 0 {
-		s.cfg.observe(UpdateApplied)
+		// A page view with nothing carried: nothing to store.
 		return State{ID: v.ID, PostsStart: clampInt(count)}, nil
 	}
 	carry, err := s.carry.sealOver(ctx, v.ID, count, pending, s.now())
