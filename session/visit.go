@@ -16,8 +16,8 @@ const minBudgetSessions = 16
 // posts_start atomically, and returns it:
 //   - a stored, readable session under v.ID is updated, whatever the
 //     companion says: a session PHP or another request stored wins; but
-//     a companion sealed over it while Redis was full (see visitFull) adds what
-//     the stored one lacks;
+//     a companion sealed over it while Redis was full (see visitFull)
+//     adds what the stored one lacks;
 //   - else a companion sealed for v.ID (see carry.go) carries the count:
 //     the session is stored with it plus n or, past the creation budget,
 //     stays in State.Carry;
@@ -41,11 +41,11 @@ func (s *Store) Visit(ctx context.Context, v Visitor, n int) (State, error) {
 				return State{}, err
 			}
 		}
-		var pending int64
+		var over carried // the companion sealed over the stored session, if any
 		var got int64
 		var err error
 		if ok && c.over {
-			pending = c.pending
+			over = c
 			got, err = s.addCarried(ctx, v.ID, c, n)
 		} else {
 			got, err = s.addExisting(ctx, v.ID, n)
@@ -55,7 +55,7 @@ func (s *Store) Visit(ctx context.Context, v Visitor, n int) (State, error) {
 			s.cfg.observe(UpdateApplied)
 			return State{ID: v.ID, PostsStart: clampInt(got)}, nil
 		case errors.Is(err, ErrFull):
-			return s.visitFull(ctx, v, pending, n)
+			return s.visitFull(ctx, v, over, n)
 		case errors.Is(err, errUnreadable):
 			s.logger.WarnContext(ctx, "session value unreadable (malformed or compressed); issuing a new id and leaving it untouched",
 				slog.String("session_id", truncateID(v.ID)), slog.Any("error", err))
@@ -100,11 +100,12 @@ func (s *Store) addCarried(ctx context.Context, id string, c carried, n int) (in
 	return got, err
 }
 
-// visitFull answers a visitor whose stored session Redis had no room to update:
-// its posts_start is read (a GET needs no room), and what the store lacks
-// of it, pending plus n, rides in a companion sealed over the session
-// until a visit finds room to add it.
-func (s *Store) visitFull(ctx context.Context, v Visitor, pending int64, n int) (State, error) {
+// visitFull answers a visitor whose stored session Redis had no room to
+// update: its posts_start is read (a GET needs no room), and what the
+// store lacks of it, n plus what over (the companion the visitor brought,
+// if sealed over this session) still carries, rides in a companion sealed
+// over the session until a visit finds room to add it.
+func (s *Store) visitFull(ctx context.Context, v Visitor, over carried, n int) (State, error) {
 	s.outOfRoom.Store(true)
 	s.cfg.observe(UpdateFull)
 	cur, exists, err := s.b.read(ctx, v.ID)
@@ -118,12 +119,21 @@ func (s *Store) visitFull(ctx context.Context, v Visitor, pending int64, n int) 
 	}
 	if err != nil || !exists {
 		// Gone or unreadable since the update was refused: as for any
-		// such id, a fresh one, carried while Redis stays full.
-		return s.freshObserved(ctx, addClamped(int64(s.cfg.InitialPostsStart)+pending, n))
+		// such id, a fresh one, carried while Redis stays full, with
+		// the count the visitor brought.
+		count := int64(s.cfg.InitialPostsStart)
+		if over.over {
+			count = over.count
+		}
+		return s.freshObserved(ctx, addClamped(count, n))
 	}
 	stored, ok := d.Int(postsStartKey)
 	if !ok {
 		stored = int64(s.cfg.InitialPostsStart)
+	}
+	var pending int64
+	if over.over && stored == over.count-over.pending {
+		pending = over.pending // not stored yet, as addCarried would find
 	}
 	pending = addClamped(pending, n)
 	count := addClamped(stored, clampInt(pending))
