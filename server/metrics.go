@@ -36,6 +36,7 @@ type metrics struct {
 	cacheStale     prometheus.Counter
 
 	sessionUpdates *prometheus.CounterVec // {outcome}
+	sessionsFull   prometheus.Counter     // Redis out of memory, counts carried
 }
 
 // unmatchedRoute is the route label of requests no route pattern matched
@@ -86,6 +87,10 @@ func newMetrics(build buildInfo) *metrics {
 			Name: "wploadmore_session_updates_total",
 			Help: "Steps of session updates by outcome: applied, created, deferred (not stored past -new-session-bytes: carried in a cookie), resumed (a carried session stored on its return), conflict (WATCH retried), fallback (update.lua left it to Go), unavailable (answered 503).",
 		}, []string{"outcome"}),
+		sessionsFull: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "wploadmore_session_store_full_total",
+			Help: "Session updates Redis refused for want of memory (maxmemory with noeviction), answered with the count carried in the companion cookie instead of 503.",
+		}),
 	}
 	buildGauge := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name:        "wploadmore_build_info",
@@ -102,7 +107,7 @@ func newMetrics(build buildInfo) *metrics {
 		buildGauge,
 		m.requests, m.durations,
 		m.cacheHits, m.cacheMisses, m.cacheRefreshes, m.cacheRefused, m.cacheStale,
-		m.sessionUpdates,
+		m.sessionUpdates, m.sessionsFull,
 	)
 	return m
 }
@@ -206,6 +211,10 @@ func (m *metrics) observeRequest(route string, status int, took time.Duration) {
 // SessionUpdate counts one session update outcome: metrics is the session
 // store's UpdateObserver.
 func (m *metrics) SessionUpdate(o session.UpdateOutcome) {
+	if o == session.UpdateFull {
+		m.sessionsFull.Inc()
+		return
+	}
 	m.sessionUpdates.WithLabelValues(string(o)).Inc()
 }
 
