@@ -1,0 +1,170 @@
+package main
+
+import (
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wploadmore/wploadmore/public"
+)
+
+func TestListHead(t *testing.T) {
+	for _, tt := range []struct {
+		name, value string
+		maxBytes    int
+		maxElements int
+		want        string
+	}{
+		{"within the bounds", `"a", "b"`, 64, 4, `"a", "b"`},
+		{"elements cut at the bound", "a,b,c,d,e", 64, 3, "a,b,c"},
+		{"an element the bytes split is left out", `"aaaa", "bbbb"`, 10, 4, `"aaaa"`},
+		{"one element longer than the bound", strings.Repeat("a", 20), 10, 4, ""},
+		{"empty", "", 10, 4, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, listHead(tt.value, tt.maxBytes, tt.maxElements)); diff != "" {
+				t.Errorf("(-want +got)\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestRangesWithinBounds(t *testing.T) {
+	const size = 23522
+	for _, tt := range []struct {
+		name, header string
+		want         bool
+	}{
+		{"none", "", true},
+		{"one range", "bytes=0-99", true},
+		{"one open range", "bytes=100-", true},
+		{"a suffix", "bytes=-500", true},
+		{"two ranges", "bytes=0-99,200-299", true},
+		{"maxRanges ranges", "bytes=" + ranges(maxRanges, 1000, 100), true},
+		{"one range more", "bytes=" + ranges(maxRanges+1, 1000, 100), false},
+		{"5 000 one-byte ranges", manyRanges(5000), false},
+		{"two ranges of the whole file", "bytes=0-,0-", false},
+		{"overlapping ranges past the size", "bytes=0-20000,100-20000", false},
+		{"tiny ranges of a tiny answer's worth", "bytes=0-0,2-2", true},
+		{"not bytes", "pages=1-2", true},
+		{"malformed, left to ServeContent", "bytes=a-b,c-d", true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := rangesWithinBounds(tt.header, size, "text/javascript; charset=utf-8"); got != tt.want {
+				t.Errorf("rangesWithinBounds(%.60q) = %v, want %v", tt.header, got, tt.want)
+			}
+		})
+	}
+	// Two one-byte ranges of a 100-byte file: the multipart answer would
+	// be several times the file.
+	if rangesWithinBounds("bytes=0-0,2-2", 100, "text/plain") {
+		t.Error("two ranges of a 100-byte file: want the whole file")
+	}
+}
+
+// ranges is n ranges of length bytes, every step bytes.
+func ranges(n, step, length int) string {
+	parts := make([]string, n)
+	for i := range parts {
+		parts[i] = fmt.Sprintf("%d-%d", i*step, i*step+length-1)
+	}
+	return strings.Join(parts, ",")
+}
+
+// TestStaticRangesBounded: whatever Range a client sends for a static file
+// (an asset, the template), the answer is never larger than the file; past
+// the bounds it is the whole file with 200, and within them the ranges as
+// before.
+func TestStaticRangesBounded(t *testing.T) {
+	h, _ := fakeServer(t, fakePosts{}, &fakeSessions{})
+	mjs, err := fs.ReadFile(public.FS, vendoredMustache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []struct {
+		path string
+		size int
+	}{
+		{"/assets/" + vendoredMustache, len(mjs)},
+		{"/load-more.mustache", 0},
+	} {
+		size := file.size
+		if size == 0 {
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, file.path, nil))
+			size = rec.Body.Len()
+		}
+		for _, tt := range []struct {
+			name       string
+			header     string
+			wantStatus int
+		}{
+			{"one range", "bytes=0-99", http.StatusPartialContent},
+			{"two ranges", "bytes=0-99,200-299", http.StatusPartialContent},
+			{"5 000 one-byte ranges", manyRanges(5000), http.StatusOK},
+			{"maxRanges+1 ranges", "bytes=" + ranges(maxRanges+1, 200, 10), http.StatusOK},
+			{"the whole file twice", "bytes=0-,0-", http.StatusOK},
+			{"past the end", fmt.Sprintf("bytes=%d-", size+10), http.StatusRequestedRangeNotSatisfiable},
+		} {
+			t.Run(file.path+"/"+tt.name, func(t *testing.T) {
+				req := httptest.NewRequest(http.MethodGet, file.path, nil)
+				req.Header.Set("Range", tt.header)
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				if rec.Code != tt.wantStatus {
+					t.Errorf("status %d, want %d", rec.Code, tt.wantStatus)
+				}
+				if rec.Body.Len() > size {
+					t.Errorf("an answer of %d bytes for a file of %d", rec.Body.Len(), size)
+				}
+				if rec.Code == http.StatusOK && rec.Body.Len() != size {
+					t.Errorf("200 with %d bytes, want the whole file's %d", rec.Body.Len(), size)
+				}
+				if req.Header.Get("Range") != tt.header {
+					t.Error("the handler changed the request's own Range header")
+				}
+			})
+		}
+	}
+}
+
+// TestLongETagLists: a tag within the bounds of If-None-Match is seen, on
+// a static file and on a public answer alike; one past them is not, and
+// the answer is the whole body.
+func TestLongETagLists(t *testing.T) {
+	h, _ := fakeServer(t, fakePosts{}, &fakeSessions{})
+	const path = "/assets/" + vendoredMustache
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+	etag := rec.Header().Get("ETag")
+	filler := strings.Repeat(`"x", `, maxETagListElements)
+	for _, tt := range []struct {
+		name, header string
+		want         int
+	}{
+		{"the tag alone", etag, http.StatusNotModified},
+		{"after a few others", `"a", "b", ` + etag, http.StatusNotModified},
+		{"past the bound", filler + etag, http.StatusOK},
+		{"60 KB of tags", strings.Repeat(`"x", `, 60<<10/5) + etag, http.StatusOK},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodGet, path, nil)
+			req.Header.Set("If-None-Match", tt.header)
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			if rec.Code != tt.want {
+				t.Errorf("static file: status %d, want %d", rec.Code, tt.want)
+			}
+			rec = httptest.NewRecorder()
+			set := ""
+			if notModified(rec, req, etag, func(tag string) { set = tag }) != (tt.want == http.StatusNotModified) {
+				t.Errorf("notModified: %d, set %q, want %d", rec.Code, set, tt.want)
+			}
+		})
+	}
+}
