@@ -3,6 +3,7 @@ package main
 import (
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -25,20 +26,9 @@ func junkQuery(n int) string {
 func manyRanges(n int) string {
 	parts := make([]string, n)
 	for i := range parts {
-		parts[i] = strings.Repeat("", 0) + itoa(2*i) + "-" + itoa(2*i)
+		parts[i] = strconv.Itoa(2*i) + "-" + strconv.Itoa(2*i)
 	}
 	return "bytes=" + strings.Join(parts, ",")
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; n > 0; n /= 10 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-	}
-	return string(b)
 }
 
 // BenchmarkHostileRequest is what one request costs the whole handler
@@ -61,6 +51,8 @@ func BenchmarkHostileRequest(b *testing.B) {
 		{"cookie 60KB 12000 cookies", target, "Cookie", strings.Repeat("a=b; ", 60<<10/5)},
 		{"cookie 60KB 2900 cookies", target, "Cookie", strings.Repeat("abcdefghijklmnop=b; ", 2900)},
 		{"if-none-match 60KB", "/assets/vendor/mustache.mjs", "If-None-Match", strings.Repeat(`"x", `, 60<<10/5)},
+		{"healthz", "/healthz", "", ""},
+		{"healthz 63KB query", "/healthz?" + junkQuery(6000), "", ""},
 		{"asset", "/assets/vendor/mustache.mjs", "", ""},
 		{"asset 5000 ranges", "/assets/vendor/mustache.mjs", "Range", manyRanges(5000)},
 	} {
