@@ -22,8 +22,9 @@ const maxForwardedEntries = 16
 // of that one are whatever the client wrote, so they are never believed;
 // and without a trusted peer nobody's X-Forwarded-For is. An entry that is
 // no address stops the walk at the last trusted proxy, which is then what
-// is logged, as it is when the walk reaches maxForwardedEntries. Zones are dropped and IPv4-mapped addresses unmapped, so the
-// result is at most an IPv6 address's 39 bytes.
+// is logged, as it is when the walk reaches maxForwardedEntries. Zones are
+// dropped and IPv4-mapped addresses unmapped, so the result is at most an
+// IPv6 address's 39 bytes.
 func clientIP(r *http.Request, trusted []netip.Prefix) string {
 	peer, ok := parseHostAddr(r.RemoteAddr)
 	if !ok {

@@ -26,7 +26,7 @@ func TestListHead(t *testing.T) {
 		{"empty", "", 10, 4, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, listHead(tt.value, tt.maxBytes, tt.maxElements)); diff != "" {
+			if diff := cmp.Diff(tt.want, listHead(tt.value, ',', tt.maxBytes, tt.maxElements)); diff != "" {
 				t.Errorf("(-want +got)\n%s", diff)
 			}
 		})

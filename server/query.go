@@ -120,26 +120,8 @@ func queryTooLong(raw string) bool {
 }
 
 // queryHead is the start of raw within the bounds: at most maxQueryPairs
-// pairs in at most maxQueryBytes, cut before a pair the bytes would split.
-func queryHead(raw string) string {
-	if !queryTooLong(raw) {
-		return raw
-	}
-	head := raw[:min(len(raw), maxQueryBytes)]
-	end, pairs := 0, 0
-	for pairs < maxQueryPairs {
-		at := strings.IndexByte(head[end:], '&')
-		if at < 0 {
-			if len(head) == len(raw) {
-				end = len(head)
-			}
-			break
-		}
-		end += at + 1
-		pairs++
-	}
-	return strings.TrimSuffix(head[:end], "&")
-}
+// whole pairs in at most maxQueryBytes.
+func queryHead(raw string) string { return listHead(raw, '&', maxQueryBytes, maxQueryPairs) }
 
 // parsePagePosts reads the page's posts from its raw values: 0 when
 // absent. It is validated as start is; the page caps it later by
