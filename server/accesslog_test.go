@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net"
 	"net/http"
@@ -44,6 +45,10 @@ func TestClientIP(t *testing.T) {
 		{"IPv4-mapped peer, unmapped", "[::ffff:10.0.0.2]:5000", []string{"198.51.100.1"}, proxies, "198.51.100.1"},
 		{"zone dropped", "10.0.0.2:5000", []string{"fe80::1%" + strings.Repeat("z", 500)}, proxies, "fe80::1"},
 		{"a Unix socket's peer", "@", nil, proxies, "@"},
+		{"trusted entries read to the bound", "10.0.0.2:5000", []string{"198.51.100.1, " + trustedChain(maxForwardedEntries)}, proxies, "10.0.0.16"},
+		{"past the bound: the last proxy read", "10.0.0.2:5000", []string{"198.51.100.1, " + trustedChain(maxForwardedEntries+1)}, proxies, "10.0.0.16"},
+		{"tens of KB of trusted entries", "10.0.0.2:5000", []string{"198.51.100.1, " + trustedChain(5000)}, proxies, "10.0.0.16"},
+		{"tens of KB of empty entries", "10.0.0.2:5000", []string{"198.51.100.1" + strings.Repeat(",", 30000)}, proxies, "10.0.0.2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -57,6 +62,16 @@ func TestClientIP(t *testing.T) {
 			}
 		})
 	}
+}
+
+// trustedChain is n X-Forwarded-For entries of trusted proxies, the
+// rightmost 10.0.0.1, the leftmost 10.0.0.n (for n up to 255).
+func trustedChain(n int) string {
+	entries := make([]string, n)
+	for i := range entries {
+		entries[n-1-i] = fmt.Sprintf("10.0.%d.%d", (i+1)/256, (i+1)%256)
+	}
+	return strings.Join(entries, ", ")
 }
 
 // startAt runs the server on a port picked beforehand, for a -log-level

@@ -21,7 +21,7 @@ func fuzzTerms() *archiveTerms {
 }
 
 // FuzzArchiveQuery resolves any query string as an archive: it is the
-// listing, a 400, a 404, or an archive whose canonical spelling, the one
+// listing, a 400, a 404, a 414 past the query's bounds, or an archive whose canonical spelling, the one
 // its Link and form carry, resolves again to itself.
 func FuzzArchiveQuery(f *testing.F) {
 	for _, seed := range []string{
@@ -39,7 +39,11 @@ func FuzzArchiveQuery(f *testing.F) {
 			a, err = terms.resolve(q.archive)
 		}
 		if err != nil {
-			if status, _, _ := errorStatus(err); status != http.StatusBadRequest && status != http.StatusNotFound {
+			status, _, _ := errorStatus(err)
+			if queryTooLong(raw) && status != http.StatusRequestURITooLong {
+				t.Fatalf("error %v is a %d for a query past the bounds, not a 414", err, status)
+			}
+			if !queryTooLong(raw) && status != http.StatusBadRequest && status != http.StatusNotFound {
 				t.Fatalf("error %v is a %d, not a 400 or 404", err, status)
 			}
 			return

@@ -10,6 +10,11 @@ import (
 // peer is "@" or empty), which the log then shows as it is.
 const maxLoggedRemoteAddr = 64
 
+// maxForwardedEntries is how many X-Forwarded-For entries, empty ones
+// included, the walk reads: no site sits behind more proxies than that, and
+// a header of tens of KB of trusted-looking entries is read no further.
+const maxForwardedEntries = 16
+
 // clientIP is the visitor's address for the request log. It is the
 // connection's peer, unless the peer is one of trusted (-trusted-proxies):
 // then it is the rightmost address of X-Forwarded-For that is not a
@@ -17,8 +22,9 @@ const maxLoggedRemoteAddr = 64
 // of that one are whatever the client wrote, so they are never believed;
 // and without a trusted peer nobody's X-Forwarded-For is. An entry that is
 // no address stops the walk at the last trusted proxy, which is then what
-// is logged. Zones are dropped and IPv4-mapped addresses unmapped, so the
-// result is at most an IPv6 address's 39 bytes.
+// is logged, as it is when the walk reaches maxForwardedEntries. Zones are
+// dropped and IPv4-mapped addresses unmapped, so the result is at most an
+// IPv6 address's 39 bytes.
 func clientIP(r *http.Request, trusted []netip.Prefix) string {
 	peer, ok := parseHostAddr(r.RemoteAddr)
 	if !ok {
@@ -30,11 +36,15 @@ func clientIP(r *http.Request, trusted []netip.Prefix) string {
 	}
 	client := peer
 	forwarded := r.Header.Values("X-Forwarded-For")
+	entries := 0
 	// Proxies append, so the last header line and its last entry are the
 	// nearest hop; a proxy may also add a line of its own.
 	for i := len(forwarded) - 1; i >= 0; i-- {
 		rest := forwarded[i]
 		for rest != "" {
+			if entries++; entries > maxForwardedEntries {
+				return client.String()
+			}
 			var entry string
 			if at := strings.LastIndexByte(rest, ','); at >= 0 {
 				rest, entry = rest[:at], rest[at+1:]

@@ -15,13 +15,22 @@ import (
 )
 
 // clientError is a request we refuse, with the status and the text its
-// client sees: bad input (400) or a method the URL never took (405).
+// client sees: bad input (400), a method the URL never took (405) or a
+// query string too long to read (414).
 type clientError struct {
 	status  int
 	message string
 }
 
 func (e *clientError) Error() string { return e.message }
+
+// errQueryTooLong refuses a query string past maxQueryBytes or
+// maxQueryPairs. It is made once: a flood of them allocates nothing for
+// the error.
+var errQueryTooLong error = &clientError{
+	status:  http.StatusRequestURITooLong,
+	message: fmt.Sprintf("query string too long: at most %d bytes and %d parameters", maxQueryBytes, maxQueryPairs),
+}
 
 func badRequest(format string, args ...any) error {
 	return &clientError{status: http.StatusBadRequest, message: fmt.Sprintf(format, args...)}

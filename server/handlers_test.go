@@ -143,6 +143,8 @@ func TestErrorMapping(t *testing.T) {
 		{"page database down", "/load-more.php", dbDown, nil, 503, "database unavailable", true},
 		{"page sessions down", "/load-more.php", nil, redisDown, 503, "session store unavailable", true},
 		{"page bug", "/load-more.php", bug, nil, 500, "internal error", true},
+		{"JSON query too long", "/load-more.php?" + junkQuery(6000), nil, nil, 414, `{"error":"query string too long: at most 8192 bytes and 64 parameters"}`, false},
+		{"page query too long", "/load-more.php?" + strings.Repeat("utm=x&", 100), nil, nil, 414, "query string too long: at most 8192 bytes and 64 parameters", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

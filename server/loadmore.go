@@ -47,6 +47,7 @@ type loadMore struct {
 // written and no cookie set, and any cache may keep it for the freshness
 // bound. The blog's answers stay per visitor, as PHP's.
 func (lm *loadMore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r = sessionCookiesOnly(r, lm.cookie.Name)
 	q, err := parseLoadMoreQuery(r.URL.RawQuery, lm.batch, lm.maxBatch)
 	var a archiveRequest
 	if err == nil {

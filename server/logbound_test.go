@@ -362,7 +362,9 @@ func TestRequestLogByteBound(t *testing.T) {
 	before := len(srv.Logs.String())
 	sent, elapsed := flood(t, func(i int) (string, string, int) {
 		if i%2 == 1 {
-			return http.MethodGet, srv.URL + "/load-more.php?start=0&desiredPosts=1&" + junk, http.StatusOK
+			// As much junk as a query the endpoint reads takes.
+			const read = "start=0&desiredPosts=1&"
+			return http.MethodGet, srv.URL + "/load-more.php?" + read + junk[:(maxQueryBytes-len(read))/10*10], http.StatusOK
 		}
 		return http.MethodGet, srv.URL + "/healthz?" + junk, http.StatusOK
 	})

@@ -70,9 +70,10 @@ func (p publicAnswer) setHeaders(w http.ResponseWriter, etag string, maxAge time
 // notModified answers 304 when the request's If-None-Match names etag or
 // one of its coded representations (the compressed bodies' tags end in
 // -gzip or -zstd), and reports whether it did. If-None-Match compares
-// weakly (RFC 9110 13.1.2): W/ is ignored.
+// weakly (RFC 9110 13.1.2): W/ is ignored. Only the header's head is read
+// (see maxETagListBytes).
 func notModified(w http.ResponseWriter, r *http.Request, etag string, set func(etag string)) bool {
-	header := r.Header.Get("If-None-Match")
+	header := etagListHead(r.Header.Get("If-None-Match"))
 	if header == "" {
 		return false
 	}

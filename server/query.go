@@ -25,6 +25,22 @@ const pagePostsParam = "posts"
 // PHP script's request, answered exactly as before.
 var archiveVars = [...]string{"category_name", "cat", "tag", "tag_id", "author", "author_name", "year", "monthnum", "day"}
 
+// A query string is read only when it is within both bounds; past either
+// it is refused with 414 before any of it is decoded, so a flood of junk
+// parameters costs a length check and a count. The longest query a real
+// client sends is an archive naming wpdb.MaxArchiveTerms slugs of
+// WordPress's longest, 200 bytes (a non-Latin slug is stored and linked
+// percent-encoded, so 200 bytes is its length in the URL too), with every
+// other parameter the server reads at its longest: about 4 300 bytes in a
+// dozen pairs. Tracking parameters a shared link picks up (utm_*, fbclid,
+// gclid) add a few hundred bytes and pairs. maxQueryBytes is nginx's and
+// Apache's bound on a whole request line, so no request a proxy in front
+// passes on is refused for its length alone.
+const (
+	maxQueryBytes = 8 << 10
+	maxQueryPairs = 64
+)
+
 // loadMoreQuery is a request to load-more.php, its query string read once.
 type loadMoreQuery struct {
 	// wantsJSON is set when start is present: the JSON endpoint, as PHP's
@@ -48,8 +64,13 @@ type queryParams struct {
 // the parameters the server knows, as PHP ignored the others. The JSON
 // endpoint's start, desiredPosts and lastPost are read when start is
 // present, the page's posts when it is not; the archive vars always. Its
-// errors are 400s naming the parameter.
+// errors are 400s naming the parameter, or errQueryTooLong past
+// maxQueryBytes or maxQueryPairs; then only the query's head is read, to
+// tell the JSON endpoint from the page.
 func parseLoadMoreQuery(raw string, defaultDesired, maxDesired int) (loadMoreQuery, error) {
+	if queryTooLong(raw) {
+		return loadMoreQuery{wantsJSON: asksForJSON(raw)}, errQueryTooLong
+	}
 	params := readParams(raw)
 	q := loadMoreQuery{wantsJSON: len(params.start) > 0, desired: defaultDesired}
 	var err error
@@ -88,8 +109,19 @@ func parseLoadMoreQuery(raw string, defaultDesired, maxDesired int) (loadMoreQue
 }
 
 // asksForJSON reports whether a raw query string names start: a request
-// for the JSON endpoint, whether or not its values are good.
-func asksForJSON(raw string) bool { return len(readParams(raw).start) > 0 }
+// for the JSON endpoint, whether or not its values are good. Only the
+// query's head, within the bounds, is read, so the answer to a query too
+// long is as cheap as its refusal.
+func asksForJSON(raw string) bool { return len(readParams(queryHead(raw)).start) > 0 }
+
+// queryTooLong reports whether raw is past maxQueryBytes or maxQueryPairs.
+func queryTooLong(raw string) bool {
+	return len(raw) > maxQueryBytes || strings.Count(raw, "&") >= maxQueryPairs
+}
+
+// queryHead is the start of raw within the bounds: at most maxQueryPairs
+// whole pairs in at most maxQueryBytes.
+func queryHead(raw string) string { return listHead(raw, '&', maxQueryBytes, maxQueryPairs) }
 
 // parsePagePosts reads the page's posts from its raw values: 0 when
 // absent. It is validated as start is; the page caps it later by

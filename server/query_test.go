@@ -1,10 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 func TestParseLoadMoreQuery(t *testing.T) {
@@ -107,8 +111,12 @@ func FuzzParseLoadMoreQuery(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw string) {
 		q, err := parseLoadMoreQuery(raw, 2, 100)
 		if err != nil {
-			if status, _, _ := errorStatus(err); status != http.StatusBadRequest {
-				t.Fatalf("error %v is not a 400", err)
+			want := http.StatusBadRequest
+			if queryTooLong(raw) {
+				want = http.StatusRequestURITooLong
+			}
+			if status, _, _ := errorStatus(err); status != want {
+				t.Fatalf("error %v is not a %d", err, want)
 			}
 			return
 		}
@@ -119,4 +127,72 @@ func FuzzParseLoadMoreQuery(f *testing.F) {
 			t.Fatalf("asksForJSON(%q) = %v, but the query parses as wantsJSON %v", raw, !q.wantsJSON, q.wantsJSON)
 		}
 	})
+}
+
+// TestQueryBounds: the longest query a real client sends is read; one past
+// maxQueryBytes or maxQueryPairs is a 414, JSON when start is in its head.
+func TestQueryBounds(t *testing.T) {
+	slug := strings.Repeat("%d0%bf", 200/6) + "ab" // 200 bytes, as WordPress stores a Cyrillic slug
+	slugs := make([]string, wpdb.MaxArchiveTerms)
+	for i := range slugs {
+		slugs[i] = slug[:198] + fmt.Sprintf("%02d", i)
+	}
+	longest := "start=2147483647&desiredPosts=100&lastPost=9223372036854775807&category_name=" +
+		strings.Join(slugs, "%2C") + "&year=2024&monthnum=12&day=31&author=1" +
+		"&utm_source=newsletter&utm_medium=email&utm_campaign=autumn-2026&_=1764160000000" +
+		"&fbclid=" + strings.Repeat("IwAR", 50)
+	pairs := func(n int) string { return "start=0" + strings.Repeat("&a=b", n-1) }
+	for _, tt := range []struct {
+		name      string
+		raw       string
+		tooLong   bool
+		wantsJSON bool
+	}{
+		{"longest real archive query", longest, false, true},
+		{"at the byte bound", "start=0&x=" + strings.Repeat("y", maxQueryBytes-len("start=0&x=")), false, true},
+		{"a byte past it", "start=0&x=" + strings.Repeat("y", maxQueryBytes-len("start=0&x=")+1), true, true},
+		{"at the pair bound", pairs(maxQueryPairs), false, true},
+		{"a pair past it", pairs(maxQueryPairs + 1), true, true},
+		{"6000 junk pairs", junkQuery(6000), true, true},
+		{"page, too long", strings.Repeat("a=b&", 6000), true, false},
+		{"start past the head is a page", strings.Repeat("a=b&", maxQueryPairs) + "start=0", true, false},
+		{"empty pairs count", strings.Repeat("&", maxQueryPairs), true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.raw == longest && len(longest) > maxQueryBytes {
+				t.Fatalf("the longest real query is %d bytes, past the bound", len(longest))
+			}
+			got, err := parseLoadMoreQuery(tt.raw, 2, 100)
+			status, _, _ := errorStatus(err)
+			switch {
+			case tt.tooLong && status != http.StatusRequestURITooLong:
+				t.Errorf("%d bytes: status %d (%v), want 414", len(tt.raw), status, err)
+			case !tt.tooLong && err != nil:
+				t.Errorf("%d bytes: %v, want it read", len(tt.raw), err)
+			}
+			if got.wantsJSON != tt.wantsJSON || asksForJSON(tt.raw) != tt.wantsJSON {
+				t.Errorf("wantsJSON %v, asksForJSON %v, want %v", got.wantsJSON, asksForJSON(tt.raw), tt.wantsJSON)
+			}
+		})
+	}
+	t.Logf("the longest real query: %d bytes, %d pairs", len(longest), strings.Count(longest, "&")+1)
+}
+
+// TestQueryHead: the head of a query too long holds whole pairs only,
+// within both bounds.
+func TestQueryHead(t *testing.T) {
+	for _, tt := range []struct {
+		name, raw, want string
+	}{
+		{"within the bounds", "start=1&a=b", "start=1&a=b"},
+		{"pairs cut at the bound", strings.Repeat("a=b&", maxQueryPairs+3), strings.TrimSuffix(strings.Repeat("a=b&", maxQueryPairs), "&")},
+		{"a pair the bytes split is left out", "start=1&x=" + strings.Repeat("y", maxQueryBytes), "start=1"},
+		{"one pair longer than the bound", strings.Repeat("y", maxQueryBytes+1), ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, queryHead(tt.raw)); diff != "" {
+				t.Errorf("(-want +got)\n%s", diff)
+			}
+		})
+	}
 }

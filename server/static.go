@@ -133,8 +133,9 @@ func loadStaticTree(fsys fs.FS, builtAt time.Time, coder *compress.Coder) (map[s
 // picked up at once while unchanged files cost no body.
 //
 // The body is the compressed one Accept-Encoding welcomes most, if any, with
-// its own ETag; conditions and ranges apply to the body chosen, and HEAD
-// answers the headers GET would.
+// its own ETag; conditions and ranges apply to the body chosen, within
+// the server's bounds (see boundStaticRequest), and HEAD answers the
+// headers GET would.
 func (f staticFile) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	body, etag := f.body, f.etag
@@ -154,6 +155,7 @@ func (f staticFile) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", f.contentType)
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", "no-cache")
+	r = boundStaticRequest(r, int64(len(body)), f.contentType)
 	http.ServeContent(w, r, f.name, f.modTime, bytes.NewReader(body))
 }
 

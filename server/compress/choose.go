@@ -60,10 +60,7 @@ func Choose(acceptEncoding string, offered []string) int {
 	if acceptEncoding == "" || len(offered) == 0 {
 		return -1
 	}
-	if len(acceptEncoding) > maxAcceptEncodingBytes {
-		acceptEncoding = acceptEncoding[:maxAcceptEncodingBytes]
-		acceptEncoding = acceptEncoding[:max(strings.LastIndexByte(acceptEncoding, ','), 0)]
-	}
+	acceptEncoding = cutAcceptEncoding(acceptEncoding)
 	identity, star := -1.0, -1.0 // -1: not named
 	q := make([]float64, len(offered))
 	for i := range q {
@@ -110,6 +107,32 @@ func Choose(acceptEncoding string, offered []string) int {
 		return best
 	}
 	return -1
+}
+
+// cutAcceptEncoding is acceptEncoding up to its last whole element within
+// maxAcceptEncodingBytes.
+func cutAcceptEncoding(acceptEncoding string) string {
+	if len(acceptEncoding) <= maxAcceptEncodingBytes {
+		return acceptEncoding
+	}
+	acceptEncoding = acceptEncoding[:maxAcceptEncodingBytes]
+	return acceptEncoding[:max(strings.LastIndexByte(acceptEncoding, ','), 0)]
+}
+
+// acceptEncodingHead is what gzhttp is given of acceptEncoding: its whole
+// elements within maxAcceptEncodingBytes, no more than
+// maxAcceptEncodingElements of them.
+func acceptEncodingHead(acceptEncoding string) string {
+	head := cutAcceptEncoding(acceptEncoding)
+	end := 0
+	for range maxAcceptEncodingElements {
+		at := strings.IndexByte(head[end:], ',')
+		if at < 0 {
+			return head
+		}
+		end += at + 1
+	}
+	return head[:end-1]
 }
 
 // parseCoding reads one element of Accept-Encoding: a coding, lowercased,

@@ -116,3 +116,26 @@ func FuzzChoose(f *testing.F) {
 		}
 	})
 }
+
+// TestAcceptEncodingHead: gzhttp is given whole elements only, within the
+// bytes and elements Choose reads.
+func TestAcceptEncodingHead(t *testing.T) {
+	t.Parallel()
+	many := strings.Repeat("br, ", maxAcceptEncodingElements-1)
+	tests := []struct {
+		name, acceptEncoding, want string
+	}{
+		{"a browser's", "gzip, deflate, br, zstd", "gzip, deflate, br, zstd"},
+		{"at the elements", many + "gzip", many + "gzip"},
+		{"past the elements", many + "br, gzip", many + "br"},
+		{"past the bytes", strings.Repeat("x;q=0.5, ", 58<<10/9) + "gzip", strings.TrimSuffix(strings.Repeat("x;q=0.5, ", maxAcceptEncodingElements), ", ")},
+		{"one long element", "gzip;" + strings.Repeat("x", 60<<10), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := acceptEncodingHead(tt.acceptEncoding); got != tt.want {
+				t.Errorf("acceptEncodingHead = %.80q, want %.80q", got, tt.want)
+			}
+		})
+	}
+}

@@ -15,14 +15,24 @@ import (
 // "Vary: Accept-Encoding" to every answer, and passes HEAD answers and
 // answers that carry a Content-Encoding or Content-Range through: the
 // bodies compressed with Encode, so that only the error answers are
-// compressed here.
+// compressed here. gzhttp reads the whole Accept-Encoding, twice, so it is
+// given only the head Choose reads.
 func Handler(next http.Handler) http.Handler {
 	wrap, err := gzhttp.NewWrapper(gzhttp.MinSize(MinSize), gzhttp.CompressionLevel(gzip.BestSpeed))
 	if err != nil {
 		// The options are constants: an error is a bug, found by every test.
 		panic(fmt.Sprintf("gzhttp options: %v", err))
 	}
-	return wrap(next)
+	compressed := wrap(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		acceptEncoding := r.Header.Get("Accept-Encoding")
+		if head := acceptEncodingHead(acceptEncoding); head != acceptEncoding {
+			// A copy: handlers do not change the request they are given.
+			r = r.Clone(r.Context())
+			r.Header.Set("Accept-Encoding", head)
+		}
+		compressed.ServeHTTP(w, r)
+	})
 }
 
 // ETag is the tag of a body in coding whose plain body is tagged etag:
