@@ -3,6 +3,7 @@ package listing
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -199,10 +200,7 @@ const pageSlackBytes = 128
 // returned as it is. A page not kept that finds no place among the
 // renders in flight is refused at once, with an error wrapping ErrBusy.
 func (r *Renderer) Render(ctx context.Context, v PageView, reserve func(size int) error) (*RenderedPage, error) {
-	var h maphash.Hash
-	h.SetSeed(r.seed)
-	writePageKey(&h, v)
-	hash := h.Sum64()
+	hash := r.viewHash(v)
 	if page, ok := r.rendered.recall(hash, v); ok {
 		if reserve != nil {
 			if err := reserve(len(page.html)); err != nil {
@@ -297,9 +295,35 @@ func (r *Renderer) sizeBound(v PageView) int {
 // writePageKey writes every byte of v that the page shows: the badge, the
 // cap, the post the "more" link lands on, and each post's JSON record,
 // which holds all of its fields. Two views with the same key render the
-// same page. It is written to a hash, to a keyComparer and, for a page
-// rendered anew, to a buffer, so that a repeat allocates nothing.
+// same page. It is written to a keyComparer and, for a page rendered anew,
+// to a buffer, so that a repeat allocates nothing.
 func writePageKey(w io.Writer, v PageView) {
+	writeViewHead(w, v)
+	for i := range v.Posts {
+		w.Write([]byte{0})
+		w.Write(v.Posts[i].Record)
+	}
+}
+
+// viewHash is the hash a page is kept under: v's head, and each post's ID
+// and record length, not the records. Every request for a page not kept
+// computes it, a refused one too, and the records are most of the key;
+// views that differ only inside a record (a post edited since) share a
+// hash, and the later one kept replaces the earlier, which is stale.
+func (r *Renderer) viewHash(v PageView) uint64 {
+	var h maphash.Hash
+	h.SetSeed(r.seed)
+	writeViewHead(&h, v)
+	var num [2 * binary.MaxVarintLen64]byte
+	for i := range v.Posts {
+		b := binary.AppendUvarint(num[:0], v.Posts[i].ID)
+		h.Write(binary.AppendUvarint(b, uint64(len(v.Posts[i].Record))))
+	}
+	return h.Sum64()
+}
+
+// writeViewHead writes what v's page shows besides its posts.
+func writeViewHead(w io.Writer, v PageView) {
 	var num [64]byte
 	head := strconv.AppendInt(num[:0], int64(v.PostsStart), 10)
 	head = append(head, ' ')
@@ -322,10 +346,6 @@ func writePageKey(w io.Writer, v PageView) {
 			w.Write([]byte{2})
 			io.WriteString(w, qv.Name+"="+qv.Value)
 		}
-	}
-	for i := range v.Posts {
-		w.Write([]byte{0})
-		w.Write(v.Posts[i].Record)
 	}
 }
 
@@ -357,6 +377,11 @@ func (r *Renderer) renderView(w io.Writer, v PageView) error {
 	}
 	for from := 0; from < len(v.Posts) || from == 0; from += r.batch {
 		to := min(from+r.batch, len(v.Posts))
+		if from > 0 {
+			// A page of many posts is long work for one core: between its
+			// batches the readers waiting for this core go first.
+			runtime.Gosched()
+		}
 		rendered, err := r.posts.Render(feedData(v.Posts[from:to], from+1, setSize))
 		if err != nil {
 			return fmt.Errorf("render %s: %w", PostsTemplate, err)

@@ -59,9 +59,11 @@ func TestRenderedPages(t *testing.T) {
 			seen[string(got)] = i
 		}
 	}
+	// Views 0 and 2 differ only inside a record, as a post edited since:
+	// they share a hash, and the later one kept replaces the earlier.
 	kept := p.rendered
-	if len(kept.byHash) != 7 {
-		t.Errorf("%d pages kept after 7 distinct views, want 7", len(kept.byHash))
+	if len(kept.byHash) != 6 {
+		t.Errorf("%d pages kept after 7 distinct views, 2 of them under one hash, want 6", len(kept.byHash))
 	}
 
 	// Room too small for two pages keeps at most one.

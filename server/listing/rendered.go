@@ -20,6 +20,7 @@ type RenderedPage struct {
 
 	place    *list.Element // in frequent or recent while kept, else nil
 	recalled bool          // in frequent: recalled since it was kept
+	hits     int           // recalls, halved every agingRecalls
 }
 
 // HTML is the page. It is shared: callers only write it out.
@@ -44,15 +45,21 @@ const renderedPagesBytes = 8 << 20
 // distinct views, each rendered once, takes the place of the flood's own
 // pages and not of those readers ask for again: the page of each ordinary
 // posts_start, which one render serves to every visitor at that count.
-// Frequent pages hold at most half of max; past it the least recently
-// recalled becomes recent again.
+// Frequent pages hold at most half of max; past it the one recalled least
+// often becomes recent again, so pages asked for a few times (a flood
+// that repeats its views) do not push out those every visitor asks for.
 type renderedPages struct {
 	mu                   sync.Mutex
 	byHash               map[uint64]*RenderedPage
 	recent, frequent     list.List // most recent at the front
 	bytes, frequentBytes int
 	max                  int
+	recalls              int // since hits were last halved
 }
+
+// agingRecalls is how many recalls pass between two halvings of every
+// page's hits, so that a page read often long ago gives way in time.
+const agingRecalls = 1 << 14
 
 func newRenderedPages(maxBytes int) *renderedPages {
 	return &renderedPages{byHash: map[uint64]*RenderedPage{}, max: maxBytes}
@@ -76,17 +83,35 @@ func (rp *renderedPages) recall(hash uint64, v PageView) (*RenderedPage, bool) {
 	if kept.place == nil {
 		return kept, true // dropped meanwhile: still the page
 	}
+	kept.hits++
+	if rp.recalls++; rp.recalls >= agingRecalls {
+		for _, page := range rp.byHash {
+			page.hits /= 2
+		}
+		rp.recalls = 0
+	}
 	if kept.recalled {
-		rp.frequent.MoveToFront(kept.place)
 		return kept, true
 	}
 	rp.recent.Remove(kept.place)
 	kept.place, kept.recalled = rp.frequent.PushFront(kept), true
 	rp.frequentBytes += kept.size()
 	for rp.frequentBytes > rp.max/2 {
-		rp.demoteLocked(rp.frequent.Back().Value.(*RenderedPage))
+		rp.demoteLocked(rp.leastRecalledLocked())
 	}
 	return kept, true
+}
+
+// leastRecalledLocked is the frequent page recalled least often, the
+// earliest made frequent among equals. There is one.
+func (rp *renderedPages) leastRecalledLocked() *RenderedPage {
+	var least *RenderedPage
+	for e := rp.frequent.Back(); e != nil; e = e.Prev() {
+		if page := e.Value.(*RenderedPage); least == nil || page.hits < least.hits {
+			least = page
+		}
+	}
+	return least
 }
 
 // keep keeps page, a recent one, in place of the one of the same hash,
@@ -122,15 +147,12 @@ func (rp *renderedPages) growLocked(page *RenderedPage, n int) bool {
 
 // makeRoomLocked drops pages, recent ones first, until n more bytes fit.
 func (rp *renderedPages) makeRoomLocked(n int) {
-	for rp.bytes+n > rp.max {
-		last := rp.recent.Back()
-		if last == nil {
-			last = rp.frequent.Back()
+	for rp.bytes+n > rp.max && len(rp.byHash) > 0 {
+		if last := rp.recent.Back(); last != nil {
+			rp.dropLocked(last.Value.(*RenderedPage))
+		} else {
+			rp.dropLocked(rp.leastRecalledLocked())
 		}
-		if last == nil {
-			return
-		}
-		rp.dropLocked(last.Value.(*RenderedPage))
 	}
 }
 
@@ -151,7 +173,7 @@ func (rp *renderedPages) dropLocked(page *RenderedPage) {
 	}
 	delete(rp.byHash, page.hash)
 	rp.bytes -= page.size()
-	page.place, page.recalled = nil, false
+	page.place, page.recalled, page.hits = nil, false, 0
 }
 
 // Encode returns page as acceptEncoding welcomes it most, and its
