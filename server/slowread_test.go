@@ -99,7 +99,7 @@ func TestSlowReadersRSS(t *testing.T) {
 
 // TestSlowReadersArchiveRSS: archiveSlowReaders clients read an archive's
 // JSON answer of 100 posts of about 4 KB each, or its page of 100 to 199,
-// 1 byte a second, as in TestSlowReadersRSS. Most find no room under -unsent-bytes
+// or the blog's JSON answer, 1 byte a second, as in TestSlowReadersRSS. Most find no room under -unsent-bytes
 // and are refused; a refused answer, built or rendered, would still take
 // its size for a while, and the server would pass its bound: its size
 // idle plus -unsent-bytes plus slowReaderConnBytes a connection.
@@ -121,14 +121,15 @@ func TestSlowReadersArchiveRSS(t *testing.T) {
 		name string
 		path func(i int) string
 	}{
-		{"json", func(i int) string { return fmt.Sprintf("/load-more.php?start=%d&desiredPosts=100&year=2024", i%100) }},
-		{"page", func(i int) string { return fmt.Sprintf("/load-more.php?year=2024&posts=%d", 100+i%100) }},
+		{"archive json", func(i int) string { return fmt.Sprintf("/load-more.php?start=%d&desiredPosts=100&year=2024", i%100) }},
+		{"archive page", func(i int) string { return fmt.Sprintf("/load-more.php?year=2024&posts=%d", 100+i%100) }},
+		{"blog json", func(i int) string { return jsonPath(i%100, 100) }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := startChildServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg), "LOADMORE_ACCESS_LOG": "off"})
 			before, hwm, answer := slowReadersPeak(t, srv, tt.path, "", archiveSlowReaders)
 			bound := before + defaultUnsentBytes + archiveSlowReaders*slowReaderConnBytes
-			t.Logf("%d slow readers of a %d KB archive %s: VmHWM %.1f MB, from %.1f MB idle, bound %.1f MB",
+			t.Logf("%d slow readers of a %d KB %s: VmHWM %.1f MB, from %.1f MB idle, bound %.1f MB",
 				archiveSlowReaders, answer>>10, tt.name, mb(hwm), mb(before), mb(bound))
 			if hwm > bound {
 				t.Errorf("VmHWM %.1f MB with %d slow readers, want at most %.1f MB", mb(hwm), archiveSlowReaders, mb(bound))

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cbroglie/mustache"
 	"golang.org/x/sync/semaphore"
@@ -105,12 +106,13 @@ type RenderSettings struct {
 // kept by the exact bytes of what they show (see writePageKey) and a repeat
 // is a copy: see renderedPages.
 //
-// Renders of pages not kept are bounded as the cache's queries are, by
-// the cores: at most half of them (GOMAXPROCS/2, at least one) render at
-// once, since a render is CPU alone and the other half serves the readers
-// of pages and answers in memory; and within renderBudget. A render past
-// either bound is refused at once with ErrBusy, never queued: a flood of
-// distinct views would hold every reader behind it. A reader of a view
+// Renders of pages not kept are bounded by the cores: at most half of
+// them (GOMAXPROCS/2, at least one) render at once, since a render is CPU
+// alone and the other half serves the readers of pages and answers in
+// memory; renders take at most renderShare of the cores' time, over time
+// (see renderClock); and they hold at most renderBudget. A render past any
+// bound is refused at once with ErrBusy, never queued: a flood of distinct
+// views would hold every reader behind it. A reader of a view
 // being rendered waits for that render rather than start its own. It is
 // safe for concurrent use.
 type Renderer struct {
@@ -124,6 +126,7 @@ type Renderer struct {
 
 	rendering admission           // renders in flight, by number
 	renders   *semaphore.Weighted // weighted by the posts rendered
+	clock     *renderClock        // the time renders take, over time
 
 	mu      sync.Mutex
 	flights map[uint64]*renderFlight // renders in flight, by their view's hash
@@ -171,6 +174,7 @@ func NewRenderer(s RenderSettings, templates fs.FS, postsTemplate string, coder 
 	r := &Renderer{page: page, posts: posts, title: s.Title, batch: max(s.Batch, 1),
 		seed: maphash.MakeSeed(), rendered: newRenderedPages(renderedPagesBytes),
 		rendering: make(admission, max(runtime.GOMAXPROCS(0)/2, 1)), renders: semaphore.NewWeighted(int64(slots)),
+		clock:   newRenderClock(renderShare*float64(runtime.GOMAXPROCS(0)), renderBurst, time.Now),
 		flights: map[uint64]*renderFlight{}, coder: coder}
 	// What the templates print around the posts' fields, measured once.
 	var empty bytes.Buffer
@@ -184,6 +188,14 @@ func NewRenderer(s RenderSettings, templates fs.FS, postsTemplate string, coder 
 	r.pageBytes, r.postBytes = empty.Len()+pageSlackBytes, len(post)+pageSlackBytes
 	return r, nil
 }
+
+// Renders take at most renderShare of the cores' time, over time, and
+// renderBurst at once after a quiet spell: some fifty pages of 200 posts,
+// more than a site needs when a new post changes every visitor's page.
+const (
+	renderShare = 0.125
+	renderBurst = 250 * time.Millisecond
+)
 
 // pageSlackBytes is room in sizeBound for what a page shows beside its
 // templates and records: a batch's separator, the archive's heading and
@@ -237,6 +249,11 @@ func (r *Renderer) Render(ctx context.Context, v PageView, reserve func(size int
 		r.mu.Unlock()
 		return nil, fmt.Errorf("page of %d posts: %d renders in flight: %w", len(v.Posts), cap(r.rendering), ErrBusy)
 	}
+	if !r.clock.admit() {
+		r.mu.Unlock()
+		r.rendering.done()
+		return nil, fmt.Errorf("page of %d posts: renders took their share of the cores: %w", len(v.Posts), ErrBusy)
+	}
 	if !r.renders.TryAcquire(weight) {
 		r.mu.Unlock()
 		r.rendering.done()
@@ -264,7 +281,10 @@ func (r *Renderer) Render(ctx context.Context, v PageView, reserve func(size int
 		return page, nil
 	}
 	var html bytes.Buffer
-	if f.err = r.renderView(&html, v); f.err != nil {
+	began := time.Now()
+	f.err = r.renderView(&html, v)
+	r.clock.charge(time.Since(began))
+	if f.err != nil {
 		return nil, f.err
 	}
 	var key bytes.Buffer

@@ -15,9 +15,10 @@ import (
 )
 
 // TestRenderRefusedAtOnce: with every render in flight taken, by their
-// number or by the posts they hold, a page that is not kept is refused at
-// once with ErrBusy, rendering and keeping nothing; a kept page is still
-// served; and once the places are given back the render goes ahead.
+// number or by the posts they hold, or with the renders' time spent, a
+// page that is not kept is refused at once with ErrBusy, rendering and
+// keeping nothing; a kept page is still served; and once the places or
+// the time are given back the render goes ahead.
 func TestRenderRefusedAtOnce(t *testing.T) {
 	t.Parallel()
 	p := testRenderer(t)
@@ -44,6 +45,7 @@ func TestRenderRefusedAtOnce(t *testing.T) {
 			}
 		}},
 		{"render budget", func() { p.renders.TryAcquire(all) }, func() { p.renders.Release(all) }},
+		{"share of the cores", func() { p.clock.charge(time.Hour) }, func() { p.clock.charge(-time.Hour) }},
 	} {
 		t.Run(taken.name, func(t *testing.T) {
 			taken.take()
@@ -130,6 +132,36 @@ func TestRefusedRenderAllocatesNoPage(t *testing.T) {
 			}
 			p.rendered = newRenderedPages(renderedPagesBytes)
 		})
+	}
+}
+
+// TestRenderClock: renders are admitted while they have credit, which
+// their time spends and time passing gives back at share seconds a second,
+// never more than the burst.
+func TestRenderClock(t *testing.T) {
+	t.Parallel()
+	now := time.Unix(0, 0)
+	c := newRenderClock(0.25, 100*time.Millisecond, func() time.Time { return now })
+	steps := []struct {
+		name   string
+		passed time.Duration
+		render time.Duration
+		admit  bool
+	}{
+		{"the burst at start", 0, 60 * time.Millisecond, true},
+		{"what is left of it", 0, 60 * time.Millisecond, true},
+		{"spent", 0, 0, false},
+		{"not yet given back", 80 * time.Millisecond, 0, false}, // 20 ms back: none left
+		{"given back", 20 * time.Millisecond, 0, true},          // 25 ms in all: 5 ms
+		{"no more than the burst", time.Hour, 100 * time.Millisecond, true},
+		{"the burst spent", 0, 0, false},
+	}
+	for _, step := range steps {
+		now = now.Add(step.passed)
+		if got := c.admit(); got != step.admit {
+			t.Fatalf("%s: admit() = %v, want %v (credit %v)", step.name, got, step.admit, c.credit)
+		}
+		c.charge(step.render)
 	}
 }
 
