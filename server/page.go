@@ -75,6 +75,10 @@ func (lm *loadMore) serveCountedPage(w http.ResponseWriter, r *http.Request, q l
 	// headers, as gzhttp gives the JSON.
 	body, coding := rendered.HTML(), ""
 	if !head {
+		// The page as rendered, should it pass its bound, then as sent.
+		if err := room.resize(len(body)); err != nil {
+			return err
+		}
 		if body, coding, err = lm.renderer.Encode(ctx, rendered, r.Header.Get("Accept-Encoding")); err != nil {
 			return err
 		}
@@ -137,6 +141,9 @@ func (lm *loadMore) servePublicPage(w http.ResponseWriter, r *http.Request, q lo
 		return nil
 	}
 	if r.Method != http.MethodHead {
+		if err := room.resize(len(html)); err != nil {
+			return err
+		}
 		if answer.body, answer.coding, err = lm.renderer.Encode(ctx, rendered, r.Header.Get("Accept-Encoding")); err != nil {
 			return err
 		}
