@@ -62,15 +62,8 @@ func (c *Config) cacheLimits(poolSize int) listing.CacheLimits {
 	return c.listingSettings.CacheLimits(poolSize)
 }
 
-// The waits that follow from -query-timeout have their rule here alone.
-// renderWait is how long a page render waits for its place among the
-// renders in flight: a query's time, since a render that waited longer
-// would answer later than a query was allowed to; past it the server is
-// saturated, and a 503 lets a proxy or the reader retry. writeTimeout is
-// http.Server's WriteTimeout, the most an answer may take from its
-// request's headers: a query's time plus writeSlack.
-func (c *Config) renderWait() time.Duration { return c.QueryTimeout }
-
+// writeTimeout is http.Server's WriteTimeout, the most an answer may take
+// from its request's headers: a query's time plus writeSlack.
 func (c *Config) writeTimeout() time.Duration { return c.QueryTimeout + writeSlack }
 
 // site resolves the site settings from the flags, then the site's options o.
@@ -78,9 +71,7 @@ func (c *Config) site(o wpdb.Options, logger *slog.Logger) listing.Site {
 	return listing.NewSite(c.Choices, o, logger)
 }
 
-// renderSettings are the page renderer's, with the page titled title. A
-// render that waited its renderWait is answered 503: the server is
-// saturated, and a proxy or the reader can retry.
+// renderSettings are the page renderer's, with the page titled title.
 func (c *Config) renderSettings(title string) listing.RenderSettings {
-	return listing.RenderSettings{Title: title, Batch: c.Batch, MaxPagePosts: c.MaxPagePosts, RenderWait: c.renderWait()}
+	return listing.RenderSettings{Title: title, Batch: c.Batch, MaxPagePosts: c.MaxPagePosts}
 }

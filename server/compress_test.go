@@ -410,7 +410,7 @@ func TestPageEncoding(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := t.Context()
-	page, err := p.Render(ctx, listing.PageView{PostsStart: 6, Posts: posts, MaxPosts: 1000})
+	page, err := p.Render(ctx, listing.PageView{PostsStart: 6, Posts: posts, MaxPosts: 1000}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +448,7 @@ func TestPageEncoding(t *testing.T) {
 	}
 
 	// A page that is too small is sent as it is.
-	small, err := p.Render(ctx, listing.PageView{PostsStart: 0, MaxPosts: 1000})
+	small, err := p.Render(ctx, listing.PageView{PostsStart: 0, MaxPosts: 1000}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -56,7 +56,18 @@ func (lm *loadMore) serveCountedPage(w http.ResponseWriter, r *http.Request, q l
 		state = raised
 	}
 	view.PostsStart = state.PostsStart
-	rendered, err := lm.renderer.Render(ctx, view)
+	// HEAD writes no body, so it takes no room; GET takes room for the
+	// page before it is rendered, so that one refused renders nothing. A
+	// kept page is counted too: it can be dropped while a slow reader still
+	// holds it. A page refused here may have raised posts_start (posts=N),
+	// which only ever shows a returning visitor more.
+	var room *unsentRoom
+	defer func() { room.release() }()
+	var reserve func(int) error
+	if !head {
+		reserve = func(n int) (err error) { room, err = lm.unsent.reserve(w, n); return err }
+	}
+	rendered, err := lm.renderer.Render(ctx, view, reserve)
 	if err != nil {
 		return err
 	}
@@ -64,18 +75,16 @@ func (lm *loadMore) serveCountedPage(w http.ResponseWriter, r *http.Request, q l
 	// headers, as gzhttp gives the JSON.
 	body, coding := rendered.HTML(), ""
 	if !head {
+		// The page as rendered, should it pass its bound, then as sent.
+		if err := room.resize(len(body)); err != nil {
+			return err
+		}
 		if body, coding, err = lm.renderer.Encode(ctx, rendered, r.Header.Get("Accept-Encoding")); err != nil {
 			return err
 		}
-		// Counted even when the renderer keeps the page: a kept page can
-		// be dropped while a slow reader still holds it. A page refused
-		// here may have raised posts_start (posts=N), which only ever
-		// shows a returning visitor more.
-		room, err := lm.unsent.reserve(w, len(body))
-		if err != nil {
+		if err := room.resize(len(body)); err != nil {
 			return err
 		}
-		defer room.release()
 		setSessionCookie(w, r, lm.cookie, visitor, state)
 	}
 	h := w.Header()
@@ -113,7 +122,14 @@ func (lm *loadMore) servePublicPage(w http.ResponseWriter, r *http.Request, q lo
 		first = &view.Posts[0]
 	}
 	view.Archive = &listing.PageArchive{Titles: lm.format.ArchiveTitles(a.archive, first), Vars: queryVars(a.canonical)}
-	rendered, err := lm.renderer.Render(ctx, view)
+	// As on the blog's page, GET takes room before the page is rendered.
+	var room *unsentRoom
+	defer func() { room.release() }()
+	var reserve func(int) error
+	if r.Method != http.MethodHead {
+		reserve = func(n int) (err error) { room, err = lm.unsent.reserve(w, n); return err }
+	}
+	rendered, err := lm.renderer.Render(ctx, view, reserve)
 	if err != nil {
 		return err
 	}
@@ -125,14 +141,15 @@ func (lm *loadMore) servePublicPage(w http.ResponseWriter, r *http.Request, q lo
 		return nil
 	}
 	if r.Method != http.MethodHead {
+		if err := room.resize(len(html)); err != nil {
+			return err
+		}
 		if answer.body, answer.coding, err = lm.renderer.Encode(ctx, rendered, r.Header.Get("Accept-Encoding")); err != nil {
 			return err
 		}
-		room, err := lm.unsent.reserve(w, len(answer.body))
-		if err != nil {
+		if err := room.resize(len(answer.body)); err != nil {
 			return err
 		}
-		defer room.release()
 	}
 	writePublic(w, answer, lm.maxAge)
 	return nil

@@ -25,7 +25,7 @@ import (
 )
 
 // TestRenderBusy: a render that found no place among the renders in
-// flight in time fails with listing.ErrBusy (listing's TestRenderWaits),
+// flight fails with listing.ErrBusy (listing's TestRenderRefusedAtOnce),
 // which is answered 503, as a server that is saturated: a proxy or the
 // reader can retry.
 func TestRenderBusy(t *testing.T) {
@@ -95,7 +95,8 @@ const pageViewsRSS = 56 << 20
 // TestPageViewsAtCapRSS: 16 visitors who raised posts_start past 1 000
 // with desiredPosts=100 view the page at once, over 200 KB posts; the
 // server, a process of its own, stays under pageViewsRSS at its peak
-// (VmHWM).
+// (VmHWM). Renders past the bound are refused with 503 and Retry-After;
+// each visitor tries again until served, as a reader would.
 func TestPageViewsAtCapRSS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: a server process under a flood of page views")
@@ -135,7 +136,7 @@ func TestPageViewsAtCapRSS(t *testing.T) {
 	for round := range 3 {
 		for i, c := range clients {
 			wg.Go(func() {
-				body := srv.get(t, c, "/load-more.php")
+				body := srv.getServed(t, c, "/load-more.php")
 				if n := countArticles(body); n != 200 {
 					t.Errorf("round %d, visitor %d: %d posts on the page, want the cap, 200", round, i, n)
 				}
@@ -147,6 +148,27 @@ func TestPageViewsAtCapRSS(t *testing.T) {
 	t.Logf("server VmHWM over %d concurrent page views at the cap, 3 rounds: %.1f MB", visitors, float64(peak)/(1<<20))
 	if peak > pageViewsRSS {
 		t.Errorf("server VmHWM %.1f MB, want at most %d MB", float64(peak)/(1<<20), pageViewsRSS>>20)
+	}
+}
+
+// getServed GETs path with c until it is not answered 503, for at most
+// 20 s, and returns the body of its 200 answer.
+func (s *childServer) getServed(t *testing.T, c *http.Client, path string) string {
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		resp, err := c.Get(s.URL + path)
+		if err != nil {
+			t.Error(err)
+			return ""
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable && time.Now().Before(deadline) {
+			continue
+		}
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: %s, %v: %.200s", path, resp.Status, err, body)
+		}
+		return string(body)
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 // configuration reference are all made from them.
 func (c *Config) settingGroups() []setting.Group {
 	database := c.databaseSettings.Group()
-	database.Explain("query-timeout", "; a page render also waits at most this long for its turn, and an answer may take this plus "+
+	database.Explain("query-timeout", "; an answer may take this plus "+
 		writeSlack.String()+" to be written (the HTTP write timeout)") // see writeTimeout
 	return []setting.Group{database, c.listingSettings.Group(), c.sessionSettings.Group(), c.serverSettings()}
 }

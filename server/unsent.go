@@ -14,10 +14,12 @@ import (
 // posts (about 100 KB) for the whole write timeout, and thousands of them
 // would hold more than anything else (docs/performance.md). unsentAnswers
 // bounds those bytes by -unsent-bytes, whatever the number of connections.
-// An answer takes room before it is built (the JSON) or written (the kept
-// page) and gives it back once written, so only slow readers hold room for
-// long. One that finds no room is refused at once (503, "server busy"), as
-// a queued answer would be held in memory while it waits.
+// An answer takes room before it is built: the JSON for its plain size, the
+// page for a bound of its size (or its size, when the renderer keeps it),
+// then keeps what it writes and gives that back once written, so only slow
+// readers hold room for long. One that finds no room is refused at once
+// (503, "server busy"), having built nothing, as a queued answer would be
+// held in memory while it waits.
 
 // minUnsentBytes keeps -unsent-bytes from refusing every page of posts: the
 // largest answers, a page at -max-page-posts, are a few hundred KB.
@@ -43,15 +45,20 @@ func newUnsentAnswers(maxBytes int) *unsentAnswers {
 func (u *unsentAnswers) reserve(w http.ResponseWriter, n int) (*unsentRoom, error) {
 	size := min(int64(n), u.max)
 	if !u.room.TryAcquire(size) {
-		w.Header().Set("Connection", "close")
-		return nil, fmt.Errorf("answer of %d bytes: %w: -unsent-bytes (%d) are held by answers being written", n, listing.ErrBusy, u.max)
+		return nil, u.refuse(w, n)
 	}
-	return &unsentRoom{u: u, size: size}, nil
+	return &unsentRoom{u: u, w: w, size: size}, nil
+}
+
+func (u *unsentAnswers) refuse(w http.ResponseWriter, n int) error {
+	w.Header().Set("Connection", "close")
+	return fmt.Errorf("answer of %d bytes: %w: -unsent-bytes (%d) are held by answers being written", n, listing.ErrBusy, u.max)
 }
 
 // unsentRoom is the room one answer holds.
 type unsentRoom struct {
 	u    *unsentAnswers
+	w    http.ResponseWriter
 	size int64
 }
 
@@ -65,8 +72,28 @@ func (r *unsentRoom) shrink(n int) {
 	}
 }
 
-// release gives back the room, once the answer is written.
+// resize makes the room fit an answer of n bytes: it shrinks, or grows
+// when there is room to take, as reserve would; when there is not, the
+// error is reserve's.
+func (r *unsentRoom) resize(n int) error {
+	size := min(int64(n), r.u.max)
+	if size <= r.size {
+		r.shrink(n)
+		return nil
+	}
+	if !r.u.room.TryAcquire(size - r.size) {
+		return r.u.refuse(r.w, n)
+	}
+	r.size = size
+	return nil
+}
+
+// release gives back the room, once the answer is written; a nil room,
+// never taken, has none.
 func (r *unsentRoom) release() {
+	if r == nil {
+		return
+	}
 	r.u.room.Release(r.size)
 	r.size = 0
 }

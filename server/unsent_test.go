@@ -54,3 +54,36 @@ func TestUnsentAnswers(t *testing.T) {
 		t.Error("the room was not all given back")
 	}
 }
+
+// TestUnsentRoomResize: a page's room, taken for a bound of its size,
+// fits itself to the page: it shrinks, grows while there is room, and
+// when there is none refuses as reserve does, keeping what it held.
+func TestUnsentRoomResize(t *testing.T) {
+	t.Parallel()
+	const kb = 1 << 10
+	u := newUnsentAnswers(1024 * kb)
+	w := httptest.NewRecorder()
+	page, err := u.reserve(w, 500*kb) // the bound
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := page.resize(300 * kb); err != nil || page.size != 300*kb { // rendered
+		t.Fatalf("resize to 300 KB: %v, holds %d KB", err, page.size/kb)
+	}
+	if err := page.resize(700 * kb); err != nil || page.size != 700*kb { // larger than its bound
+		t.Fatalf("resize to 700 KB: %v, holds %d KB", err, page.size/kb)
+	}
+	other, err := u.reserve(httptest.NewRecorder(), 300*kb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = page.resize(800 * kb)
+	if !errors.Is(err, listing.ErrBusy) || w.Header().Get("Connection") != "close" || page.size != 700*kb {
+		t.Errorf("resize past the room: %v, Connection %q, holds %d KB; want ErrBusy, close, 700 KB", err, w.Header().Get("Connection"), page.size/kb)
+	}
+	page.release()
+	other.release()
+	if _, err := u.reserve(w, 1024*kb); err != nil {
+		t.Error("the room was not all given back")
+	}
+}

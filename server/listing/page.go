@@ -3,14 +3,17 @@ package listing
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/maphash"
 	"html/template"
 	"io"
 	"io/fs"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cbroglie/mustache"
@@ -27,11 +30,10 @@ const (
 	PostsTemplate = "load-more.mustache"
 )
 
-// ErrBusy is work the server refused because it is saturated: a page the
-// renderer could not start on in time (it waited for a place among the
-// renders in flight, see renderBudget, until its context ended or
-// RenderWait passed), or a page not in memory whose query the Cache did
-// not admit (see CacheLimits.MaxMisses). The reader can retry.
+// ErrBusy is work the server refused because it is saturated: a page not
+// kept that found no place among the renders in flight (see Renderer), or
+// a page not in memory whose query the Cache did not admit (see
+// CacheLimits.MaxMisses). The reader can retry.
 var ErrBusy = errors.New("server busy")
 
 // pageData is what PageTemplate is executed with.
@@ -93,10 +95,6 @@ type RenderSettings struct {
 	// MaxPagePosts is the most posts a page shows; renders in flight hold
 	// at least that many, so a page at the cap is never refused for size.
 	MaxPagePosts int
-	// RenderWait is how long a render waits for its place among the renders
-	// in flight before it fails with ErrBusy; it must be positive, or no
-	// page that is not kept can be rendered.
-	RenderWait time.Duration
 }
 
 // Renderer renders the page with the same mustache template the browser
@@ -108,7 +106,15 @@ type RenderSettings struct {
 // kept by the exact bytes of what they show (see writePageKey) and a repeat
 // is a copy: see renderedPages.
 //
-// Renders are bounded too: see renderBudget. It is safe for concurrent use.
+// Renders of pages not kept are bounded by the cores: at most half of
+// them (GOMAXPROCS/2, at least one) render at once, since a render is CPU
+// alone and the other half serves the readers of pages and answers in
+// memory; renders take at most renderShare of the cores' time, over time
+// (see renderClock); and they hold at most renderBudget. A render past any
+// bound is refused at once with ErrBusy, never queued: a flood of distinct
+// views would hold every reader behind it. A reader of a view
+// being rendered waits for that render rather than start its own. It is
+// safe for concurrent use.
 type Renderer struct {
 	page  *template.Template
 	posts *mustache.Template
@@ -116,12 +122,27 @@ type Renderer struct {
 	batch int
 
 	seed     maphash.Seed
-	rendered renderedPages
+	rendered *renderedPages
 
-	renders    *semaphore.Weighted // weighted by the posts rendered
-	renderWait time.Duration       // how long a render waits for its weight
+	rendering admission           // renders in flight, by number
+	renders   *semaphore.Weighted // weighted by the posts rendered
+	clock     *renderClock        // the time renders take, over time
+
+	mu      sync.Mutex
+	flights map[uint64]*renderFlight // renders in flight, by their view's hash
+
+	// A page's size is bounded, before it is rendered, by pageBytes plus
+	// postBytes and its JSON record for each post: see sizeBound.
+	pageBytes, postBytes int
 
 	coder *compress.Coder // compresses the pages kept
+}
+
+// renderFlight is one render, shared by the readers of its view.
+type renderFlight struct {
+	done chan struct{} // closed once page and err are set
+	page *RenderedPage
+	err  error
 }
 
 // A render allocates up to about renderBytesPerPost for each post on the
@@ -130,8 +151,7 @@ type Renderer struct {
 // at most renderBudget / renderBytesPerPost posts together, or one page at
 // MaxPagePosts when that is higher, so what renders take at their peak is
 // bounded by the configuration, whatever posts_start visitors bring and
-// however many come at once; the others wait, and find the page among the
-// rendered pages when it was the same one.
+// however many come at once.
 const (
 	renderBudget       = 16 << 20
 	renderBytesPerPost = 16 << 10
@@ -151,52 +171,179 @@ func NewRenderer(s RenderSettings, templates fs.FS, postsTemplate string, coder 
 	}
 	slots := max(renderBudget/renderBytesPerPost, s.MaxPagePosts)
 	// A batch under 1 would never move on through the posts.
-	return &Renderer{page: page, posts: posts, title: s.Title, batch: max(s.Batch, 1),
+	r := &Renderer{page: page, posts: posts, title: s.Title, batch: max(s.Batch, 1),
 		seed: maphash.MakeSeed(), rendered: newRenderedPages(renderedPagesBytes),
-		renders: semaphore.NewWeighted(int64(slots)), renderWait: s.RenderWait, coder: coder}, nil
+		rendering: make(admission, max(runtime.GOMAXPROCS(0)/2, 1)), renders: semaphore.NewWeighted(int64(slots)),
+		clock:   newRenderClock(renderShare*float64(runtime.GOMAXPROCS(0)), renderBurst, time.Now),
+		flights: map[uint64]*renderFlight{}, coder: coder}
+	// What the templates print around the posts' fields, measured once.
+	var empty bytes.Buffer
+	if err := r.renderView(&empty, PageView{Next: &Post{}, MaxPosts: s.MaxPagePosts}); err != nil {
+		return nil, err
+	}
+	post, err := posts.Render(feedData([]Post{{}}, 1, 1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", PostsTemplate, err)
+	}
+	r.pageBytes, r.postBytes = empty.Len()+pageSlackBytes, len(post)+pageSlackBytes
+	return r, nil
 }
 
+// Renders take at most renderShare of the cores' time, over time, and
+// renderBurst at once after a quiet spell: some fifty pages of 200 posts,
+// more than a site needs when a new post changes every visitor's page.
+const (
+	renderShare = 0.125
+	renderBurst = 250 * time.Millisecond
+)
+
+// pageSlackBytes is room in sizeBound for what a page shows beside its
+// templates and records: a batch's separator, the archive's heading and
+// form fields, numbers.
+const pageSlackBytes = 128
+
 // Render returns the page for v, kept from an earlier render of the same
-// view when there was one. The page is shared: callers only write it out.
-// A render waits for its place among the renders in flight until ctx ends
-// or RenderWait passes; then the error wraps ErrBusy.
-func (r *Renderer) Render(ctx context.Context, v PageView) (*RenderedPage, error) {
-	var h maphash.Hash
-	h.SetSeed(r.seed)
-	writePageKey(&h, v)
-	hash := h.Sum64()
+// view when there was one, or rendered by a render of the same view in
+// flight. The page is shared: callers only write it out.
+//
+// Before the page is rendered or waited for, reserve, when not nil, is
+// given a bound of its size (the page's own size when it is kept), so
+// that an answer refused for want of room costs no render; its error is
+// returned as it is. A page not kept that finds no place among the
+// renders in flight is refused at once, with an error wrapping ErrBusy.
+func (r *Renderer) Render(ctx context.Context, v PageView, reserve func(size int) error) (*RenderedPage, error) {
+	hash := r.viewHash(v)
 	if page, ok := r.rendered.recall(hash, v); ok {
+		if reserve != nil {
+			if err := reserve(len(page.html)); err != nil {
+				return nil, err
+			}
+		}
 		return page, nil
 	}
-	weight := int64(max(len(v.Posts), 1))
-	wait, cancel := context.WithTimeout(ctx, r.renderWait)
-	err := r.renders.Acquire(wait, weight)
-	cancel()
-	if err != nil {
-		return nil, fmt.Errorf("page of %d posts: %w: %w", len(v.Posts), ErrBusy, err)
+	if reserve != nil {
+		if err := reserve(r.sizeBound(v)); err != nil {
+			return nil, err
+		}
 	}
-	defer r.renders.Release(weight)
-	// A render of the same view may have finished while this one waited.
+	r.mu.Lock()
+	if f, ok := r.flights[hash]; ok {
+		r.mu.Unlock()
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+		if f.err != nil {
+			return nil, f.err
+		}
+		same := keyComparer{key: f.page.key, same: true}
+		if writePageKey(&same, v); same.same && len(same.key) == 0 {
+			return f.page, nil
+		}
+		// Another view of the same hash: rendered as any other.
+		r.mu.Lock()
+	}
+	weight := int64(max(len(v.Posts), 1))
+	if !r.rendering.try() {
+		r.mu.Unlock()
+		return nil, fmt.Errorf("page of %d posts: %d renders in flight: %w", len(v.Posts), cap(r.rendering), ErrBusy)
+	}
+	if !r.clock.admit() {
+		r.mu.Unlock()
+		r.rendering.done()
+		return nil, fmt.Errorf("page of %d posts: renders took their share of the cores: %w", len(v.Posts), ErrBusy)
+	}
+	if !r.renders.TryAcquire(weight) {
+		r.mu.Unlock()
+		r.rendering.done()
+		return nil, fmt.Errorf("page of %d posts: the render budget is held by renders in flight: %w", len(v.Posts), ErrBusy)
+	}
+	f := &renderFlight{done: make(chan struct{})}
+	if _, taken := r.flights[hash]; !taken {
+		r.flights[hash] = f
+	}
+	r.mu.Unlock()
+	defer func() {
+		r.renders.Release(weight)
+		r.rendering.done()
+		r.mu.Lock()
+		if r.flights[hash] == f {
+			delete(r.flights, hash)
+		}
+		r.mu.Unlock()
+		close(f.done)
+	}()
+	// A render of the same view may have finished since the page was
+	// looked for.
 	if page, ok := r.rendered.recall(hash, v); ok {
+		f.page = page
 		return page, nil
 	}
 	var html bytes.Buffer
-	if err := r.renderView(&html, v); err != nil {
-		return nil, err
+	began := time.Now()
+	f.err = r.renderView(&html, v)
+	r.clock.charge(time.Since(began))
+	if f.err != nil {
+		return nil, f.err
 	}
 	var key bytes.Buffer
 	writePageKey(&key, v)
-	page := &RenderedPage{key: key.Bytes(), html: html.Bytes(), hash: hash}
-	r.rendered.keep(page)
-	return page, nil
+	f.page = &RenderedPage{key: key.Bytes(), html: html.Bytes(), hash: hash}
+	r.rendered.keep(f.page)
+	return f.page, nil
+}
+
+// sizeBound bounds the size of v's page, most likely: what the templates
+// print around the fields, and each post's fields as long as in its JSON
+// record, where they stand once each, as in PostsTemplate. An operator's
+// templates may show a field more often.
+func (r *Renderer) sizeBound(v PageView) int {
+	n := r.pageBytes + len(v.Posts)*r.postBytes
+	for i := range v.Posts {
+		n += len(v.Posts[i].Record)
+	}
+	if a := v.Archive; a != nil {
+		n += 2 * (len(a.Titles.Heading) + len(a.Titles.Title))
+		for _, qv := range a.Vars {
+			n += 2 * (len(qv.Name) + len(qv.Value))
+		}
+	}
+	return n
 }
 
 // writePageKey writes every byte of v that the page shows: the badge, the
 // cap, the post the "more" link lands on, and each post's JSON record,
 // which holds all of its fields. Two views with the same key render the
-// same page. It is written to a hash, to a keyComparer and, for a page
-// rendered anew, to a buffer, so that a repeat allocates nothing.
+// same page. It is written to a keyComparer and, for a page rendered anew,
+// to a buffer, so that a repeat allocates nothing.
 func writePageKey(w io.Writer, v PageView) {
+	writeViewHead(w, v)
+	for i := range v.Posts {
+		w.Write([]byte{0})
+		w.Write(v.Posts[i].Record)
+	}
+}
+
+// viewHash is the hash a page is kept under: v's head, and each post's ID
+// and record length, not the records. Every request for a page not kept
+// computes it, a refused one too, and the records are most of the key;
+// views that differ only inside a record (a post edited since) share a
+// hash, and the later one kept replaces the earlier, which is stale.
+func (r *Renderer) viewHash(v PageView) uint64 {
+	var h maphash.Hash
+	h.SetSeed(r.seed)
+	writeViewHead(&h, v)
+	var num [2 * binary.MaxVarintLen64]byte
+	for i := range v.Posts {
+		b := binary.AppendUvarint(num[:0], v.Posts[i].ID)
+		h.Write(binary.AppendUvarint(b, uint64(len(v.Posts[i].Record))))
+	}
+	return h.Sum64()
+}
+
+// writeViewHead writes what v's page shows besides its posts.
+func writeViewHead(w io.Writer, v PageView) {
 	var num [64]byte
 	head := strconv.AppendInt(num[:0], int64(v.PostsStart), 10)
 	head = append(head, ' ')
@@ -219,10 +366,6 @@ func writePageKey(w io.Writer, v PageView) {
 			w.Write([]byte{2})
 			io.WriteString(w, qv.Name+"="+qv.Value)
 		}
-	}
-	for i := range v.Posts {
-		w.Write([]byte{0})
-		w.Write(v.Posts[i].Record)
 	}
 }
 
@@ -254,6 +397,11 @@ func (r *Renderer) renderView(w io.Writer, v PageView) error {
 	}
 	for from := 0; from < len(v.Posts) || from == 0; from += r.batch {
 		to := min(from+r.batch, len(v.Posts))
+		if from > 0 {
+			// A page of many posts is long work for one core: between its
+			// batches the readers waiting for this core go first.
+			runtime.Gosched()
+		}
 		rendered, err := r.posts.Render(feedData(v.Posts[from:to], from+1, setSize))
 		if err != nil {
 			return fmt.Errorf("render %s: %w", PostsTemplate, err)

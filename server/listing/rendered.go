@@ -1,6 +1,7 @@
 package listing
 
 import (
+	"container/list"
 	"context"
 	"fmt"
 	"sync"
@@ -9,12 +10,17 @@ import (
 )
 
 // RenderedPage is one page as written, under the key it was rendered for,
-// with the compressed bodies made of it so far (see Encode), which are
-// guarded by its renderedPages' mu.
+// with the compressed bodies made of it so far (see Encode). The
+// compressed bodies and its place among the rendered pages are guarded by
+// its renderedPages' mu.
 type RenderedPage struct {
 	key, html  []byte
 	hash       uint64
 	gzip, zstd []byte
+
+	place    *list.Element // in frequent or recent while kept, else nil
+	recalled bool          // in frequent: recalled since it was kept
+	hits     int           // recalls, halved every agingRecalls
 }
 
 // HTML is the page. It is shared: callers only write it out.
@@ -32,21 +38,34 @@ const renderedPagesBytes = 8 << 20
 
 // renderedPages are the pages a Renderer keeps, by the hash of their key,
 // so that a view seen before is a copy, not a render. They hold at most
-// max bytes, keys and compressed bodies included, and are all dropped when
-// a page does not fit: a bound, not an eviction policy, since pages change
-// with every refresh of the posts anyway.
+// max bytes, keys and compressed bodies included.
+//
+// A page rendered anew is recent; recalled once, it is frequent. Room is
+// made from the least recently kept recent page first, so a flood of
+// distinct views, each rendered once, takes the place of the flood's own
+// pages and not of those readers ask for again: the page of each ordinary
+// posts_start, which one render serves to every visitor at that count.
+// Frequent pages hold at most half of max; past it the one recalled least
+// often becomes recent again, so pages asked for a few times (a flood
+// that repeats its views) do not push out those every visitor asks for.
 type renderedPages struct {
-	mu     sync.Mutex
-	byHash map[uint64]*RenderedPage
-	bytes  int
-	max    int
+	mu                   sync.Mutex
+	byHash               map[uint64]*RenderedPage
+	recent, frequent     list.List // most recent at the front
+	bytes, frequentBytes int
+	max                  int
+	recalls              int // since hits were last halved
 }
 
-func newRenderedPages(maxBytes int) renderedPages {
-	return renderedPages{byHash: map[uint64]*RenderedPage{}, max: maxBytes}
+// agingRecalls is how many recalls pass between two halvings of every
+// page's hits, so that a page read often long ago gives way in time.
+const agingRecalls = 1 << 14
+
+func newRenderedPages(maxBytes int) *renderedPages {
+	return &renderedPages{byHash: map[uint64]*RenderedPage{}, max: maxBytes}
 }
 
-// recall returns the page kept for v, if any.
+// recall returns the page kept for v, if any, and makes it frequent.
 func (rp *renderedPages) recall(hash uint64, v PageView) (*RenderedPage, bool) {
 	rp.mu.Lock()
 	kept, ok := rp.byHash[hash]
@@ -56,29 +75,105 @@ func (rp *renderedPages) recall(hash uint64, v PageView) (*RenderedPage, bool) {
 	}
 	same := keyComparer{key: kept.key, same: true}
 	writePageKey(&same, v)
-	if same.same && len(same.key) == 0 {
+	if !same.same || len(same.key) != 0 {
+		return nil, false
+	}
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	if kept.place == nil {
+		return kept, true // dropped meanwhile: still the page
+	}
+	kept.hits++
+	if rp.recalls++; rp.recalls >= agingRecalls {
+		for _, page := range rp.byHash {
+			page.hits /= 2
+		}
+		rp.recalls = 0
+	}
+	if kept.recalled {
 		return kept, true
 	}
-	return nil, false
+	rp.recent.Remove(kept.place)
+	kept.place, kept.recalled = rp.frequent.PushFront(kept), true
+	rp.frequentBytes += kept.size()
+	for rp.frequentBytes > rp.max/2 {
+		rp.demoteLocked(rp.leastRecalledLocked())
+	}
+	return kept, true
 }
 
-// keep keeps page, in place of the one of the same hash.
+// leastRecalledLocked is the frequent page recalled least often, the
+// earliest made frequent among equals. There is one.
+func (rp *renderedPages) leastRecalledLocked() *RenderedPage {
+	var least *RenderedPage
+	for e := rp.frequent.Back(); e != nil; e = e.Prev() {
+		if page := e.Value.(*RenderedPage); least == nil || page.hits < least.hits {
+			least = page
+		}
+	}
+	return least
+}
+
+// keep keeps page, a recent one, in place of the one of the same hash,
+// and makes room for it.
 func (rp *renderedPages) keep(page *RenderedPage) {
 	size := page.size()
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
 	if old, ok := rp.byHash[page.hash]; ok {
-		rp.bytes -= old.size()
-		delete(rp.byHash, page.hash)
+		rp.dropLocked(old)
 	}
-	if rp.bytes+size > rp.max {
-		clear(rp.byHash)
-		rp.bytes = 0
+	if size > rp.max {
+		return
 	}
-	if size <= rp.max {
-		rp.byHash[page.hash] = page
-		rp.bytes += size
+	rp.makeRoomLocked(size)
+	rp.byHash[page.hash] = page
+	page.place = rp.recent.PushFront(page)
+	rp.bytes += size
+}
+
+// growLocked counts n more bytes of page, a compressed body, when page is
+// kept and they fit, and reports whether it did. The caller holds mu.
+func (rp *renderedPages) growLocked(page *RenderedPage, n int) bool {
+	if rp.byHash[page.hash] != page || rp.bytes+n > rp.max {
+		return false
 	}
+	rp.bytes += n
+	if page.recalled {
+		rp.frequentBytes += n
+	}
+	return true
+}
+
+// makeRoomLocked drops pages, recent ones first, until n more bytes fit.
+func (rp *renderedPages) makeRoomLocked(n int) {
+	for rp.bytes+n > rp.max && len(rp.byHash) > 0 {
+		if last := rp.recent.Back(); last != nil {
+			rp.dropLocked(last.Value.(*RenderedPage))
+		} else {
+			rp.dropLocked(rp.leastRecalledLocked())
+		}
+	}
+}
+
+// demoteLocked makes page, frequent, the most recent of the recent pages.
+func (rp *renderedPages) demoteLocked(page *RenderedPage) {
+	rp.frequent.Remove(page.place)
+	rp.frequentBytes -= page.size()
+	page.place, page.recalled = rp.recent.PushFront(page), false
+}
+
+// dropLocked stops keeping page.
+func (rp *renderedPages) dropLocked(page *RenderedPage) {
+	if page.recalled {
+		rp.frequent.Remove(page.place)
+		rp.frequentBytes -= page.size()
+	} else {
+		rp.recent.Remove(page.place)
+	}
+	delete(rp.byHash, page.hash)
+	rp.bytes -= page.size()
+	page.place, page.recalled, page.hits = nil, false, 0
 }
 
 // Encode returns page as acceptEncoding welcomes it most, and its
@@ -115,7 +210,7 @@ func (r *Renderer) compressed(ctx context.Context, page *RenderedPage, coding st
 	default:
 		return nil, fmt.Errorf("no coding %q", coding)
 	}
-	rp := &r.rendered
+	rp := r.rendered
 	rp.mu.Lock()
 	kept := *field
 	rp.mu.Unlock()
@@ -133,10 +228,9 @@ func (r *Renderer) compressed(ctx context.Context, page *RenderedPage, coding st
 	switch {
 	case *field != nil:
 		return *field, nil // another request kept one first
-	case rp.byHash[page.hash] != page || rp.bytes+len(body) > rp.max:
+	case !rp.growLocked(page, len(body)):
 		return body, nil // not kept: this request's alone
 	}
 	*field = body
-	rp.bytes += len(body)
 	return body, nil
 }
