@@ -47,6 +47,12 @@ type redisSessions struct {
 	lockOwner   string // "<hostname>|<pid>", like phpredis's lock secret
 	releaseLock *redis.Script
 	updateLua   *redis.Script // update.lua, see addScripted
+	// scriptMaxBytes is the largest value update.lua edits
+	// (scriptMaxBytes; tests raise it to hold the script to the codec on
+	// any value).
+	scriptMaxBytes int
+	large          largeSlot    // see addLarge
+	known          *knownValues // the large values we last wrote
 }
 
 func newRedisSessions(cfg Config, logger *slog.Logger, route redisRoute) *redisSessions {
@@ -57,7 +63,10 @@ func newRedisSessions(cfg Config, logger *slog.Logger, route redisRoute) *redisS
 		lockOwner:   lockOwner(),
 		releaseLock: redis.NewScript(1, releaseLockScript),
 		// -1: the key count is the first argument, 1 or 2 with the lock.
-		updateLua: redis.NewScript(-1, updateScript),
+		updateLua:      redis.NewScript(-1, updateScript),
+		scriptMaxBytes: scriptMaxBytes,
+		large:          make(largeSlot, 1),
+		known:          newKnownValues(),
 	}
 }
 
@@ -160,7 +169,21 @@ func (r *redisSessions) read(ctx context.Context, id string) ([]byte, bool, erro
 // certain to edit exactly as Decode, Int, SetInt and Encode would, and the
 // tests hold it to the codec's bytes. The memory store uses the codec only.
 func (r *redisSessions) update(ctx context.Context, id string, fn func([]byte, bool) ([]byte, error)) error {
+	return r.updateIn(ctx, id, nil, fn)
+}
+
+// updateIn is update in slot, when slot is not nil: taken first or, with
+// Config.Locking, once the session lock is held, so that waiting for
+// another request's lock holds no slot.
+func (r *redisSessions) updateIn(ctx context.Context, id string, slot largeSlot, fn func([]byte, bool) ([]byte, error)) error {
 	key := r.cfg.KeyPrefix + id
+	if slot != nil && !r.cfg.Locking {
+		leave, err := slot.enter(ctx, r.cfg.OpTimeout)
+		if err != nil {
+			return err
+		}
+		defer leave()
+	}
 	c, err := r.route.keyConn(ctx, key, false)
 	if err != nil {
 		return err
@@ -173,6 +196,13 @@ func (r *redisSessions) update(ctx context.Context, id string, fn func([]byte, b
 			return err
 		}
 		defer unlock()
+		if slot != nil {
+			leave, err := slot.enter(ctx, r.cfg.OpTimeout)
+			if err != nil {
+				return err
+			}
+			defer leave()
+		}
 	}
 
 	for attempt := 1; ; attempt++ {
