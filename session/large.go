@@ -23,21 +23,23 @@ const scriptMaxBytes = 1 << 10
 const maxKnownValues = 4096
 
 // largeSlot lets one update of a value over scriptMaxBytes run at a time
-// in the process. Such an update reads and writes the whole value, and
-// decodes it when it is new to us: one at a time, they take one core
-// whatever the number of requests, leaving the others to everyone else's,
-// and concurrent updates of one large session queue here instead of
-// aborting each other's WATCH and reading the value again.
+// in the process, and only half the time: each leaves the slot taken for
+// as long again as it held it. Such an update reads and writes the whole
+// value, and decodes it when it is new to us; so, whatever the number of
+// requests, they take at most half of one core, and concurrent updates of
+// one large session queue here instead of aborting each other's WATCH and
+// reading the value again.
 type largeSlot chan struct{}
 
 // enter waits for the slot, at most timeout and while ctx lasts, and
-// returns its release. Errors wrap ErrUnavailable.
+// returns its release, which returns at once. Errors wrap ErrUnavailable.
 func (s largeSlot) enter(ctx context.Context, timeout time.Duration) (func(), error) {
 	t := time.NewTimer(timeout)
 	defer t.Stop()
 	select {
 	case s <- struct{}{}:
-		return func() { <-s }, nil
+		entered := time.Now()
+		return func() { time.AfterFunc(time.Since(entered), func() { <-s }) }, nil
 	case <-ctx.Done():
 		return nil, fmt.Errorf("session: waiting to update a large session: %w: %w", ErrUnavailable, ctx.Err())
 	case <-t.C:
@@ -46,13 +48,14 @@ func (s largeSlot) enter(ctx context.Context, timeout time.Duration) (func(), er
 }
 
 // knownValues remembers the large values this process last wrote: their
-// length, a hash of their bytes under a seed of the process's own, and
-// where posts_start's value lies in them. A value read back with the same
-// length and hash is the one we wrote, which Decode accepted and Encode
-// wrote, so the next update splices the new count in place of the old,
-// byte for byte what Decode → SetInt → Encode would write, without
-// decoding the rest. Any other value (PHP wrote it since, or we never
-// did) goes through the codec. It is safe for concurrent use.
+// length, where posts_start's value lies in them and its bytes, and a hash
+// of the bytes before and after it under a seed of the process's own. A
+// value read back alike is the one we wrote, which Decode accepted and
+// Encode wrote, so the next update splices the new count in place of the
+// old, byte for byte what Decode → SetInt → Encode would write, without
+// decoding the rest; and when the count keeps its length, only its bytes
+// are sent. Any other value (PHP wrote it since, or we never did) goes
+// through the codec. It is safe for concurrent use.
 type knownValues struct {
 	seed maphash.Seed
 	mu   sync.Mutex
@@ -62,10 +65,15 @@ type knownValues struct {
 // knownValue is one value we wrote.
 type knownValue struct {
 	size       int
-	sum        uint64
-	start, end int // posts_start's value is value[start:end]
-	postsStart int64
+	start, end int    // posts_start's value is value[start:end]
+	postsStart string // value[start:end]
+	head, tail uint64 // the hashes of value[:start] and value[end:]
+	count      int64  // posts_start as Data.Int reads it
 }
+
+// maxKnownPostsStart is the longest posts_start value knownValues keeps:
+// ours are i:N;, and a longer one PHP wrote is decoded every time.
+const maxKnownPostsStart = 32
 
 func newKnownValues() *knownValues {
 	return &knownValues{seed: maphash.MakeSeed(), byID: make(map[string]knownValue)}
@@ -73,47 +81,68 @@ func newKnownValues() *knownValues {
 
 // add is codecAdd of n on cur, the stored value of session id: a splice
 // when cur is the value we last wrote for id, else the codec. It returns
-// what to store, the new posts_start, and what to remember of the value
-// once it is stored.
-func (k *knownValues) add(cfg Config, id string, cur []byte, n int) ([]byte, int64, knownValue, error) {
-	sum := maphash.Bytes(k.seed, cur)
+// what to write, the new posts_start, and what to remember of the value
+// once it is written (a zero size: nothing).
+func (k *knownValues) add(cfg Config, id string, cur []byte, n int) (change, int64, knownValue, error) {
 	k.mu.Lock()
 	known, ok := k.byID[id]
 	k.mu.Unlock()
-	if ok && known.size == len(cur) && known.sum == sum {
+	if ok && k.holds(known, cur) {
 		if n == 0 {
-			return cur, known.postsStart, known, nil
+			return change{inPlace: true}, known.count, known, nil
 		}
-		got := addClamped(known.postsStart, n)
-		next := make([]byte, 0, len(cur)+20)
-		next = append(next, cur[:known.start]...)
-		next = append(next, "i:"...)
-		next = strconv.AppendInt(next, got, 10)
-		next = append(next, ';')
-		end := len(next)
-		next = append(next, cur[known.end:]...)
-		return next, got, k.value(next, known.start, end, got), nil
+		got := addClamped(known.count, n)
+		val := strconv.AppendInt([]byte("i:"), got, 10)
+		val = append(val, ';')
+		next := known
+		next.count, next.postsStart = got, string(val)
+		next.end = known.start + len(val)
+		next.size = len(cur) - (known.end - known.start) + len(val)
+		if next.size == len(cur) {
+			return change{inPlace: true, at: known.start, value: val}, got, next, nil
+		}
+		whole := make([]byte, 0, next.size)
+		whole = append(whole, cur[:known.start]...)
+		whole = append(whole, val...)
+		whole = append(whole, cur[known.end:]...)
+		return change{value: whole}, got, next, nil
 	}
 	d, err := Decode(cfg.Format, cur)
 	if err != nil {
-		return nil, 0, knownValue{}, fmt.Errorf("%w: %w", errUnreadable, err)
+		return change{}, 0, knownValue{}, fmt.Errorf("%w: %w", errUnreadable, err)
 	}
 	next, got := codecAddData(cfg, d, cur, n)
 	start, end, ok := d.valueSpan(postsStartKey)
 	if !ok {
-		return nil, 0, knownValue{}, errors.New("session: posts_start missing after SetInt")
+		return change{}, 0, knownValue{}, errors.New("session: posts_start missing after SetInt")
 	}
-	return next, got, k.value(next, start, end, got), nil
+	var remember knownValue
+	if end-start <= maxKnownPostsStart {
+		remember = knownValue{
+			size: len(next), start: start, end: end, postsStart: string(next[start:end]),
+			head: maphash.Bytes(k.seed, next[:start]), tail: maphash.Bytes(k.seed, next[end:]),
+			count: got,
+		}
+	}
+	return change{value: next}, got, remember, nil
 }
 
-func (k *knownValues) value(v []byte, start, end int, postsStart int64) knownValue {
-	return knownValue{size: len(v), sum: maphash.Bytes(k.seed, v), start: start, end: end, postsStart: postsStart}
+// holds reports whether v is, as far as its length, posts_start and
+// hashes tell, the value known describes.
+func (k *knownValues) holds(known knownValue, v []byte) bool {
+	return len(v) == known.size &&
+		string(v[known.start:known.end]) == known.postsStart &&
+		maphash.Bytes(k.seed, v[:known.start]) == known.head &&
+		maphash.Bytes(k.seed, v[known.end:]) == known.tail
 }
 
 // remember keeps v as what we last wrote for id. Past maxKnownValues it
 // forgets another session's, any: a forgotten value is only decoded once
 // more.
 func (k *knownValues) remember(id string, v knownValue) {
+	if v.size == 0 {
+		return
+	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if _, ok := k.byID[id]; !ok && len(k.byID) >= maxKnownValues {
@@ -134,9 +163,9 @@ func (k *knownValues) remember(id string, v knownValue) {
 func (r *redisSessions) addLarge(ctx context.Context, id string, n int) (int64, error) {
 	var got int64
 	var stored knownValue
-	err := r.updateIn(ctx, id, r.large, func(cur []byte, exists bool) ([]byte, error) {
+	err := r.updateIn(ctx, id, r.large, func(cur []byte, exists bool) (change, error) {
 		if !exists {
-			return nil, errNoSession
+			return change{}, errNoSession
 		}
 		next, v, known, err := r.known.add(r.cfg, id, cur, n)
 		got, stored = v, known

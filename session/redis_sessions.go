@@ -169,13 +169,27 @@ func (r *redisSessions) read(ctx context.Context, id string) ([]byte, bool, erro
 // certain to edit exactly as Decode, Int, SetInt and Encode would, and the
 // tests hold it to the codec's bytes. The memory store uses the codec only.
 func (r *redisSessions) update(ctx context.Context, id string, fn func([]byte, bool) ([]byte, error)) error {
-	return r.updateIn(ctx, id, nil, fn)
+	return r.updateIn(ctx, id, nil, func(cur []byte, exists bool) (change, error) {
+		next, err := fn(cur, exists)
+		return change{value: next}, err
+	})
 }
 
-// updateIn is update in slot, when slot is not nil: taken first or, with
-// Config.Locking, once the session lock is held, so that waiting for
-// another request's lock holds no slot.
-func (r *redisSessions) updateIn(ctx context.Context, id string, slot largeSlot, fn func([]byte, bool) ([]byte, error)) error {
+// change is what one attempt of updateIn writes: the whole value, or only
+// bytes in place, the length kept.
+type change struct {
+	// inPlace: value goes at offset at, the rest kept, and the expiry is
+	// refreshed (SETRANGE, EXPIRE); an empty value only refreshes it.
+	// Else value is the whole new value (SETEX).
+	inPlace bool
+	at      int
+	value   []byte
+}
+
+// updateIn is update, where fn says what to write, in slot when slot is
+// not nil: taken first or, with Config.Locking, once the session lock is
+// held, so that waiting for another request's lock holds no slot.
+func (r *redisSessions) updateIn(ctx context.Context, id string, slot largeSlot, fn func([]byte, bool) (change, error)) error {
 	key := r.cfg.KeyPrefix + id
 	if slot != nil && !r.cfg.Locking {
 		leave, err := slot.enter(ctx, r.cfg.OpTimeout)
@@ -206,7 +220,7 @@ func (r *redisSessions) updateIn(ctx context.Context, id string, slot largeSlot,
 	}
 
 	for attempt := 1; ; attempt++ {
-		written, err := r.watchAndSet(ctx, c, key, fn)
+		written, err := r.watchAndWrite(ctx, c, key, fn)
 		if err != nil || written {
 			return err
 		}
@@ -220,10 +234,10 @@ func (r *redisSessions) updateIn(ctx context.Context, id string, slot largeSlot,
 	}
 }
 
-// watchAndSet is one attempt of update: WATCH and GET key, fn, then
-// MULTI/SETEX/EXEC. It returns false when Redis aborted the EXEC because
-// another writer came in between.
-func (r *redisSessions) watchAndSet(ctx context.Context, c redis.Conn, key string, fn func([]byte, bool) ([]byte, error)) (written bool, err error) {
+// watchAndWrite is one attempt of updateIn: WATCH and GET key, fn, then
+// MULTI, the change (SETEX, or SETRANGE and EXPIRE), EXEC. It returns false
+// when Redis aborted the EXEC because another writer came in between.
+func (r *redisSessions) watchAndWrite(ctx context.Context, c redis.Conn, key string, fn func([]byte, bool) (change, error)) (written bool, err error) {
 	if err := c.Send("WATCH", key); err != nil {
 		return false, unavailable("WATCH", err)
 	}
@@ -249,8 +263,19 @@ func (r *redisSessions) watchAndSet(ctx context.Context, c redis.Conn, key strin
 	if err := c.Send("MULTI"); err != nil {
 		return false, unavailable("MULTI", err)
 	}
-	if err := c.Send("SETEX", key, lifetimeSeconds(r.cfg.MaxLifetime), next); err != nil {
-		return false, unavailable("SETEX", err)
+	ttl := lifetimeSeconds(r.cfg.MaxLifetime)
+	switch {
+	case !next.inPlace:
+		err = c.Send("SETEX", key, ttl, next.value)
+	case len(next.value) > 0:
+		if err = c.Send("SETRANGE", key, next.at, next.value); err == nil {
+			err = c.Send("EXPIRE", key, ttl)
+		}
+	default:
+		err = c.Send("EXPIRE", key, ttl)
+	}
+	if err != nil {
+		return false, unavailable("MULTI", err)
 	}
 	reply, err = r.do(ctx, c, "EXEC")
 	if err != nil {
