@@ -84,10 +84,7 @@ func newKnownValues() *knownValues {
 // what to write, the new posts_start, and what to remember of the value
 // once it is written (a zero size: nothing).
 func (k *knownValues) add(cfg Config, id string, cur []byte, n int) (change, int64, knownValue, error) {
-	k.mu.Lock()
-	known, ok := k.byID[id]
-	k.mu.Unlock()
-	if ok && k.holds(known, cur) {
+	if known, ok := k.knows(id, cur); ok {
 		if n == 0 {
 			return change{inPlace: true}, known.count, known, nil
 		}
@@ -116,19 +113,44 @@ func (k *knownValues) add(cfg Config, id string, cur []byte, n int) (change, int
 	if !ok {
 		return change{}, 0, knownValue{}, errors.New("session: posts_start missing after SetInt")
 	}
-	var remember knownValue
-	if end-start <= maxKnownPostsStart {
-		remember = knownValue{
-			size: len(next), start: start, end: end, postsStart: string(next[start:end]),
-			head: maphash.Bytes(k.seed, next[:start]), tail: maphash.Bytes(k.seed, next[end:]),
-			count: got,
-		}
-	}
-	return change{value: next}, got, remember, nil
+	return change{value: next}, got, k.describe(next, start, end, got), nil
 }
 
-// holds reports whether v is, as far as its length, posts_start and
-// hashes tell, the value known describes.
+// describe is what to remember of v, whose posts_start, read as count,
+// is v[start:end]: nothing (a zero size) when that is longer than
+// maxKnownPostsStart.
+func (k *knownValues) describe(v []byte, start, end int, count int64) knownValue {
+	if end-start > maxKnownPostsStart {
+		return knownValue{}
+	}
+	return knownValue{
+		size: len(v), start: start, end: end, postsStart: string(v[start:end]),
+		head: maphash.Bytes(k.seed, v[:start]), tail: maphash.Bytes(k.seed, v[end:]),
+		count: count,
+	}
+}
+
+// knows returns what we remember of v, the value of session id, when it
+// is, as far as its length, posts_start and hashes tell, the value we
+// last wrote (or read) for id.
+func (k *knownValues) knows(id string, v []byte) (knownValue, bool) {
+	k.mu.Lock()
+	known, ok := k.byID[id]
+	k.mu.Unlock()
+	if !ok || !k.holds(known, v) {
+		return knownValue{}, false
+	}
+	return known, true
+}
+
+// has reports whether we remember a value of session id.
+func (k *knownValues) has(id string) bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	_, ok := k.byID[id]
+	return ok
+}
+
 func (k *knownValues) holds(known knownValue, v []byte) bool {
 	return len(v) == known.size &&
 		string(v[known.start:known.end]) == known.postsStart &&
@@ -176,4 +198,46 @@ func (r *redisSessions) addLarge(ctx context.Context, id string, n int) (int64, 
 	}
 	r.known.remember(id, stored)
 	return got, nil
+}
+
+// postsStartOf is posts_start of cur, the value of session id just read,
+// as Data.Int reads it (false: none); a large value is read by peekLarge.
+// It returns errUnreadable for a value Decode refuses.
+func (s *Store) postsStartOf(ctx context.Context, id string, cur []byte) (int64, bool, error) {
+	if sb, ok := s.b.(scripter); ok && len(cur) > scriptMaxBytes {
+		return sb.peekLarge(ctx, id, cur)
+	}
+	d, err := Decode(s.cfg.Format, cur)
+	if err != nil {
+		return 0, false, fmt.Errorf("%w: %w", errUnreadable, err)
+	}
+	v, ok := d.Int(postsStartKey)
+	return v, ok, nil
+}
+
+// peekLarge is postsStartOf for a value over scriptMaxBytes, in the large
+// slot as its updates are: known, or decoded and then remembered, so that
+// the next read of it, or update, decodes nothing. Errors wrap
+// ErrUnavailable, or errUnreadable.
+func (r *redisSessions) peekLarge(ctx context.Context, id string, cur []byte) (int64, bool, error) {
+	leave, err := r.large.enter(ctx, r.cfg.OpTimeout)
+	if err != nil {
+		return 0, false, err
+	}
+	defer leave()
+	if known, ok := r.known.knows(id, cur); ok {
+		return known.count, true, nil
+	}
+	d, err := Decode(r.cfg.Format, cur)
+	if err != nil {
+		return 0, false, fmt.Errorf("%w: %w", errUnreadable, err)
+	}
+	v, ok := d.Int(postsStartKey)
+	if !ok {
+		return 0, false, nil
+	}
+	// Unchanged, d encodes to cur: its spans are cur's.
+	start, end, _ := d.valueSpan(postsStartKey)
+	r.known.remember(id, r.known.describe(cur, start, end, v))
+	return v, true, nil
 }

@@ -67,8 +67,8 @@ func largeRewrites(f Format, ours []byte) map[string][]byte {
 // TestLargeSession updates sessions over scriptMaxBytes, which update.lua
 // leaves to Go unread: every update writes what the Go codec would, byte
 // for byte, whether the value is the one we wrote last (spliced) or PHP
-// rewrote it since, even to the same length; a malformed one is left
-// alone for a new id, a vanished one gets a new id.
+// rewrote it since, even to the same length, and HEAD reads what the codec
+// reads; a malformed one is left alone for a new id.
 func TestLargeSession(t *testing.T) {
 	t.Parallel()
 	for _, f := range codecFormats {
@@ -83,6 +83,15 @@ func TestLargeSession(t *testing.T) {
 				answers := recordScript(t, h)
 				id := idHex32
 				h.set(t, id, bigSession(f, 64<<10))
+				// peek checks what HEAD reads, which remembers the value
+				// too.
+				peek := func(want int) {
+					t.Helper()
+					st, err := h.store.PeekPostsStart(context.Background(), id)
+					if err != nil || st != (State{ID: id, PostsStart: want}) {
+						t.Fatalf("PeekPostsStart = %+v, %v; want %d", st, err, want)
+					}
+				}
 				add := func(n int) {
 					t.Helper()
 					cur, _ := h.get(t, id)
@@ -103,12 +112,19 @@ func TestLargeSession(t *testing.T) {
 					if got := answers.take(); !slices.Equal(got, []string{"fallback:large"}) {
 						t.Fatalf("update.lua answered %q, want fallback:large", got)
 					}
+					peek(clampInt(wantGot))
 				}
 				for _, n := range []int{1, 0, 3, 97, 0, 1} {
 					add(n)
 				}
 				for name, value := range largeRewrites(f, func() []byte { v, _ := h.get(t, id); return v }()) {
 					h.set(t, id, value)
+					d, err := Decode(f, value)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					v, _ := d.Int(postsStartKey)
+					peek(int(v))
 					add(2)
 					add(5)
 					if t.Failed() {
@@ -142,6 +158,9 @@ func TestLargeSession(t *testing.T) {
 				}
 				if got, _ := h.get(t, id); !bytes.Equal(got, malformed) {
 					t.Error("a malformed large session was changed")
+				}
+				if st, err := h.store.PeekPostsStart(context.Background(), id); err != nil || st != (State{PostsStart: h.cfg.InitialPostsStart}) {
+					t.Errorf("PeekPostsStart of a malformed large session = %+v, %v; want no session", st, err)
 				}
 				answers.take()
 			})

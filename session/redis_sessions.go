@@ -137,6 +137,15 @@ func (r *redisSessions) create(ctx context.Context, id string, value []byte) err
 // string.
 func (r *redisSessions) read(ctx context.Context, id string) ([]byte, bool, error) {
 	key := r.cfg.KeyPrefix + id
+	if r.known.has(id) {
+		// Large when last seen: read in the large slot, as it is
+		// updated, so that a flood of reads takes its turns too.
+		leave, err := r.large.enter(ctx, r.cfg.OpTimeout)
+		if err != nil {
+			return nil, false, err
+		}
+		defer leave()
+	}
 	c, err := r.route.keyConn(ctx, key, true)
 	if err != nil {
 		return nil, false, err

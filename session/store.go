@@ -176,10 +176,11 @@ type backend interface {
 // itself, in one round trip (Redis: update.lua). It returns errNoSession
 // for a missing session and errFallback when the value needs the Go codec,
 // errLargeValue when it is too large to edit there: addLarge then updates
-// it.
+// it, and peekLarge reads such a value's posts_start.
 type scripter interface {
 	addScripted(ctx context.Context, id string, n int) (int64, error)
 	addLarge(ctx context.Context, id string, n int) (int64, error)
+	peekLarge(ctx context.Context, id string, cur []byte) (int64, bool, error)
 }
 
 // Store keeps sessions in Redis (OpenRedis) or in memory (NewMemory).
