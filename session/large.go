@@ -22,13 +22,13 @@ const scriptMaxBytes = 1 << 10
 // maxKnownValues bounds knownValues, a few dozen bytes each.
 const maxKnownValues = 4096
 
-// largeSlot lets one update of a value over scriptMaxBytes run at a time
-// in the process, and only half the time: each leaves the slot taken for
-// as long again as it held it. Such an update reads and writes the whole
-// value, and decodes it when it is new to us; so, whatever the number of
-// requests, they take at most half of one core, and concurrent updates of
-// one large session queue here instead of aborting each other's WATCH and
-// reading the value again.
+// largeSlot lets one update or read of a value over scriptMaxBytes run at
+// a time in the process, and only half the time: each leaves the slot
+// taken for as long again as it held it. Such an update reads and writes
+// the whole value, and decodes it when it is new to us; so, whatever the
+// number of requests, they take at most half of one core, and concurrent
+// updates of one large session queue here instead of aborting each other's
+// WATCH and reading the value again.
 type largeSlot chan struct{}
 
 // enter waits for the slot, at most timeout and while ctx lasts, and
@@ -41,28 +41,28 @@ func (s largeSlot) enter(ctx context.Context, timeout time.Duration) (func(), er
 		entered := time.Now()
 		return func() { time.AfterFunc(time.Since(entered), func() { <-s }) }, nil
 	case <-ctx.Done():
-		return nil, fmt.Errorf("session: waiting to update a large session: %w: %w", ErrUnavailable, ctx.Err())
+		return nil, fmt.Errorf("session: waiting for a turn with a large session: %w: %w", ErrUnavailable, ctx.Err())
 	case <-t.C:
-		return nil, fmt.Errorf("session: %w: no turn to update a large session in %v", ErrUnavailable, timeout)
+		return nil, fmt.Errorf("session: %w: no turn with a large session in %v", ErrUnavailable, timeout)
 	}
 }
 
-// knownValues remembers the large values this process last wrote: their
-// length, where posts_start's value lies in them and its bytes, and a hash
-// of the bytes before and after it under a seed of the process's own. A
-// value read back alike is the one we wrote, which Decode accepted and
-// Encode wrote, so the next update splices the new count in place of the
-// old, byte for byte what Decode → SetInt → Encode would write, without
-// decoding the rest; and when the count keeps its length, only its bytes
-// are sent. Any other value (PHP wrote it since, or we never did) goes
-// through the codec. It is safe for concurrent use.
+// knownValues remembers the large values this process last wrote or
+// read: their length, where posts_start's value lies in them and its
+// bytes, and a hash of the bytes before and after it under a seed of the
+// process's own. A value read back alike is one Decode accepted, so the
+// next update splices the new count in place of the old, byte for byte
+// what Decode → SetInt → Encode would write, without decoding the rest;
+// and when the count keeps its length, only its bytes are sent. Any other
+// value (PHP wrote it since, or we never saw it) goes through the codec.
+// It is safe for concurrent use.
 type knownValues struct {
 	seed maphash.Seed
 	mu   sync.Mutex
 	byID map[string]knownValue
 }
 
-// knownValue is one value we wrote.
+// knownValue is one value we wrote or read.
 type knownValue struct {
 	size       int
 	start, end int    // posts_start's value is value[start:end]
@@ -158,7 +158,7 @@ func (k *knownValues) holds(known knownValue, v []byte) bool {
 		maphash.Bytes(k.seed, v[known.end:]) == known.tail
 }
 
-// remember keeps v as what we last wrote for id. Past maxKnownValues it
+// remember keeps v as what we last wrote or read for id. Past maxKnownValues it
 // forgets another session's, any: a forgotten value is only decoded once
 // more.
 func (k *knownValues) remember(id string, v knownValue) {

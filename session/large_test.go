@@ -168,6 +168,41 @@ func TestLargeSession(t *testing.T) {
 	}
 }
 
+// TestPatchScript checks that the in-place write of a count changes
+// nothing when the value is gone or no longer of the length it was read
+// with: SETRANGE alone would make a value of zero bytes and the count.
+func TestPatchScript(t *testing.T) {
+	t.Parallel()
+	r := sessiontest.New(t)
+	key := r.Prefix + idHex32
+	for _, c := range []struct {
+		name   string
+		stored string // "": none
+		size   int
+		want   string
+		wrote  int
+	}{
+		{"the value read", "posts_start|i:4;", 16, "posts_start|i:5;", 1},
+		{"another length", "posts_start|i:4;x|b:1;", 16, "posts_start|i:4;x|b:1;", 0},
+		{"gone", "", 16, "", 0},
+	} {
+		r.Do("DEL", key)
+		if c.stored != "" {
+			r.Set(key, []byte(c.stored), time.Minute)
+		}
+		wrote, err := redis.Int(r.Do("EVAL", patchScript, 1, key, c.size, len("posts_start|"), "i:5;", 1440))
+		got, _ := r.Get(key)
+		if err != nil || wrote != c.wrote || string(got) != c.want {
+			t.Errorf("%s: wrote %d (%v), value %q; want %d, %q", c.name, wrote, err, got, c.wrote, c.want)
+		}
+		if c.wrote == 1 {
+			if ttl := r.TTL(key); ttl <= 1430*time.Second {
+				t.Errorf("%s: TTL %v, want 1440s", c.name, ttl)
+			}
+		}
+	}
+}
+
 // TestValueSpan checks that valueSpan finds posts_start's value where
 // Encode writes it, in every golden session from PHP, before and after the
 // codec adds to it.

@@ -277,9 +277,7 @@ func (r *redisSessions) watchAndWrite(ctx context.Context, c redis.Conn, key str
 	case !next.inPlace:
 		err = c.Send("SETEX", key, ttl, next.value)
 	case len(next.value) > 0:
-		if err = c.Send("SETRANGE", key, next.at, next.value); err == nil {
-			err = c.Send("EXPIRE", key, ttl)
-		}
+		err = c.Send("EVAL", patchScript, 1, key, len(cur), next.at, next.value, ttl)
 	default:
 		err = c.Send("EXPIRE", key, ttl)
 	}
@@ -290,8 +288,23 @@ func (r *redisSessions) watchAndWrite(ctx context.Context, c redis.Conn, key str
 	if err != nil {
 		return false, err
 	}
+	if next.inPlace && len(next.value) > 0 {
+		// The patch found the key gone (expired since the GET: before
+		// Redis 6.0.9, that does not abort the EXEC): try again.
+		applied, err := redis.Ints(reply, nil)
+		return err == nil && len(applied) == 1 && applied[0] == 1, nil
+	}
 	return reply != nil, nil
 }
+
+// patchScript writes ARGV[3] at offset ARGV[2] of the value of KEYS[1]
+// and sets its expiry to ARGV[4] seconds, only while the value is still
+// ARGV[1] bytes long: SETRANGE on a key that expired meanwhile would
+// create one of zero bytes and the patch.
+const patchScript = `if redis.call("STRLEN", KEYS[1]) ~= tonumber(ARGV[1]) then return 0 end
+redis.call("SETRANGE", KEYS[1], ARGV[2], ARGV[3])
+redis.call("EXPIRE", KEYS[1], ARGV[4])
+return 1`
 
 // backoff spreads retrying writers apart: random up to 100µs·2^attempt,
 // capped at ~6ms, so colliding requests of one visitor do not collide

@@ -23,7 +23,7 @@ var updateScript string
 var errFallback = errors.New("session: value left to the Go codec")
 
 // errLargeValue is the errFallback of a value over scriptMaxBytes, which
-// the script did not read (see largeUpdates).
+// the script did not read (see addLarge).
 var errLargeValue = fmt.Errorf("%w: over %d bytes", errFallback, scriptMaxBytes)
 
 // Script outcomes, as update.lua answers them.
