@@ -71,6 +71,10 @@ type knownValue struct {
 	count      int64  // posts_start as Data.Int reads it
 }
 
+// unknownLarge remembers only that a session's value is large, so that it
+// is read in the large slot (see redisSessions.read); no value matches it.
+var unknownLarge = knownValue{size: -1}
+
 // maxKnownPostsStart is the longest posts_start value knownValues keeps:
 // ours are i:N;, and a longer one PHP wrote is decoded every time.
 const maxKnownPostsStart = 32
@@ -82,7 +86,7 @@ func newKnownValues() *knownValues {
 // add is codecAdd of n on cur, the stored value of session id: a splice
 // when cur is the value we last wrote for id, else the codec. It returns
 // what to write, the new posts_start, and what to remember of the value
-// once it is written (a zero size: nothing).
+// once it is written.
 func (k *knownValues) add(cfg Config, id string, cur []byte, n int) (change, int64, knownValue, error) {
 	if known, ok := k.knows(id, cur); ok {
 		if n == 0 {
@@ -117,11 +121,11 @@ func (k *knownValues) add(cfg Config, id string, cur []byte, n int) (change, int
 }
 
 // describe is what to remember of v, whose posts_start, read as count,
-// is v[start:end]: nothing (a zero size) when that is longer than
-// maxKnownPostsStart.
+// is v[start:end]; when that is longer than maxKnownPostsStart, only that
+// the session is large (unknownLarge).
 func (k *knownValues) describe(v []byte, start, end int, count int64) knownValue {
 	if end-start > maxKnownPostsStart {
-		return knownValue{}
+		return unknownLarge
 	}
 	return knownValue{
 		size: len(v), start: start, end: end, postsStart: string(v[start:end]),
@@ -162,9 +166,6 @@ func (k *knownValues) holds(known knownValue, v []byte) bool {
 // forgets another session's, any: a forgotten value is only decoded once
 // more.
 func (k *knownValues) remember(id string, v knownValue) {
-	if v.size == 0 {
-		return
-	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if _, ok := k.byID[id]; !ok && len(k.byID) >= maxKnownValues {
@@ -234,6 +235,7 @@ func (r *redisSessions) peekLarge(ctx context.Context, id string, cur []byte) (i
 	}
 	v, ok := d.Int(postsStartKey)
 	if !ok {
+		r.known.remember(id, unknownLarge)
 		return 0, false, nil
 	}
 	// Unchanged, d encodes to cur: its spans are cur's.

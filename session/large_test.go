@@ -147,6 +147,10 @@ func TestLargeSession(t *testing.T) {
 					}
 				}
 				h.set(t, id, without.Encode())
+				peek(h.cfg.InitialPostsStart)
+				if !redisSessionsOf(t, h.store).known.has(id) {
+					t.Error("a large session without posts_start, read, is not remembered as large")
+				}
 				add(4)
 				add(1)
 
