@@ -33,10 +33,11 @@ type Config struct {
 	Templates      string // a folder of templates replacing the embedded ones
 	TrustedProxies []netip.Prefix
 
-	MaxConns        int           // most open client connections; more wait in the listen queue
-	UnsentBytes     int           // most bytes of answers held while being written
-	IdleTimeout     time.Duration // a keep-alive connection's wait for its next request
-	ShutdownTimeout time.Duration
+	MaxConns          int           // most open client connections; idle ones make room for new ones
+	MaxConnsPerClient int           // most of one client address's, but a trusted proxy's; 0: no bound
+	UnsentBytes       int           // most bytes of answers held while being written
+	IdleTimeout       time.Duration // a keep-alive connection's wait for its next request
+	ShutdownTimeout   time.Duration
 
 	LogFormat string
 	LogLevel  slog.Level

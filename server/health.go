@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"time"
 
+	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
@@ -46,7 +48,10 @@ type replicaReport struct {
 // primary or one of its read replicas), and Redis when sessions live
 // there, answer within a second. With replicas it also lists how each was
 // last found; a replica set aside does not make the server unready, as
-// the primary takes its reads.
+// the primary takes its reads. A Redis out of memory is "degraded" with
+// 200: the server still answers every visitor, their counts carried in the
+// companion cookie, and every instance shares that Redis, so a 503 would
+// only take them all out of the balancer.
 func handleReadyz(logger *slog.Logger, db, sessions pinger, reportSessions bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), time.Second)
@@ -58,7 +63,13 @@ func handleReadyz(logger *slog.Logger, db, sessions pinger, reportSessions bool)
 		status := http.StatusOK
 		report := map[string]any{}
 		for name, dep := range checks {
-			if err := dep.Ping(ctx); err != nil {
+			err := dep.Ping(ctx)
+			if errors.Is(err, session.ErrFull) {
+				logger.Warn("degraded", "dependency", name, "err", err)
+				report[name] = "degraded"
+				continue
+			}
+			if err != nil {
 				logger.Warn("not ready", "dependency", name, "err", err)
 				report[name] = "unavailable"
 				status = http.StatusServiceUnavailable

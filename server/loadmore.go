@@ -69,6 +69,12 @@ func (lm *loadMore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // for the blog.
 func (lm *loadMore) answer(w http.ResponseWriter, r *http.Request, q loadMoreQuery, a archiveRequest) error {
 	public := a.isArchive()
+	if public {
+		// An archive's head may be served a little stale through a flood:
+		// the answer then says how old it is.
+		ctx, served := listing.WithServedAge(r.Context())
+		r, w = r.WithContext(ctx), &agedWriter{ResponseWriter: w, served: served}
+	}
 	if !q.wantsJSON {
 		if public {
 			return lm.servePublicPage(w, r, q, a)

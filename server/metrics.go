@@ -33,8 +33,10 @@ type metrics struct {
 	cacheMisses    prometheus.Counter
 	cacheRefreshes prometheus.Counter
 	cacheRefused   prometheus.Counter
+	cacheStale     prometheus.Counter
 
 	sessionUpdates *prometheus.CounterVec // {outcome}
+	sessionsFull   prometheus.Counter     // Redis out of memory, counts carried
 }
 
 // unmatchedRoute is the route label of requests no route pattern matched
@@ -77,10 +79,18 @@ func newMetrics(build buildInfo) *metrics {
 			Name: "wploadmore_posts_cache_refused_total",
 			Help: "Pages of posts not in memory refused at once with 503 (server busy): their query would have passed the bound on queries in flight.",
 		}),
+		cacheStale: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "wploadmore_posts_cache_stale_total",
+			Help: "Archive heads served past -cache-ttl (with Age), as their query was refused or failed: at most 4 times -cache-ttl old.",
+		}),
 		sessionUpdates: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "wploadmore_session_updates_total",
 			Help: "Steps of session updates by outcome: applied, created, deferred (not stored past -new-session-bytes: carried in a cookie), resumed (a carried session stored on its return), conflict (WATCH retried), fallback (update.lua left it to Go), unavailable (answered 503).",
 		}, []string{"outcome"}),
+		sessionsFull: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "wploadmore_session_store_full_total",
+			Help: "Session updates Redis refused for want of memory (maxmemory with noeviction), answered with the count carried in the companion cookie instead of 503.",
+		}),
 	}
 	buildGauge := prometheus.NewGauge(prometheus.GaugeOpts{
 		Name:        "wploadmore_build_info",
@@ -96,8 +106,8 @@ func newMetrics(build buildInfo) *metrics {
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		buildGauge,
 		m.requests, m.durations,
-		m.cacheHits, m.cacheMisses, m.cacheRefreshes, m.cacheRefused,
-		m.sessionUpdates,
+		m.cacheHits, m.cacheMisses, m.cacheRefreshes, m.cacheRefused, m.cacheStale,
+		m.sessionUpdates, m.sessionsFull,
 	)
 	return m
 }
@@ -201,6 +211,10 @@ func (m *metrics) observeRequest(route string, status int, took time.Duration) {
 // SessionUpdate counts one session update outcome: metrics is the session
 // store's UpdateObserver.
 func (m *metrics) SessionUpdate(o session.UpdateOutcome) {
+	if o == session.UpdateFull {
+		m.sessionsFull.Inc()
+		return
+	}
 	m.sessionUpdates.WithLabelValues(string(o)).Inc()
 }
 
@@ -209,6 +223,7 @@ func (m *metrics) CacheHit()     { m.cacheHits.Inc() }
 func (m *metrics) CacheMiss()    { m.cacheMisses.Inc() }
 func (m *metrics) CacheRefresh() { m.cacheRefreshes.Inc() }
 func (m *metrics) CacheRefused() { m.cacheRefused.Inc() }
+func (m *metrics) CacheStale()   { m.cacheStale.Inc() }
 
 // handler serves the registry in Prometheus's text format (or OpenMetrics
 // when the scraper asks for it). A collector's error is answered 500 with

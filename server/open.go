@@ -38,19 +38,21 @@ func (s *closeStack) closeAll() {
 // handler then answers 503 until they do, and failed brings the mistake
 // found once they answer, if any. What it opened is on closers, even when
 // it returns an error.
-func open(ctx context.Context, cfg Config, build buildInfo, logger, accessLog *slog.Logger, closers *closeStack) (_ net.Listener, _ http.Handler, failed <-chan error, _ error) {
+func open(ctx context.Context, cfg Config, build buildInfo, logger, accessLog *slog.Logger, closers *closeStack) (_ *connSlots, _ http.Handler, failed <-chan error, _ error) {
 	listener, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("-addr: %w", err)
 	}
 	// Serve closes it too once it runs; the second Close does no harm.
 	closers.push(func() { listener.Close() })
-	// Past -max-conns clients wait in the listen queue: idle keep-alive
-	// connections close after -idle-timeout, so a flood of them holds
-	// places for that long at most, and the descriptors the database and
-	// Redis need are never taken.
-	listener = limitConns(listener, cfg.MaxConns, logger)
+	// At -max-conns idle connections make room for new ones, and clients
+	// wait in the listen queue while none is idle: the descriptors the
+	// database and Redis need are never taken.
+	slots := limitConns(listener, cfg.MaxConns, cfg.MaxConnsPerClient, cfg.TrustedProxies, logger)
 	metrics := newMetrics(build)
+	if err := slots.observe(metrics.registry); err != nil {
+		return nil, nil, nil, err
+	}
 	stopMetrics, err := serveMetrics(cfg.MetricsAddr, metrics, logger)
 	if err != nil {
 		return nil, nil, nil, err
@@ -75,7 +77,7 @@ func open(ctx context.Context, cfg Config, build buildInfo, logger, accessLog *s
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return listener, handler, failed, nil
+	return slots, handler, failed, nil
 }
 
 // stores are the dependencies the open step connects to: the database,

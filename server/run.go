@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"time"
 )
@@ -43,7 +42,7 @@ func run(ctx context.Context, args []string, environ []string, stdout io.Writer)
 // mistake a start that waited for its dependencies found once they
 // answered, then lets the requests in flight finish for up to
 // -shutdown-timeout. It closes listener.
-func serve(ctx context.Context, cfg Config, listener net.Listener, handler http.Handler, failed <-chan error, build buildInfo, logger *slog.Logger) error {
+func serve(ctx context.Context, cfg Config, listener *connSlots, handler http.Handler, failed <-chan error, build buildInfo, logger *slog.Logger) error {
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -51,13 +50,14 @@ func serve(ctx context.Context, cfg Config, listener net.Listener, handler http.
 		WriteTimeout:      cfg.writeTimeout(),
 		IdleTimeout:       cfg.IdleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
+		ConnState:         listener.track,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(listener) }()
 	go releaseMemory(ctx, logger)
 	logger.Info("listening", "addr", listener.Addr().String(), "url", "http://"+listener.Addr().String()+cfg.BasePath+"/load-more.php",
-		"max_conns", cfg.MaxConns, "idle_timeout", cfg.IdleTimeout, "version", build.Version, "revision", build.Revision)
+		"max_conns", cfg.MaxConns, "max_conns_per_client", cfg.MaxConnsPerClient, "idle_timeout", cfg.IdleTimeout, "version", build.Version, "revision", build.Revision)
 
 	var mistake error
 	select {

@@ -3,24 +3,22 @@ package session
 import (
 	"context"
 	"crypto/hmac"
-	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 )
 
-// A session the creation budget (see budget) leaves unstored is carried by
-// its visitor instead: the companion cookie holds the id's posts_start and
-// when it was written, sealed with an HMAC over (id, count, time) under a
-// key every instance sharing the store knows. Only the server can make
-// one, so a forged or altered cookie is refused as an unknown id is (strict
-// mode), and a visitor who comes back with it gets the session stored then.
+// A session the creation budget (see budget) or a full Redis leaves
+// unstored is carried by its visitor instead: the companion cookie holds
+// the id's posts_start and when it was written, sealed with an HMAC over
+// (id, count, time) under a key every instance sharing the store knows
+// (see carrykey.go). Only the server can make one, so a forged or altered
+// cookie is refused as an unknown id is (strict mode), and a visitor who
+// comes back with it gets the session stored then.
 
 // Visitor is what a request brings of its session: the session cookie's id
 // (Cookie.ID) and the companion cookie's value (Cookie.Carried); either may
@@ -40,112 +38,135 @@ const carrySuffix = "_posts_start"
 // may be: another instance behind the same load balancer sealed it.
 const carrySkew = time.Minute
 
-// carryKeyName is the store key the instances share the companion's HMAC
-// key under. Its ':' is no session id character, so neither PHP nor this
-// server ever reads it as a session.
-const carryKeyName = "wploadmore:carry-key"
-
-// carrySealer seals and opens companion values. Its key is fetched at the
-// first companion this process seals or opens, not at start: under normal
-// traffic no companion is made, and the store holds nothing new.
-type carrySealer struct {
-	lifetime time.Duration // a companion is as old as the session it stands for at most
-	// fetch returns the key every instance uses: the one the backend keeps
-	// (carryKeyer), else one of this process's own.
-	fetch func(ctx context.Context) ([]byte, error)
-
-	mu  sync.Mutex
-	key []byte
+// carried is what a companion holds for its id: the visitor's posts_start
+// and, for a stored session Redis had no room to update (over), what the
+// stored one lacks of it.
+type carried struct {
+	count   int64
+	pending int64
+	over    bool
 }
 
-func newCarrySealer(lifetime time.Duration, b backend) *carrySealer {
-	c := &carrySealer{lifetime: lifetime, fetch: func(context.Context) ([]byte, error) { return newCarryKey() }}
-	if k, ok := b.(carryKeyer); ok {
-		c.fetch = func(ctx context.Context) ([]byte, error) {
-			candidate, err := newCarryKey()
-			if err != nil {
-				return nil, err
-			}
-			return k.carryKey(ctx, candidate)
-		}
-	}
-	return c
-}
-
-// hmacKey returns the key, fetching it the first time; a failed fetch is
-// tried again by the next request. Requests wait for one fetch, not one
-// each.
-func (c *carrySealer) hmacKey(ctx context.Context) ([]byte, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.key == nil {
-		key, err := c.fetch(ctx)
-		if err != nil {
-			return nil, err
-		}
-		c.key = key
-	}
-	return c.key, nil
-}
-
-// newCarryKey is a fresh random HMAC key, hex so it reads in redis-cli.
-func newCarryKey() ([]byte, error) {
-	var b [32]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return nil, fmt.Errorf("session: companion key: %w", err)
-	}
-	return []byte(hex.EncodeToString(b[:])), nil
-}
-
-// seal returns the companion value for id holding count, written at now:
-// "<count>.<unix seconds>.<MAC>". Its error is the key's fetch.
+// seal returns the companion value for id holding count, written at now,
+// of a session that is not stored: "<count>.<unix seconds>.<MAC>". Its
+// error is the key's fetch.
 func (c *carrySealer) seal(ctx context.Context, id string, count int64, now time.Time) (string, error) {
-	key, err := c.hmacKey(ctx)
+	return c.sealCarried(ctx, id, carried{count: count}, now)
+}
+
+// sealOver returns the companion value for the stored session id whose
+// posts_start count lacks pending in the store:
+// "<count>+<pending>.<unix seconds>.<MAC>". Its error is the key's fetch.
+func (c *carrySealer) sealOver(ctx context.Context, id string, count, pending int64, now time.Time) (string, error) {
+	return c.sealCarried(ctx, id, carried{count: count, pending: pending, over: true}, now)
+}
+
+func (c *carrySealer) sealCarried(ctx context.Context, id string, v carried, now time.Time) (string, error) {
+	key, _, err := c.accepted(ctx, now)
 	if err != nil {
 		return "", err
 	}
 	at := now.Unix()
-	return strconv.FormatInt(count, 10) + "." + strconv.FormatInt(at, 10) + "." + carryMAC(key, id, count, at), nil
+	counts := strconv.FormatInt(v.count, 10)
+	if v.over {
+		counts += "+" + strconv.FormatInt(v.pending, 10)
+	}
+	return counts + "." + strconv.FormatInt(at, 10) + "." + v.mac(key, id, at), nil
 }
 
-// open returns the count sealed in value for id, and false when value is
-// empty, malformed, sealed for another id or count, under another key, or
-// older than a session lives. Its error is the key's fetch.
-func (c *carrySealer) open(ctx context.Context, id, value string, now time.Time) (int64, bool, error) {
-	if value == "" || !ValidID(id) {
-		return 0, false, nil
+// mac is the companion's MAC under key: carryMAC, with the pending count
+// of one over a stored session.
+func (v carried) mac(key []byte, id string, at int64) string {
+	if v.over {
+		return carryMACOver(key, id, v.count, at, v.pending)
 	}
-	count, rest, ok := strings.Cut(value, ".")
+	return carryMAC(key, id, v.count, at)
+}
+
+// open returns what value carries for id, and false when value is empty,
+// malformed, sealed for another id or count, under a key no longer
+// accepted, or older than a session lives. Its error is the key's fetch.
+func (c *carrySealer) open(ctx context.Context, id, value string, now time.Time) (carried, bool, error) {
+	v, at, mac, ok := parseCarried(id, value)
 	if !ok {
-		return 0, false, nil
+		return carried{}, false, nil
 	}
-	at, mac, ok := strings.Cut(rest, ".")
-	if !ok {
-		return 0, false, nil
-	}
-	n, okN := parseDigits(count)
-	t, okT := parseDigits(at)
-	if !okN || !okT {
-		return 0, false, nil
-	}
-	key, err := c.hmacKey(ctx)
-	if err != nil {
-		return 0, false, err
-	}
-	if !hmac.Equal([]byte(mac), []byte(carryMAC(key, id, n, t))) {
-		return 0, false, nil
-	}
-	sealed := time.Unix(t, 0)
+	sealed := time.Unix(at, 0)
 	if now.Sub(sealed) >= c.lifetime || sealed.Sub(now) > carrySkew {
-		return 0, false, nil
+		return carried{}, false, nil
 	}
-	return n, true, nil
+	key, others, err := c.accepted(ctx, now)
+	if err != nil {
+		return carried{}, false, err
+	}
+	if v.sealedUnder(append(others, key), id, at, mac) {
+		return v, true, nil
+	}
+	// Perhaps another instance sealed it under a key this one has not
+	// read yet.
+	if !c.recheck(ctx, now) {
+		return carried{}, false, nil
+	}
+	key, others, err = c.accepted(ctx, now)
+	if err != nil {
+		return carried{}, false, err
+	}
+	return v, v.sealedUnder(append(others, key), id, at, mac), nil
+}
+
+// sealedUnder reports whether mac is v's under one of keys.
+func (v carried) sealedUnder(keys [][]byte, id string, at int64, mac string) bool {
+	for _, key := range keys {
+		if hmac.Equal([]byte(mac), []byte(v.mac(key, id, at))) {
+			return true
+		}
+	}
+	return false
+}
+
+// parseCarried splits a companion value into what it carries, its time
+// and its MAC.
+func parseCarried(id, value string) (v carried, at int64, mac string, ok bool) {
+	if value == "" || !ValidID(id) {
+		return carried{}, 0, "", false
+	}
+	counts, rest, ok := strings.Cut(value, ".")
+	if !ok {
+		return carried{}, 0, "", false
+	}
+	sealedAt, mac, ok := strings.Cut(rest, ".")
+	if !ok {
+		return carried{}, 0, "", false
+	}
+	count, pending, over := strings.Cut(counts, "+")
+	n, okN := parseDigits(count)
+	t, okT := parseDigits(sealedAt)
+	if !okN || !okT {
+		return carried{}, 0, "", false
+	}
+	v = carried{count: n, over: over}
+	if over {
+		p, okP := parseDigits(pending)
+		if !okP {
+			return carried{}, 0, "", false
+		}
+		v.pending = p
+	}
+	return v, t, mac, true
 }
 
 // carryMAC is 128 bits of HMAC-SHA256 over the three, in base64url.
 func carryMAC(key []byte, id string, count, at int64) string {
 	h := hmac.New(sha256.New, key)
 	fmt.Fprintf(h, "wploadmore posts_start\x00%s\x00%d\x00%d", id, count, at)
+	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:16])
+}
+
+// carryMACOver is carryMAC of a companion over a stored session, its
+// pending count in the MAC too, so neither sort passes for the other.
+func carryMACOver(key []byte, id string, count, at, pending int64) string {
+	h := hmac.New(sha256.New, key)
+	fmt.Fprintf(h, "wploadmore posts_start\x00%s\x00%d\x00%d\x00+%d", id, count, at, pending)
 	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:16])
 }
 
@@ -157,33 +178,6 @@ func parseDigits(s string) (int64, bool) {
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	return n, err == nil
-}
-
-// carryKeyer is a backend that keeps the companion's HMAC key itself, so
-// every instance sharing it uses one key: the Redis stores.
-type carryKeyer interface {
-	carryKey(ctx context.Context, candidate []byte) ([]byte, error)
-}
-
-// carryKey stores candidate as the companion's key unless an instance did
-// first (SET NX), and returns the one stored. The key has no expiry: a
-// maxmemory policy of volatile-* never evicts it (see docs/sessions.md).
-func (r *redisSessions) carryKey(ctx context.Context, candidate []byte) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.cfg.OpTimeout)
-	defer cancel()
-	key := r.cfg.KeyPrefix + carryKeyName
-	if _, err := r.route.alone(ctx, key, "SET", key, candidate, "NX"); err != nil {
-		return nil, unavailable("SET", err)
-	}
-	reply, err := r.route.alone(ctx, key, "GET", key)
-	if err != nil {
-		return nil, unavailable("GET", err)
-	}
-	stored, ok := reply.([]byte)
-	if !ok || len(stored) < 32 {
-		return nil, fmt.Errorf("session: %w: %s holds no companion key (%T)", ErrUnavailable, key, reply)
-	}
-	return stored, nil
 }
 
 // Carried returns the companion cookie's value, or "" when there is none.

@@ -34,6 +34,12 @@ const (
 	// UpdateUnavailable: the store failed (down, timed out, or the session
 	// stayed locked) and the request is answered 503.
 	UpdateUnavailable UpdateOutcome = "unavailable"
+	// UpdateFull: Redis refused a write for want of memory (maxmemory with
+	// noeviction), and the visitor's count was carried in the companion
+	// cookie instead. It is heard besides the step's outcome (deferred
+	// when a companion is sent, none when there was nothing to write), so
+	// UpdateOutcomes leaves it out: a counter of its own shows it.
+	UpdateFull UpdateOutcome = "full"
 )
 
 // UpdateOutcomes lists every outcome, so a counter can show each at 0

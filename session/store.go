@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"sync/atomic"
 	"time"
 )
 
@@ -113,9 +114,10 @@ type State struct {
 	PostsStart int
 	New        bool // a new id was issued; the server must set the cookie
 	// Carry, when not "", is the companion cookie's value to send: the
-	// session is not stored (the creation budget is spent) and its
-	// posts_start travels with the visitor until it is. "" means the
-	// session is stored, and a companion the visitor sent is spent.
+	// session is not stored (the creation budget is spent, or Redis is
+	// full), or Redis had no room for its update, and its posts_start
+	// travels with the visitor until it is. "" means the session is
+	// stored, and a companion the visitor sent is spent.
 	Carry string
 }
 
@@ -136,6 +138,12 @@ func (st State) InRequest() Visitor {
 // itself (Redis down, timed out, or a session lock that could not be taken):
 // the visitor did nothing wrong and may retry.
 var ErrUnavailable = errors.New("session: store unavailable")
+
+// ErrFull is wrapped (together with ErrUnavailable) when Redis refuses a
+// write for want of memory (maxmemory reached with noeviction). Visit
+// answers such visitors itself, their counts carried in the companion
+// cookie; Ping returns it while Redis stays full.
+var ErrFull = errors.New("session: store out of memory")
 
 // ErrLocked is wrapped (together with ErrUnavailable) when a session stays
 // locked by another request (a PHP page with redis.session.locking_enabled)
@@ -192,16 +200,23 @@ type Store struct {
 	budget *budget // nil: no bound
 	carry  *carrySealer
 	now    func() time.Time
+	// full is set when Redis refused a write for want of memory, and
+	// cleared when Ping finds room again.
+	outOfRoom atomic.Bool
 }
 
 // newStore is the Store over b, on the clock now.
 func newStore(cfg Config, logger *slog.Logger, b backend, now func() time.Time) *Store {
+	bucket := newBudget(cfg, now)
+	if k, ok := b.(budgetKeeper); ok {
+		bucket.keepIn(k, orDiscard(logger), cfg.OpTimeout)
+	}
 	return &Store{
 		cfg:    cfg,
 		logger: orDiscard(logger),
 		b:      b,
-		budget: newBudget(cfg, now),
-		carry:  newCarrySealer(cfg.MaxLifetime, b),
+		budget: bucket,
+		carry:  newCarrySealer(cfg.MaxLifetime, cfg.OpTimeout, b),
 		now:    now,
 	}
 }
@@ -242,9 +257,30 @@ func (s *Store) PeekPostsStart(ctx context.Context, id string) (State, error) {
 	return s.Peek(ctx, Visitor{ID: id})
 }
 
-// Ping checks that the store answers. Errors wrap ErrUnavailable.
+// Ping checks that the store answers. Errors wrap ErrUnavailable; once a
+// write was refused for want of memory, they wrap ErrFull too until Redis
+// takes a write again (a small key that expires at once), though the
+// store still answers every Visit.
 func (s *Store) Ping(ctx context.Context) error {
-	return s.b.ping(ctx)
+	if err := s.b.ping(ctx); err != nil {
+		return err
+	}
+	if !s.outOfRoom.Load() {
+		return nil
+	}
+	if p, ok := s.b.(roomProber); ok {
+		if err := p.probeRoom(ctx); err != nil {
+			return err
+		}
+	}
+	s.outOfRoom.Store(false)
+	return nil
+}
+
+// roomProber is a backend that can tell whether it has room for a write:
+// the Redis stores.
+type roomProber interface {
+	probeRoom(ctx context.Context) error
 }
 
 // Close releases the store's connections. It returns the pool's error, if

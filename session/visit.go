@@ -15,24 +15,47 @@ const minBudgetSessions = 16
 // Visit resolves the visitor's session, adds n (0 for a page view) to its
 // posts_start atomically, and returns it:
 //   - a stored, readable session under v.ID is updated, whatever the
-//     companion says: a session PHP or another request stored wins;
+//     companion says: a session PHP or another request stored wins; but
+//     a companion sealed over it while Redis was full (see visitFull)
+//     adds what the stored one lacks;
 //   - else a companion sealed for v.ID (see carry.go) carries the count:
 //     the session is stored with it plus n or, past the creation budget,
 //     stays in State.Carry;
 //   - else a fresh id (State.New) starts at InitialPostsStart+n, stored
 //     while the budget lasts, else carried in State.Carry.
 //
-// Errors wrap ErrUnavailable, except for a negative n.
+// While Redis refuses writes for want of memory (ErrFull), every count is
+// carried in State.Carry as past the budget, and stored on a later visit
+// once Redis has room. Errors wrap ErrUnavailable, except for a negative n.
 func (s *Store) Visit(ctx context.Context, v Visitor, n int) (State, error) {
 	if n < 0 {
 		return State{}, fmt.Errorf("session: negative posts_start increment %d", n)
 	}
 	if ValidID(v.ID) {
-		got, err := s.addExisting(ctx, v.ID, n)
+		var c carried
+		var ok bool
+		if v.Carried != "" {
+			var err error
+			if c, ok, err = s.carry.open(ctx, v.ID, v.Carried, s.now()); err != nil {
+				s.cfg.observe(UpdateUnavailable)
+				return State{}, err
+			}
+		}
+		var over carried // the companion sealed over the stored session, if any
+		var got int64
+		var err error
+		if ok && c.over {
+			over = c
+			got, err = s.addCarried(ctx, v.ID, c, n)
+		} else {
+			got, err = s.addExisting(ctx, v.ID, n)
+		}
 		switch {
 		case err == nil:
 			s.cfg.observe(UpdateApplied)
 			return State{ID: v.ID, PostsStart: clampInt(got)}, nil
+		case errors.Is(err, ErrFull):
+			return s.visitFull(ctx, v, over, n)
 		case errors.Is(err, errUnreadable):
 			s.logger.WarnContext(ctx, "session value unreadable (malformed or compressed); issuing a new id and leaving it untouched",
 				slog.String("session_id", truncateID(v.ID)), slog.Any("error", err))
@@ -41,18 +64,90 @@ func (s *Store) Visit(ctx context.Context, v Visitor, n int) (State, error) {
 				s.cfg.observe(UpdateUnavailable)
 			}
 			return State{}, err
-		default:
-			carried, ok, err := s.carry.open(ctx, v.ID, v.Carried, s.now())
-			if err != nil {
-				s.cfg.observe(UpdateUnavailable)
-				return State{}, err
-			}
-			if ok {
-				return s.resume(ctx, v, addClamped(carried, n), n)
-			}
+		case ok:
+			return s.resume(ctx, v, addClamped(c.count, n), n)
 		}
 	}
 	return s.freshObserved(ctx, int64(s.cfg.InitialPostsStart)+int64(n))
+}
+
+// addCarried adds n to the stored session id that c was sealed over, and
+// what c carries first while the store still holds the posts_start c was
+// sealed over: so a companion counts once, however often it comes back
+// (an old tab, two requests at once). It takes the WATCH path, and
+// returns what addExisting does.
+func (s *Store) addCarried(ctx context.Context, id string, c carried, n int) (int64, error) {
+	var got int64
+	err := s.b.update(ctx, id, func(cur []byte, exists bool) ([]byte, error) {
+		if !exists {
+			return nil, errNoSession
+		}
+		d, err := Decode(s.cfg.Format, cur)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", errUnreadable, err)
+		}
+		v, ok := d.Int(postsStartKey)
+		if !ok {
+			v = int64(s.cfg.InitialPostsStart)
+		}
+		if v == c.count-c.pending {
+			v = c.count
+		}
+		got = addClamped(v, n)
+		d.SetInt(postsStartKey, got)
+		return d.Encode(), nil
+	})
+	return got, err
+}
+
+// visitFull answers a visitor whose stored session Redis had no room to
+// update: its posts_start is read (a GET needs no room), and what the
+// store lacks of it, n plus what over (the companion the visitor brought,
+// if sealed over this session) still carries, rides in a companion sealed
+// over the session until a visit finds room to add it.
+func (s *Store) visitFull(ctx context.Context, v Visitor, over carried, n int) (State, error) {
+	s.outOfRoom.Store(true)
+	s.cfg.observe(UpdateFull)
+	cur, exists, err := s.b.read(ctx, v.ID)
+	if err != nil && !errors.Is(err, errUnreadable) {
+		s.cfg.observe(UpdateUnavailable)
+		return State{}, err
+	}
+	var d *Data
+	if err == nil && exists {
+		d, err = Decode(s.cfg.Format, cur)
+	}
+	if err != nil || !exists {
+		// Gone or unreadable since the update was refused: as for any
+		// such id, a fresh one, carried while Redis stays full, with
+		// the count the visitor brought.
+		count := int64(s.cfg.InitialPostsStart)
+		if over.over {
+			count = over.count
+		}
+		return s.freshObserved(ctx, addClamped(count, n))
+	}
+	stored, ok := d.Int(postsStartKey)
+	if !ok {
+		stored = int64(s.cfg.InitialPostsStart)
+	}
+	var pending int64
+	if over.over && stored == over.count-over.pending {
+		pending = over.pending // not stored yet, as addCarried would find
+	}
+	pending = addClamped(pending, n)
+	count := addClamped(stored, clampInt(pending))
+	if pending == 0 {
+		// A page view with nothing carried: nothing to store.
+		return State{ID: v.ID, PostsStart: clampInt(count)}, nil
+	}
+	carry, err := s.carry.sealOver(ctx, v.ID, count, pending, s.now())
+	if err != nil {
+		s.cfg.observe(UpdateUnavailable)
+		return State{}, err
+	}
+	s.cfg.observe(UpdateDeferred)
+	return State{ID: v.ID, PostsStart: clampInt(count), Carry: carry}, nil
 }
 
 // freshObserved is fresh, told to the update observer.
@@ -73,7 +168,7 @@ func (s *Store) freshObserved(ctx context.Context, postsStart int64) (State, err
 // already holds this request's n, or carries it on past the budget.
 func (s *Store) resume(ctx context.Context, v Visitor, count int64, n int) (State, error) {
 	id := v.ID
-	if !s.budget.take(!v.issued) {
+	carryOn := func() (State, error) {
 		carry, err := s.carry.seal(ctx, id, count, s.now())
 		if err != nil {
 			s.cfg.observe(UpdateUnavailable)
@@ -82,7 +177,15 @@ func (s *Store) resume(ctx context.Context, v Visitor, count int64, n int) (Stat
 		s.cfg.observe(UpdateDeferred)
 		return State{ID: id, PostsStart: clampInt(count), Carry: carry, New: v.issued}, nil
 	}
+	if !s.budget.take(!v.issued) {
+		return carryOn()
+	}
 	err := s.b.create(ctx, id, s.newValue(count))
+	if errors.Is(err, ErrFull) {
+		s.outOfRoom.Store(true)
+		s.cfg.observe(UpdateFull)
+		return carryOn()
+	}
 	if errors.Is(err, errTaken) {
 		// Stored since we looked (by PHP, or by this visitor's other
 		// request, which spent the same companion): it wins, and gets our
@@ -117,7 +220,12 @@ func (s *Store) resume(ctx context.Context, v Visitor, count int64, n int) (Stat
 // budget lasts, else carried by its visitor.
 func (s *Store) fresh(ctx context.Context, postsStart int64) (State, error) {
 	if s.budget.take(false) {
-		return s.create(ctx, postsStart)
+		st, err := s.create(ctx, postsStart)
+		if !errors.Is(err, ErrFull) {
+			return st, err
+		}
+		s.outOfRoom.Store(true)
+		s.cfg.observe(UpdateFull)
 	}
 	id, err := NewID()
 	if err != nil {
@@ -151,17 +259,20 @@ func (s *Store) Peek(ctx context.Context, v Visitor) (State, error) {
 		}
 		return State{}, err
 	}
-	if !exists {
-		carried, ok, err := s.carry.open(ctx, v.ID, v.Carried, s.now())
-		if err != nil {
+	var c carried
+	var ok bool
+	if v.Carried != "" {
+		if c, ok, err = s.carry.open(ctx, v.ID, v.Carried, s.now()); err != nil {
 			return State{}, err
 		}
+	}
+	if !exists {
 		if ok {
-			return State{ID: v.ID, PostsStart: clampInt(carried), Carry: v.Carried}, nil
+			return State{ID: v.ID, PostsStart: clampInt(c.count), Carry: v.Carried}, nil
 		}
 		return none, nil
 	}
-	v2, ok, err := s.postsStartOf(ctx, v.ID, cur)
+	v2, stored, err := s.postsStartOf(ctx, v.ID, cur)
 	if errors.Is(err, errUnreadable) {
 		// Visit would log this and issue a new id; a read-only request
 		// leaves both to the next GET.
@@ -170,8 +281,12 @@ func (s *Store) Peek(ctx context.Context, v Visitor) (State, error) {
 	if err != nil {
 		return State{}, err
 	}
-	if !ok {
+	if !stored {
 		v2 = int64(s.cfg.InitialPostsStart)
+	}
+	if ok && c.over {
+		// What a full Redis could not store is still the visitor's.
+		return State{ID: v.ID, PostsStart: clampInt(addClamped(v2, clampInt(c.pending))), Carry: v.Carried}, nil
 	}
 	return State{ID: v.ID, PostsStart: clampInt(v2)}, nil
 }

@@ -94,7 +94,7 @@ func (a Archive) NoPosts() error {
 // everything, an archive of only excluded categories the site lacks.
 func (ts *Terms) Resolve(q ArchiveQuery) (Archive, error) {
 	a := Archive{published: ts.published, Year: q.year, Month: q.month, Day: q.day}
-	found := ArchiveQuery{notAuthors: q.notAuthors, authorName: q.authorName, year: q.year, month: q.month, day: q.day}
+	found := ArchiveQuery{authorName: q.authorName, year: q.year, month: q.month, day: q.day}
 	for _, c := range q.categories {
 		g, kept, named, err := ts.categories.group("category", c, true)
 		if err != nil {
@@ -128,7 +128,15 @@ func (ts *Terms) Resolve(q ArchiveQuery) (Archive, error) {
 		return Archive{}, &NotFoundError{Kind: "author", Name: idString(q.authors[0])}
 	}
 	found.authors = a.authors
-	a.notAuthors = q.notAuthors
+	// An excluded author the site does not have excludes nothing: left
+	// out, so that made-up IDs neither key the cache apart nor grow its
+	// keys.
+	for _, id := range q.notAuthors {
+		if _, ok := ts.authors[id]; ok {
+			a.notAuthors = append(a.notAuthors, id)
+		}
+	}
+	found.notAuthors = a.notAuthors
 	if q.authorName != "" {
 		author, ok := ts.AuthorByNicename(q.authorName)
 		if !ok {
@@ -141,10 +149,13 @@ func (ts *Terms) Resolve(q ArchiveQuery) (Archive, error) {
 		return Archive{}, err
 	}
 	if a.IsZero() {
-		// Only excluded categories the site does not have: WordPress lists
-		// the whole blog, but as an archive, with no sticky posts, which
-		// an archive spelled as nothing would not be here.
-		return Archive{}, &NotFoundError{Kind: "category", Name: idString(q.notCategories[0])}
+		// Only excluded categories or authors the site does not have:
+		// WordPress lists the whole blog, but as an archive, with no
+		// sticky posts, which an archive spelled as nothing would not be.
+		if len(q.notCategories) > 0 {
+			return Archive{}, &NotFoundError{Kind: "category", Name: idString(q.notCategories[0])}
+		}
+		return Archive{}, &NotFoundError{Kind: "author", Name: idString(q.notAuthors[0])}
 	}
 	a.query, a.key = found, found.Values().Encode()
 	return a, nil

@@ -320,6 +320,11 @@ func TestArchiveNotFound(t *testing.T) {
 			kept: "a list of both that names a tag the site does not have can hold no post; WordPress lists none but answers 200"},
 		{query: "cat=-999999", want: `no category "999999"`,
 			kept: "an archive of nothing but unknown exclusions would be spelled as the blog's listing; WordPress lists the whole blog as a category archive"},
+		{query: "author=-999999", want: `no author "999999"`,
+			kept: "an archive of nothing but unknown exclusions would be spelled as the blog's listing; WordPress lists the whole blog as an author archive"},
+		{query: "author=" + id("ann") + ",-999999", want: `no author "999999"`,
+			kept: "a negative author makes WP_Query ignore the positive ones: this is author=-999999"},
+		{query: "cat=" + id("parent") + "&author=-999999"},
 	}
 	queries := make([]string, len(cases))
 	for i, c := range cases {
@@ -368,11 +373,12 @@ func TestArchiveNotFound(t *testing.T) {
 	}
 	// A list of either is spelled, and so cached, as the members found.
 	for query, want := range map[string]string{
-		"tag=red,nope":                     "tag=red",
-		"tag=nope,red,gone":                "tag=red",
-		"cat=" + id("child") + ",999999":   "cat=" + id("child"),
-		"cat=" + id("parent") + ",-999999": "cat=" + id("parent"),
-		"author=" + id("ann") + ",999999":  "author=" + id("ann"),
+		"tag=red,nope":                            "tag=red",
+		"tag=nope,red,gone":                       "tag=red",
+		"cat=" + id("child") + ",999999":          "cat=" + id("child"),
+		"cat=" + id("parent") + ",-999999":        "cat=" + id("parent"),
+		"author=" + id("ann") + ",999999":         "author=" + id("ann"),
+		"cat=" + id("parent") + "&author=-999998": "cat=" + id("parent"),
 	} {
 		a := wpdbtest.ResolveArchive(t, terms, query)
 		if got := a.Values().Encode(); got != strings.ReplaceAll(want, ",", "%2C") {

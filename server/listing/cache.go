@@ -24,6 +24,13 @@ import (
 // cancelled or never started. The head is the newest Depth posts, one
 // query; offset and keyset pages inside it are cut from it, deeper ones
 // kept by exact range. docs/design.md, "The posts cache", says why.
+//
+// Archives through a flood: the head of an archive that readers came back
+// to (read before, within recentHeadFor) may also run in ReservedHeads
+// slots that first reads, and so a flood of distinct archives, never
+// take. When its query is refused or fails anyway, the head it replaces
+// is served stale, up to staleFactor times ttl old, counted and marked
+// (see ServedAge), rather than a 503.
 
 // Cache answers from memory what its Source answered less than TTL ago,
 // so warm requests never wait on the database, and keeps posts formatted
@@ -43,12 +50,14 @@ type Cache struct {
 	maxBytes   int
 	now        func() time.Time // the clock freshness is measured by
 
-	misses  admission // the queries for pages other than the head
-	mu      sync.Mutex
-	entries map[pageRange]*list.Element // of *cachedPage
-	lru     list.List                   // front: most recently used
-	bytes   int                         // of the pages in lru
-	flights map[pageRange]*flight       // the queries in the air
+	misses   admission // the queries for pages other than the head
+	reserved admission // archive heads readers came back to, when misses are full
+	mu       sync.Mutex
+	heads    recentHeads                 // under mu: when each archive's head was last read
+	entries  map[pageRange]*list.Element // of *cachedPage
+	lru      list.List                   // front: most recently used
+	bytes    int                         // of the pages in lru
+	flights  map[pageRange]*flight       // the queries in the air
 }
 
 // pageRange names a page as wpdb.Page does, its listing by Key: the
@@ -83,6 +92,9 @@ type CacheObserver interface {
 	CacheMiss()
 	CacheRefresh()
 	CacheRefused()
+	// CacheStale hears an archive's head served past TTL, as its query
+	// was refused or failed.
+	CacheStale()
 }
 
 // CacheLimits sizes the cache.
@@ -96,6 +108,10 @@ type CacheLimits struct {
 	// store's connection pool, so that the head's refresh always finds a
 	// connection free (the server takes half of it). At least 1 is used.
 	MaxMisses int
+	// ReservedHeads are further queries for the heads of archives that
+	// readers came back to, when MaxMisses are in flight. They too must
+	// leave the store's pool a connection free.
+	ReservedHeads int
 }
 
 // NewCache wraps next in a cache. limits.TTL must be positive: with no
@@ -119,6 +135,8 @@ func newCache(next Source, format *Format, limits CacheLimits, logger *slog.Logg
 		maxBytes:   limits.MaxBytes,
 		now:        now,
 		misses:     make(admission, max(limits.MaxMisses, 1)),
+		reserved:   make(admission, max(limits.ReservedHeads, 0)),
+		heads:      newRecentHeads(max(limits.MaxEntries, 1)),
 		entries:    map[pageRange]*list.Element{},
 		flights:    map[pageRange]*flight{},
 	}
@@ -212,20 +230,26 @@ func (head *cachedPage) cut(key pageRange, depth int) ([]Post, bool) {
 // get returns key's page when it is fresh (hit), starting a head's
 // background refresh once half of ttl has passed, or else waits for its
 // query, shared with concurrent callers (see flight); in is the listing
-// key names. It returns ctx's cause when ctx ends first, an error
-// wrapping ErrBusy when the query was not admitted, and next's errors.
+// key names. An archive's head whose query is refused or fails is served
+// stale while it is under staleFactor times ttl old. It returns ctx's
+// cause when ctx ends first, an error wrapping ErrBusy when the query was
+// not admitted, and next's errors.
 func (c *Cache) get(ctx context.Context, key pageRange, in wpdb.Listing) (p *cachedPage, hit bool, err error) {
+	now := c.now()
 	c.mu.Lock()
+	archiveHead := key.listing != "" && c.isHead(key)
+	cameBack := archiveHead && c.heads.read(key.listing, now)
+	var stale *cachedPage
 	if el, ok := c.entries[key]; ok {
 		p := el.Value.(*cachedPage)
-		if age := c.now().Sub(p.fetched); age < c.ttl {
+		age := now.Sub(p.fetched)
+		if age < c.ttl {
 			c.lru.MoveToFront(el)
 			if !p.refreshing && age >= c.ttl/2 && c.isHead(key) && c.flights[key] == nil {
-				// The listing's head is never refused (it is not
-				// admitted); an archive's is, under a flood of misses,
-				// and a later reader tries again. Pinned, neither is
-				// cancelled.
-				if _, err := c.startLocked(ctx, key, in, true); err == nil {
+				// The blog's head is never refused (it is not admitted);
+				// an archive's may be, and a later reader tries again.
+				// Pinned, neither is cancelled.
+				if _, err := c.startLocked(ctx, key, in, true, cameBack); err == nil {
 					p.refreshing = true
 					c.observer.CacheRefresh()
 				}
@@ -233,13 +257,20 @@ func (c *Cache) get(ctx context.Context, key pageRange, in wpdb.Listing) (p *cac
 			c.mu.Unlock()
 			return p, true, nil
 		}
+		if archiveHead && age < staleFactor*c.ttl {
+			stale = p
+		}
 	}
-	f, err := c.joinLocked(ctx, key, in)
+	f, err := c.joinLocked(ctx, key, in, cameBack)
 	c.mu.Unlock()
-	if err != nil {
-		return nil, false, err
+	if err == nil {
+		p, err = c.wait(ctx, key, f)
 	}
-	p, err = c.wait(ctx, key, f)
+	if err != nil && stale != nil && ctx.Err() == nil {
+		c.observer.CacheStale()
+		noteStale(ctx, stale.fetched)
+		return stale, true, nil
+	}
 	return p, false, err
 }
 

@@ -74,12 +74,13 @@ func newTestCache(t *testing.T, next Source, limits CacheLimits) (*Cache, *testk
 }
 
 // cacheCounts is a CacheObserver that counts.
-type cacheCounts struct{ hits, misses, refreshes, refused atomic.Int64 }
+type cacheCounts struct{ hits, misses, refreshes, refused, stale atomic.Int64 }
 
 func (c *cacheCounts) CacheHit()     { c.hits.Add(1) }
 func (c *cacheCounts) CacheMiss()    { c.misses.Add(1) }
 func (c *cacheCounts) CacheRefresh() { c.refreshes.Add(1) }
 func (c *cacheCounts) CacheRefused() { c.refused.Add(1) }
+func (c *cacheCounts) CacheStale()   { c.stale.Add(1) }
 
 // TestCacheCounts checks what the cache tells its observer: a hit for
 // a page answered without waiting, a miss for one that waited, and each

@@ -21,13 +21,13 @@ const missGrace = time.Millisecond
 // exception: it is pinned, and runs to its end (bounded by the store's
 // query timeout) with no waiter, since every visitor reads the head next.
 type flight struct {
-	done     chan struct{} // closed once page and err are set
-	page     *cachedPage
-	err      error
-	cancel   context.CancelFunc
-	pinned   bool         // a head's background refresh
-	admitted bool         // holds a place among the misses
-	listing  wpdb.Listing // the listing the page's key names
+	done    chan struct{} // closed once page and err are set
+	page    *cachedPage
+	err     error
+	cancel  context.CancelFunc
+	pinned  bool         // a head's background refresh
+	slot    admission    // the place it holds among the misses or the reserved; nil for none
+	listing wpdb.Listing // the listing the page's key names
 
 	waiters int // under Cache.mu
 }
@@ -57,14 +57,14 @@ func (a admission) done() { <-a }
 // It returns ctx's cause when the reader is already gone (its client hung
 // up before the cache was asked: no query is started for it), and an
 // error wrapping ErrBusy when starting the query would pass MaxMisses.
-func (c *Cache) joinLocked(ctx context.Context, key pageRange, in wpdb.Listing) (*flight, error) {
+func (c *Cache) joinLocked(ctx context.Context, key pageRange, in wpdb.Listing, cameBack bool) (*flight, error) {
 	f := c.flights[key]
 	if f == nil {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
 		var err error
-		if f, err = c.startLocked(ctx, key, in, false); err != nil {
+		if f, err = c.startLocked(ctx, key, in, false, cameBack); err != nil {
 			return nil, err
 		}
 	}
@@ -72,21 +72,29 @@ func (c *Cache) joinLocked(ctx context.Context, key pageRange, in wpdb.Listing) 
 	return f, nil
 }
 
-// startLocked starts key's query, in listing in, with
-// no waiter yet: a head's refresh when refresh is set. Queries for pages
-// other than the listing's head are admitted first; an archive's head is
-// too, or a flood of archives would pass the bound. c.mu is held.
-func (c *Cache) startLocked(ctx context.Context, key pageRange, in wpdb.Listing, refresh bool) (*flight, error) {
-	admitted := key != c.headKey()
-	if admitted && !c.misses.try() {
-		c.observer.CacheRefused()
-		return nil, fmt.Errorf("listing: page of %d posts after offset %d, post %d: %d queries in flight: %w",
-			key.limit, key.offset, key.lastPost, cap(c.misses), ErrBusy)
+// startLocked starts key's query, in listing in, with no waiter yet: a
+// head's refresh when refresh is set. Queries for pages other than the
+// blog's head are admitted first; an archive's head is too, or a flood of
+// archives would pass the bound, but one readers came back to (cameBack)
+// may take a reserved slot when the misses are full. c.mu is held.
+func (c *Cache) startLocked(ctx context.Context, key pageRange, in wpdb.Listing, refresh, cameBack bool) (*flight, error) {
+	var slot admission
+	if key != c.headKey() {
+		switch {
+		case c.misses.try():
+			slot = c.misses
+		case cameBack && c.reserved.try():
+			slot = c.reserved
+		default:
+			c.observer.CacheRefused()
+			return nil, fmt.Errorf("listing: page of %d posts after offset %d, post %d: %d queries in flight: %w",
+				key.limit, key.offset, key.lastPost, cap(c.misses), ErrBusy)
+		}
 	}
 	// The flight keeps ctx's values (the request id in logs), not its
 	// cancellation: it ends with its last waiter, see leave.
 	fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	f := &flight{done: make(chan struct{}), cancel: cancel, pinned: refresh, admitted: admitted, listing: in}
+	f := &flight{done: make(chan struct{}), cancel: cancel, pinned: refresh, slot: slot, listing: in}
 	c.flights[key] = f
 	go c.fly(fctx, key, f)
 	return f, nil
@@ -110,8 +118,8 @@ func (c *Cache) fly(ctx context.Context, key pageRange, f *flight) {
 		}
 	}
 	f.page, f.err = c.load(ctx, key, f.listing)
-	if f.admitted {
-		c.misses.done()
+	if f.slot != nil {
+		f.slot.done()
 	}
 	c.mu.Lock()
 	if c.flights[key] == f {

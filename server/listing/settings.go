@@ -111,8 +111,15 @@ func (s *Settings) checkImageSize() error {
 // the pool, so the head's refresh, /readyz's ping and the options watch
 // always find a connection free; and no more than the cores
 // (GOMAXPROCS), as each admitted page is CPU work taken from the visitors
-// served from memory. The rest are refused at once (see ErrBusy).
+// served from memory. The rest are refused at once (see ErrBusy). One
+// more connection is kept for the heads of archives readers came back to,
+// when the pool leaves two free beside the misses.
 func (s *Settings) CacheLimits(poolSize int) CacheLimits {
+	misses := max(min(poolSize/2, runtime.GOMAXPROCS(0)), 1)
+	reserved := 0
+	if poolSize-misses >= 3 {
+		reserved = 1
+	}
 	return CacheLimits{TTL: s.CacheTTL, Depth: s.CacheDepth, MaxEntries: s.CacheEntries, MaxBytes: s.CacheBytes,
-		MaxMisses: max(min(poolSize/2, runtime.GOMAXPROCS(0)), 1)}
+		MaxMisses: misses, ReservedHeads: reserved}
 }
