@@ -296,6 +296,11 @@ func (r *redisSessions) watchAndWrite(ctx context.Context, c redis.Conn, key str
 		return false, err
 	}
 	if next.inPlace && len(next.value) > 0 {
+		if replies, _ := reply.([]any); len(replies) == 1 {
+			if rerr, ok := replies[0].(redis.Error); ok {
+				return false, unavailable("EVAL", rerr)
+			}
+		}
 		// The patch found the key gone (expired since the GET: before
 		// Redis 6.0.9, that does not abort the EXEC): try again.
 		applied, err := redis.Ints(reply, nil)
