@@ -572,3 +572,46 @@ func mustAddStore(t *testing.T, s *Store, id string) State {
 	}
 	return st
 }
+
+// TestFullRedisLargeSession: in a Redis full to its maxmemory, a visitor
+// with a large session is counted on in the companion, as with a small
+// one, the stored value untouched; with room again, the count is stored.
+func TestFullRedisLargeSession(t *testing.T) {
+	t.Parallel()
+	rs := sessiontest.StartServer(t, "--maxmemory", "4mb", "--maxmemory-policy", "noeviction")
+	cfg := php(Config{NewSessionBytes: DefaultNewSessionBytes})
+	s, err := OpenRedis(context.Background(), rs.URL, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	large := bigSession(FormatPHP, 64<<10)
+	redisDo(t, rs.URL, "SETEX", cfg.KeyPrefix+idHex32, 1440, large)
+	if st := mustVisit(t, s, Visitor{ID: idHex32}, 1); st != (State{ID: idHex32, PostsStart: 3}) {
+		t.Fatalf("with room: %+v, want 3 stored", st)
+	}
+	stored, _ := redis.Bytes(redisDo(t, rs.URL, "GET", cfg.KeyPrefix+idHex32), nil)
+	fillRedis(t, rs.URL)
+
+	st := State{ID: idHex32}
+	for _, n := range []int{2, 0} { // an in-place write, then an expiry refresh
+		st = mustVisit(t, s, st.Visitor(), n)
+		if st.ID != idHex32 || st.PostsStart != 5 || st.Carry == "" {
+			t.Fatalf("a large session in a full Redis, +%d = %+v, want 5 with a companion", n, st)
+		}
+	}
+	if v, _ := redis.Bytes(redisDo(t, rs.URL, "GET", cfg.KeyPrefix+idHex32), nil); !bytes.Equal(v, stored) {
+		t.Error("the large session was changed while Redis was full")
+	}
+	redisDo(t, rs.URL, "CONFIG", "SET", "maxmemory", "0")
+	if back := mustVisit(t, s, st.Visitor(), 1); back != (State{ID: idHex32, PostsStart: 6}) {
+		t.Errorf("with room again = %+v, want 6 stored, the companion spent", back)
+	}
+	d, err := Decode(FormatPHP, func() []byte { v, _ := redis.Bytes(redisDo(t, rs.URL, "GET", cfg.KeyPrefix+idHex32), nil); return v }())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := d.Int(postsStartKey); v != 6 {
+		t.Errorf("stored posts_start %d, want 6", v)
+	}
+}
