@@ -234,3 +234,24 @@ func isIntKey(name string) bool {
 	_, ok := phpserial.IntKey(name)
 	return ok
 }
+
+// valueSpan returns where the value of the entry named name lies in what
+// Encode returns: Encode()[start:end]. ok is false when there is no such
+// entry.
+func (d *Data) valueSpan(name string) (start, end int, ok bool) {
+	off := 0
+	if d.format == FormatPHPSerialize {
+		off = len("a:") + len(strconv.Itoa(len(d.entries))) + len(":{")
+	}
+	for _, e := range d.entries {
+		off += len(e.key)
+		if d.format != FormatPHPSerialize {
+			off++ // '|'
+		}
+		if string(e.name) == name {
+			return off, off + len(e.value), true
+		}
+		off += len(e.value)
+	}
+	return 0, 0, false
+}

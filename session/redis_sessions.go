@@ -49,6 +49,12 @@ type redisSessions struct {
 	lockOwner   string // "<hostname>|<pid>", like phpredis's lock secret
 	releaseLock *redis.Script
 	updateLua   *redis.Script // update.lua, see addScripted
+	// scriptMaxBytes is the largest value update.lua edits
+	// (scriptMaxBytes; tests raise it to hold the script to the codec on
+	// any value).
+	scriptMaxBytes int
+	large          largeSlot    // see addLarge
+	known          *knownValues // the large values we last wrote
 }
 
 func newRedisSessions(cfg Config, logger *slog.Logger, route redisRoute) *redisSessions {
@@ -59,7 +65,10 @@ func newRedisSessions(cfg Config, logger *slog.Logger, route redisRoute) *redisS
 		lockOwner:   lockOwner(),
 		releaseLock: redis.NewScript(1, releaseLockScript),
 		// -1: the key count is the first argument, 1 or 2 with the lock.
-		updateLua: redis.NewScript(-1, updateScript),
+		updateLua:      redis.NewScript(-1, updateScript),
+		scriptMaxBytes: scriptMaxBytes,
+		large:          make(largeSlot, 1),
+		known:          newKnownValues(),
 	}
 }
 
@@ -135,6 +144,15 @@ func (r *redisSessions) create(ctx context.Context, id string, value []byte) err
 // string.
 func (r *redisSessions) read(ctx context.Context, id string) ([]byte, bool, error) {
 	key := r.cfg.KeyPrefix + id
+	if r.known.has(id) {
+		// Large when last seen: read in the large slot, as it is
+		// updated, so that a flood of reads takes its turns too.
+		leave, err := r.large.enter(ctx, r.cfg.OpTimeout)
+		if err != nil {
+			return nil, false, err
+		}
+		defer leave()
+	}
 	c, err := r.route.keyConn(ctx, key, true)
 	if err != nil {
 		return nil, false, err
@@ -167,7 +185,35 @@ func (r *redisSessions) read(ctx context.Context, id string) ([]byte, bool, erro
 // certain to edit exactly as Decode, Int, SetInt and Encode would, and the
 // tests hold it to the codec's bytes. The memory store uses the codec only.
 func (r *redisSessions) update(ctx context.Context, id string, fn func([]byte, bool) ([]byte, error)) error {
+	return r.updateIn(ctx, id, nil, func(cur []byte, exists bool) (change, error) {
+		next, err := fn(cur, exists)
+		return change{value: next}, err
+	})
+}
+
+// change is what one attempt of updateIn writes: the whole value, or only
+// bytes in place, the length kept.
+type change struct {
+	// inPlace: value goes at offset at, the rest kept, and the expiry is
+	// refreshed (SETRANGE, EXPIRE); an empty value only refreshes it.
+	// Else value is the whole new value (SETEX).
+	inPlace bool
+	at      int
+	value   []byte
+}
+
+// updateIn is update, where fn says what to write, in slot when slot is
+// not nil: taken first or, with Config.Locking, once the session lock is
+// held, so that waiting for another request's lock holds no slot.
+func (r *redisSessions) updateIn(ctx context.Context, id string, slot largeSlot, fn func([]byte, bool) (change, error)) error {
 	key := r.cfg.KeyPrefix + id
+	if slot != nil && !r.cfg.Locking {
+		leave, err := slot.enter(ctx, r.cfg.OpTimeout)
+		if err != nil {
+			return err
+		}
+		defer leave()
+	}
 	c, err := r.route.keyConn(ctx, key, false)
 	if err != nil {
 		return err
@@ -180,10 +226,17 @@ func (r *redisSessions) update(ctx context.Context, id string, fn func([]byte, b
 			return err
 		}
 		defer unlock()
+		if slot != nil {
+			leave, err := slot.enter(ctx, r.cfg.OpTimeout)
+			if err != nil {
+				return err
+			}
+			defer leave()
+		}
 	}
 
 	for attempt := 1; ; attempt++ {
-		written, err := r.watchAndSet(ctx, c, key, fn)
+		written, err := r.watchAndWrite(ctx, c, key, fn)
 		if err != nil || written {
 			return err
 		}
@@ -197,10 +250,10 @@ func (r *redisSessions) update(ctx context.Context, id string, fn func([]byte, b
 	}
 }
 
-// watchAndSet is one attempt of update: WATCH and GET key, fn, then
-// MULTI/SETEX/EXEC. It returns false when Redis aborted the EXEC because
-// another writer came in between.
-func (r *redisSessions) watchAndSet(ctx context.Context, c redis.Conn, key string, fn func([]byte, bool) ([]byte, error)) (written bool, err error) {
+// watchAndWrite is one attempt of updateIn: WATCH and GET key, fn, then
+// MULTI, the change (SETEX, or SETRANGE and EXPIRE), EXEC. It returns false
+// when Redis aborted the EXEC because another writer came in between.
+func (r *redisSessions) watchAndWrite(ctx context.Context, c redis.Conn, key string, fn func([]byte, bool) (change, error)) (written bool, err error) {
 	if err := c.Send("WATCH", key); err != nil {
 		return false, unavailable("WATCH", err)
 	}
@@ -226,15 +279,44 @@ func (r *redisSessions) watchAndSet(ctx context.Context, c redis.Conn, key strin
 	if err := c.Send("MULTI"); err != nil {
 		return false, unavailable("MULTI", err)
 	}
-	if err := c.Send("SETEX", key, lifetimeSeconds(r.cfg.MaxLifetime), next); err != nil {
-		return false, unavailable("SETEX", err)
+	ttl := lifetimeSeconds(r.cfg.MaxLifetime)
+	switch {
+	case !next.inPlace:
+		err = c.Send("SETEX", key, ttl, next.value)
+	case len(next.value) > 0:
+		err = c.Send("EVAL", patchScript, 1, key, len(cur), next.at, next.value, ttl)
+	default:
+		err = c.Send("EXPIRE", key, ttl)
+	}
+	if err != nil {
+		return false, unavailable("MULTI", err)
 	}
 	reply, err = r.do(ctx, c, "EXEC")
 	if err != nil {
 		return false, err
 	}
+	if next.inPlace && len(next.value) > 0 {
+		if replies, _ := reply.([]any); len(replies) == 1 {
+			if rerr, ok := replies[0].(redis.Error); ok {
+				return false, unavailable("EVAL", rerr)
+			}
+		}
+		// The patch found the key gone (expired since the GET: before
+		// Redis 6.0.9, that does not abort the EXEC): try again.
+		applied, err := redis.Ints(reply, nil)
+		return err == nil && len(applied) == 1 && applied[0] == 1, nil
+	}
 	return reply != nil, nil
 }
+
+// patchScript writes ARGV[3] at offset ARGV[2] of the value of KEYS[1]
+// and sets its expiry to ARGV[4] seconds, only while the value is still
+// ARGV[1] bytes long: SETRANGE on a key that expired meanwhile would
+// create one of zero bytes and the patch.
+const patchScript = `if redis.call("STRLEN", KEYS[1]) ~= tonumber(ARGV[1]) then return 0 end
+redis.call("SETRANGE", KEYS[1], ARGV[2], ARGV[3])
+redis.call("EXPIRE", KEYS[1], ARGV[4])
+return 1`
 
 // backoff spreads retrying writers apart: random up to 100µs·2^attempt,
 // capped at ~6ms, so colliding requests of one visitor do not collide

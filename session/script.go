@@ -22,6 +22,10 @@ var updateScript string
 // path.
 var errFallback = errors.New("session: value left to the Go codec")
 
+// errLargeValue is the errFallback of a value over scriptMaxBytes, which
+// the script did not read (see addLarge).
+var errLargeValue = fmt.Errorf("%w: over %d bytes", errFallback, scriptMaxBytes)
+
 // Script outcomes, as update.lua answers them.
 const (
 	scriptOK        = "ok"
@@ -36,18 +40,19 @@ const (
 // a lock held by another request makes it wait LockWait and try again,
 // LockRetries times, as phpredis does; without one, the script's atomicity
 // does what the lock would. It returns errNoSession when there is no such
-// key, errFallback when the script left the value to Go, an error wrapping
+// key, errFallback when the script left the value to Go (errLargeValue
+// when it is over scriptMaxBytes, unread), an error wrapping
 // ErrUnavailable and ErrLocked when the lock stayed held, and one wrapping
 // ErrUnavailable for Redis errors.
 func (r *redisSessions) addScripted(ctx context.Context, id string, n int) (int64, error) {
 	key := r.cfg.KeyPrefix + id
-	args := make([]any, 0, 7)
+	args := make([]any, 0, 8)
 	if r.cfg.Locking {
 		args = append(args, 2, key, key+"_LOCK")
 	} else {
 		args = append(args, 1, key)
 	}
-	args = append(args, r.cfg.Format.String(), n, r.cfg.InitialPostsStart, lifetimeSeconds(r.cfg.MaxLifetime))
+	args = append(args, r.cfg.Format.String(), n, r.cfg.InitialPostsStart, lifetimeSeconds(r.cfg.MaxLifetime), r.scriptMaxBytes)
 
 	retries := r.cfg.LockRetries
 	for i := 0; ; i++ {
@@ -65,6 +70,9 @@ func (r *redisSessions) addScripted(ctx context.Context, id string, n int) (int6
 		case scriptNoSession:
 			return 0, errNoSession
 		case scriptFallback:
+			if value == "large" {
+				return 0, errLargeValue
+			}
 			return 0, fmt.Errorf("%w (%s)", errFallback, value)
 		case scriptLocked:
 			if retries >= 0 && i >= retries {

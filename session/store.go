@@ -182,9 +182,13 @@ type backend interface {
 
 // scripter is a backend that can add to posts_start inside the store
 // itself, in one round trip (Redis: update.lua). It returns errNoSession
-// for a missing session and errFallback when the value needs the Go codec.
+// for a missing session and errFallback when the value needs the Go codec,
+// errLargeValue when it is too large to edit there: addLarge then updates
+// it, and peekLarge reads such a value's posts_start.
 type scripter interface {
 	addScripted(ctx context.Context, id string, n int) (int64, error)
+	addLarge(ctx context.Context, id string, n int) (int64, error)
+	peekLarge(ctx context.Context, id string, cur []byte) (int64, bool, error)
 }
 
 // Store keeps sessions in Redis (OpenRedis) or in memory (NewMemory).
@@ -292,6 +296,9 @@ func (s *Store) Close() error {
 func (s *Store) addExisting(ctx context.Context, id string, n int) (int64, error) {
 	if sb, ok := s.b.(scripter); ok {
 		got, err := sb.addScripted(ctx, id, n)
+		if errors.Is(err, errLargeValue) {
+			got, err = sb.addLarge(ctx, id, n)
+		}
 		if !errors.Is(err, errFallback) {
 			return got, err
 		}
@@ -326,18 +333,25 @@ func codecAdd(cfg Config, cur []byte, n int) ([]byte, int64, error) {
 		// session contents, so they may be logged.
 		return nil, 0, fmt.Errorf("%w: %w", errUnreadable, err)
 	}
+	next, got := codecAddData(cfg, d, cur, n)
+	return next, got, nil
+}
+
+// codecAddData is codecAdd on cur, decoded as d, which it leaves holding
+// the value it returns.
+func codecAddData(cfg Config, d *Data, cur []byte, n int) ([]byte, int64) {
 	v, ok := d.Int(postsStartKey)
 	if ok && n == 0 {
 		// Nothing changes: write the stored bytes back untouched, which
 		// only refreshes the expiry as PHP's EXPIRE would.
-		return cur, v, nil
+		return cur, v
 	}
 	if !ok {
 		v = int64(cfg.InitialPostsStart)
 	}
 	got := addClamped(v, n)
 	d.SetInt(postsStartKey, got)
-	return d.Encode(), got, nil
+	return d.Encode(), got
 }
 
 // create saves a new session holding posts_start under a fresh id.

@@ -16,6 +16,7 @@
 -- ARGV[2]  n, the increment: a decimal int64, at least 0
 -- ARGV[3]  InitialPostsStart, a decimal int64
 -- ARGV[4]  gc_maxlifetime in whole seconds, as SETEX takes it
+-- ARGV[5]  the largest value the script edits, in bytes (scriptMaxBytes)
 --
 -- Answers (a Redis array):
 --   {"ok", "<posts_start>"}    written (or, for an unchanged value, EXPIREd)
@@ -24,22 +25,30 @@
 --   {"fallback", "malformed"}  Decode rejects the value for certain
 --   {"fallback", "uncertain"}  the value may be fine, but only Go can tell
 --   {"fallback", "wrongtype"}  the key holds no string
+--   {"fallback", "large"}      the value is over ARGV[5] bytes; it was not read
 --
--- Commands it runs inside Redis: EXISTS on the lock key, GET, then one of
--- SETEX or EXPIRE on the session key. Never SET, EVAL, EVALSHA or WATCH,
+-- Commands it runs inside Redis: EXISTS on the lock key, STRLEN, GET, then
+-- one of SETEX or EXPIRE on the session key. Never SET, EVAL, EVALSHA or WATCH,
 -- which the client sends itself, so that INFO commandstats counts client
 -- round trips as evalsha + eval + set + 2 × watch.
 
 local skey = KEYS[1]
-local format, n, initial, ttl = ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+local format, n, initial, ttl, maxbytes = ARGV[1], ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
 
 if #KEYS == 2 and redis.call("EXISTS", KEYS[2]) == 1 then
   return {"locked"}
 end
-local b = redis.pcall("GET", skey)
-if type(b) == "table" and b.err then
+-- The walk below costs in proportion to the value, and Redis serves nobody
+-- else while a script runs: a large value goes to Go, which costs Redis
+-- only the sending and receiving of its bytes.
+local size = redis.pcall("STRLEN", skey)
+if type(size) == "table" and size.err then
   return {"fallback", "wrongtype"}
 end
+if size > maxbytes then
+  return {"fallback", "large"}
+end
+local b = redis.call("GET", skey)
 if not b then
   return {"nosession"}
 end

@@ -272,13 +272,15 @@ func (s *Store) Peek(ctx context.Context, v Visitor) (State, error) {
 		}
 		return none, nil
 	}
-	d, err := Decode(s.cfg.Format, cur)
-	if err != nil {
+	v2, stored, err := s.postsStartOf(ctx, v.ID, cur)
+	if errors.Is(err, errUnreadable) {
 		// Visit would log this and issue a new id; a read-only request
 		// leaves both to the next GET.
 		return none, nil
 	}
-	v2, stored := d.Int(postsStartKey)
+	if err != nil {
+		return State{}, err
+	}
 	if !stored {
 		v2 = int64(s.cfg.InitialPostsStart)
 	}

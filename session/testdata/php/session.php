@@ -11,6 +11,8 @@
 //   php session.php hold <id> <ms>            start the session (taking phpredis's
 //                                             lock when enabled), print "locked",
 //                                             sleep, add 100 to posts_start
+//   php session.php grow <id> <bytes>         append short records to 'history'
+//                                             until the session is about <bytes> long
 //   php session.php dump <id>                 print the session, unchanged
 //
 // Every action prints one JSON object: posts_start, its PHP type, and
@@ -102,6 +104,17 @@ switch ($action) {
         flush();
         usleep((int)($argv[3] ?? 0) * 1000);
         $_SESSION['posts_start'] = ($_SESSION['posts_start'] ?? 0) + 100;
+        break;
+    case 'grow':
+        // A page that lets its visitor grow the session without bound.
+        $want = (int)($argv[3] ?? 0);
+        $_SESSION['history'] ??= [];
+        $n = count($_SESSION['history']);
+        while (strlen(session_encode()) < $want) {
+            for ($i = 0; $i < 1000; $i++) {
+                $_SESSION['history'][] = 'viewed:' . $n++;
+            }
+        }
         break;
     case 'dump':
         break;
