@@ -9,8 +9,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
 // archiveReader reads an archive's first batch (JSON) and its page,
@@ -67,16 +65,7 @@ func TestArchiveReadersDuringFloods(t *testing.T) {
 		t.Skip("-short: two floods of a server process for about 20 s")
 	}
 	t.Parallel()
-	cfg := wpdbtest.MySQL(t)
-	seedBlog(t, cfg, floodPosts)
-	cfg, proxy := wpdbtest.ThroughProxy(t, cfg)
-	proxy.SetDelay(floodQueryDelay)
-	srv := startChildServer(t, map[string]string{
-		"LOADMORE_DB":         dbURL(t, cfg),
-		"LOADMORE_CACHE_TTL":  floodTTL.String(),
-		"LOADMORE_ACCESS_LOG": "off",
-	})
-	waitHealthy(t, srv.URL)
+	srv, _ := startFloodServer(t)
 	const staleBound = 4 * floodTTL
 
 	for _, flood := range []struct {

@@ -53,16 +53,7 @@ func TestVisitorsDuringDeepRangeFlood(t *testing.T) {
 		t.Skip("-short: a flood of a server process for about 15 s")
 	}
 	t.Parallel()
-	cfg := wpdbtest.MySQL(t)
-	seedBlog(t, cfg, floodPosts)
-	cfg, proxy := wpdbtest.ThroughProxy(t, cfg)
-	proxy.SetDelay(floodQueryDelay)
-	srv := startChildServer(t, map[string]string{
-		"LOADMORE_DB":         dbURL(t, cfg),
-		"LOADMORE_CACHE_TTL":  floodTTL.String(),
-		"LOADMORE_ACCESS_LOG": "off",
-	})
-	waitHealthy(t, srv.URL)
+	srv, proxy := startFloodServer(t)
 
 	// The hang-ups alone first: a cold server, no visitor to keep the
 	// head warm, so every statement the proxy counts was for a client
@@ -119,6 +110,24 @@ func TestVisitorsDuringDeepRangeFlood(t *testing.T) {
 	if attackers.retryAfter != attackers.statuses[http.StatusServiceUnavailable] {
 		t.Errorf("%d of %d 503s had Retry-After: 1", attackers.retryAfter, attackers.statuses[http.StatusServiceUnavailable])
 	}
+}
+
+// startFloodServer starts a server process on floodPosts posts, whose
+// database answers floodQueryDelay late through the returned proxy, with
+// the freshness bound floodTTL, and waits until it is healthy.
+func startFloodServer(t *testing.T) (*childServer, *wpdbtest.Proxy) {
+	t.Helper()
+	cfg := wpdbtest.MySQL(t)
+	seedBlog(t, cfg, floodPosts)
+	cfg, proxy := wpdbtest.ThroughProxy(t, cfg)
+	proxy.SetDelay(floodQueryDelay)
+	srv := startChildServer(t, map[string]string{
+		"LOADMORE_DB":         dbURL(t, cfg),
+		"LOADMORE_CACHE_TTL":  floodTTL.String(),
+		"LOADMORE_ACCESS_LOG": "off",
+	})
+	waitHealthy(t, srv.URL)
+	return srv, proxy
 }
 
 // deepRange is an attacker's path: a random range past the head, a third
