@@ -3,7 +3,6 @@ package listing
 import (
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -11,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -98,23 +96,14 @@ type RenderSettings struct {
 }
 
 // Renderer renders the page with the same mustache template the browser
-// uses for the posts it loads, so both look alike.
-//
-// A page is a pure function of its PageView, and most views repeat: every
-// visitor at the same posts_start sees the same posts until the cache's next
-// refresh. Rendering 200 posts costs milliseconds, so rendered pages are
-// kept by the exact bytes of what they show (see writePageKey) and a repeat
-// is a copy: see renderedPages.
-//
-// Renders of pages not kept are bounded by the cores: at most half of
-// them (GOMAXPROCS/2, at least one) render at once, since a render is CPU
-// alone and the other half serves the readers of pages and answers in
-// memory; renders take at most renderShare of the cores' time, over time
-// (see renderClock); and they hold at most renderBudget. A render past any
-// bound is refused at once with ErrBusy, never queued: a flood of distinct
-// views would hold every reader behind it. A reader of a view
-// being rendered waits for that render rather than start its own. It is
-// safe for concurrent use.
+// uses for the posts it loads, so both look alike. Most views repeat, so
+// rendered pages are kept by the exact bytes of what they show (see
+// writePageKey) and a repeat is a copy. Renders of pages not kept are
+// bounded by the cores (GOMAXPROCS/2 at once, at least one), by
+// renderShare of their time (renderClock) and by renderBudget; past any
+// bound a render is refused at once with ErrBusy, never queued, and a
+// reader of a view being rendered waits for that render. It is safe for
+// concurrent use.
 type Renderer struct {
 	page  *template.Template
 	posts *mustache.Template
@@ -310,79 +299,6 @@ func (r *Renderer) sizeBound(v PageView) int {
 		}
 	}
 	return n
-}
-
-// writePageKey writes every byte of v that the page shows: the badge, the
-// cap, the post the "more" link lands on, and each post's JSON record,
-// which holds all of its fields. Two views with the same key render the
-// same page. It is written to a keyComparer and, for a page rendered anew,
-// to a buffer, so that a repeat allocates nothing.
-func writePageKey(w io.Writer, v PageView) {
-	writeViewHead(w, v)
-	for i := range v.Posts {
-		w.Write([]byte{0})
-		w.Write(v.Posts[i].Record)
-	}
-}
-
-// viewHash is the hash a page is kept under: v's head, and each post's ID
-// and record length, not the records. Every request for a page not kept
-// computes it, a refused one too, and the records are most of the key;
-// views that differ only inside a record (a post edited since) share a
-// hash, and the later one kept replaces the earlier, which is stale.
-func (r *Renderer) viewHash(v PageView) uint64 {
-	var h maphash.Hash
-	h.SetSeed(r.seed)
-	writeViewHead(&h, v)
-	var num [2 * binary.MaxVarintLen64]byte
-	for i := range v.Posts {
-		b := binary.AppendUvarint(num[:0], v.Posts[i].ID)
-		h.Write(binary.AppendUvarint(b, uint64(len(v.Posts[i].Record))))
-	}
-	return h.Sum64()
-}
-
-// writeViewHead writes what v's page shows besides its posts.
-func writeViewHead(w io.Writer, v PageView) {
-	var num [64]byte
-	head := strconv.AppendInt(num[:0], int64(v.PostsStart), 10)
-	head = append(head, ' ')
-	head = strconv.AppendBool(head, v.AtCap)
-	head = append(head, ' ')
-	head = strconv.AppendInt(head, int64(v.MaxPosts), 10)
-	head = append(head, ' ')
-	if v.Next != nil {
-		head = strconv.AppendUint(head, v.Next.ID, 10)
-	}
-	w.Write(head)
-	if a := v.Archive; a != nil {
-		// An archive's page differs from the listing's with the same
-		// posts by its titles and its form's fields.
-		for _, s := range []string{a.Titles.Heading, a.Titles.Title} {
-			w.Write([]byte{1})
-			io.WriteString(w, s)
-		}
-		for _, qv := range a.Vars {
-			w.Write([]byte{2})
-			io.WriteString(w, qv.Name+"="+qv.Value)
-		}
-	}
-}
-
-// keyComparer consumes a kept key as the same bytes are written to it; it
-// is the same key when every write matched and nothing is left.
-type keyComparer struct {
-	key  []byte
-	same bool
-}
-
-func (c *keyComparer) Write(b []byte) (int, error) {
-	if !c.same || !bytes.HasPrefix(c.key, b) {
-		c.same = false
-		return len(b), nil
-	}
-	c.key = c.key[len(b):]
-	return len(b), nil
 }
 
 // renderView renders the page for v.
