@@ -65,6 +65,11 @@ const (
 	calmName       = "visitors, start=0, before the flood"
 	floodName      = "visitors during a deep-range flood, 64 attacking conns"
 	cheapFloodName = "visitors during a /healthz flood, 64 conns"
+	// Measured against cheapFloodName too: a category's readers through
+	// the deep-range flood, and visitors through a flood of the longest
+	// query strings.
+	archiveFloodName   = "archive readers during a deep-range flood, 64 attacking conns"
+	longQueryFloodName = "visitors during a long-query flood, 64 conns"
 )
 
 // floodConns is the attackers' connections in floodName: twice the
@@ -156,6 +161,8 @@ func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 		// is: what any 64 busy clients take of two cores, whatever they
 		// ask. The deep-range flood is measured against it too.
 		{name: cheapFloodName, path: json(0), cookies: visitors[:c], conns: c, flood: floodConns, floodPath: "/healthz"},
+		{name: archiveFloodName, path: json(0) + "&" + denseArchive, conns: c, flood: floodConns, floodPosts: o.posts},
+		{name: longQueryFloodName, path: json(0), cookies: visitors[:c], conns: c, flood: floodConns, floodPath: longQueryPath()},
 		// The reference: every request queries the database. Then whether
 		// the database or the server sets the pace at a deep offset.
 		{name: referenceName, path: json(0), cookies: visitors[:c], conns: c, flags: uncached},
@@ -344,6 +351,7 @@ func targets(rep *report, table []scenario) []target {
 	}
 	first, fresh, one, page := row(table[0].name), row(newSessionName), row(oneSessionName), row(page200Name)
 	calm, flooded, cheaply := row(calmName), row(floodName), row(cheapFloodName)
+	archiveFlooded, longQueries := row(archiveFloodName), row(longQueryFloodName)
 	gzipped, plain := row(gzipName), row(plainName)
 	limitA, limitB := row(table[0].limit), row(limitBName)
 	mid := rep.QueryOffset
@@ -399,8 +407,25 @@ func targets(rep *report, table []scenario) []target {
 		newTarget("visitors during a deep-range flood vs a /healthz flood", flooded.RPS/cheaply.RPS, 0.80, false, "%", rps(flooded, cheaply)),
 		newTarget("visitors' p99, deep-range flood vs /healthz flood", measured(float64(flooded.P99)/float64(cheaply.P99), cheaply.P99 > 0 && flooded.P99 > 0), 1.5, true, "×",
 			fmt.Sprintf("p99 %s vs %s", flooded.P99, cheaply.P99)),
+		newTarget("archive readers during a deep-range flood vs a /healthz flood", archiveFlooded.RPS/cheaply.RPS, 0.50, false, "%", rps(archiveFlooded, cheaply)),
+		newTarget("archive readers' p99, deep-range flood vs /healthz flood", measured(float64(archiveFlooded.P99)/float64(cheaply.P99), cheaply.P99 > 0 && archiveFlooded.P99 > 0), 2, true, "×",
+			fmt.Sprintf("p99 %s vs %s", archiveFlooded.P99, cheaply.P99)),
+		newTarget("visitors during a long-query flood vs a /healthz flood", longQueries.RPS/cheaply.RPS, 0.50, false, "%", rps(longQueries, cheaply)),
+		newTarget("visitors' p99, long-query flood vs /healthz flood", measured(float64(longQueries.P99)/float64(cheaply.P99), cheaply.P99 > 0 && longQueries.P99 > 0), 2, true, "×",
+			fmt.Sprintf("p99 %s vs %s", longQueries.P99, cheaply.P99)),
 		newTarget(fmt.Sprintf("head refresh of %d posts with their cards: statements", headDepth),
 			measured(float64(rep.HeadRefreshNext), rep.HeadRefreshNext > 0), 6, true, "",
 			fmt.Sprintf("%d the first time, mean %s", rep.HeadRefreshFirst, rep.HeadRefresh)),
 	}, archiveTargets(row, table, first, keyset)...)
+}
+
+// longQueryPath is the JSON endpoint with 6 000 junk pairs, a 63 KB query
+// string: answered 414 before any of it is decoded.
+func longQueryPath() string {
+	var b strings.Builder
+	b.WriteString("/load-more.php?start=0")
+	for i := range 6000 {
+		fmt.Fprintf(&b, "&j%d=%d", i, i)
+	}
+	return b.String()
 }
