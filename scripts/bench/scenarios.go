@@ -38,6 +38,7 @@ type scenario struct {
 	// over when that is set.
 	flood, floodPosts int
 	floodPath         string
+	floodHeaders      []string // request headers of the flood of floodPath, "Name: value"
 	// archive, when set, is the archive's query vars, e.g.
 	// "category_name=news"; deep tells its lastPost page from its head.
 	archive string
@@ -70,6 +71,7 @@ const (
 	// query strings.
 	archiveFloodName   = "archive readers during a deep-range flood, 64 attacking conns"
 	longQueryFloodName = "visitors during a long-query flood, 64 conns"
+	rangesFloodName    = "visitors during a many-ranges flood, 64 conns"
 )
 
 // floodConns is the attackers' connections in floodName: twice the
@@ -163,6 +165,8 @@ func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 		{name: cheapFloodName, path: json(0), cookies: visitors[:c], conns: c, flood: floodConns, floodPath: "/healthz"},
 		{name: archiveFloodName, path: json(0) + "&" + denseArchive, conns: c, flood: floodConns, floodPosts: o.posts},
 		{name: longQueryFloodName, path: json(0), cookies: visitors[:c], conns: c, flood: floodConns, floodPath: longQueryPath()},
+		{name: rangesFloodName, path: json(0), cookies: visitors[:c], conns: c, flood: floodConns, floodPath: "/assets/vendor/mustache.mjs",
+			floodHeaders: []string{manyRanges()}},
 		// The reference: every request queries the database. Then whether
 		// the database or the server sets the pace at a deep offset.
 		{name: referenceName, path: json(0), cookies: visitors[:c], conns: c, flags: uncached},
@@ -351,7 +355,7 @@ func targets(rep *report, table []scenario) []target {
 	}
 	first, fresh, one, page := row(table[0].name), row(newSessionName), row(oneSessionName), row(page200Name)
 	calm, flooded, cheaply := row(calmName), row(floodName), row(cheapFloodName)
-	archiveFlooded, longQueries := row(archiveFloodName), row(longQueryFloodName)
+	archiveFlooded, longQueries, ranges := row(archiveFloodName), row(longQueryFloodName), row(rangesFloodName)
 	gzipped, plain := row(gzipName), row(plainName)
 	limitA, limitB := row(table[0].limit), row(limitBName)
 	mid := rep.QueryOffset
@@ -413,6 +417,9 @@ func targets(rep *report, table []scenario) []target {
 		newTarget("visitors during a long-query flood vs a /healthz flood", longQueries.RPS/cheaply.RPS, 0.50, false, "%", rps(longQueries, cheaply)),
 		newTarget("visitors' p99, long-query flood vs /healthz flood", measured(float64(longQueries.P99)/float64(cheaply.P99), cheaply.P99 > 0 && longQueries.P99 > 0), 2, true, "×",
 			fmt.Sprintf("p99 %s vs %s", longQueries.P99, cheaply.P99)),
+		newTarget("visitors during a many-ranges flood vs a /healthz flood", ranges.RPS/cheaply.RPS, 0.50, false, "%", rps(ranges, cheaply)),
+		newTarget("visitors' p99, many-ranges flood vs /healthz flood", measured(float64(ranges.P99)/float64(cheaply.P99), cheaply.P99 > 0 && ranges.P99 > 0), 2, true, "×",
+			fmt.Sprintf("p99 %s vs %s", ranges.P99, cheaply.P99)),
 		newTarget(fmt.Sprintf("head refresh of %d posts with their cards: statements", headDepth),
 			measured(float64(rep.HeadRefreshNext), rep.HeadRefreshNext > 0), 6, true, "",
 			fmt.Sprintf("%d the first time, mean %s", rep.HeadRefreshFirst, rep.HeadRefresh)),
@@ -426,6 +433,17 @@ func longQueryPath() string {
 	b.WriteString("/load-more.php?start=0")
 	for i := range 6000 {
 		fmt.Fprintf(&b, "&j%d=%d", i, i)
+	}
+	return b.String()
+}
+
+// manyRanges is a Range header of 5 000 one-byte ranges: answered with
+// the whole file, as more than a few ranges are.
+func manyRanges() string {
+	var b strings.Builder
+	b.WriteString("Range: bytes=0-0")
+	for i := 1; i < 5000; i++ {
+		fmt.Fprintf(&b, ",%d-%d", i*2, i*2)
 	}
 	return b.String()
 }

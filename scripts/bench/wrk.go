@@ -65,6 +65,9 @@ func (w *wrk) startFlood(ctx context.Context, srv *serverProcess, sc scenario) (
 	ctx, cancel := context.WithCancel(ctx)
 	args := []string{"-t", "1", "-c", strconv.Itoa(sc.flood), "-d", "1h", "--timeout", "30s"}
 	if sc.floodPath != "" {
+		for _, h := range sc.floodHeaders {
+			args = append(args, "-H", h)
+		}
 		args = append(args, srv.baseURL+sc.floodPath)
 	} else {
 		args = append(args, "-s", w.flood, srv.baseURL+"/load-more.php")
