@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"regexp"
@@ -137,30 +136,4 @@ func grownSession(size int) []byte {
 		n++
 	}
 	return []byte("posts_start|i:2;history|a:" + strconv.Itoa(n) + ":{" + list.String() + "}")
-}
-
-// runRequests is floodStats.run for requests that need more than a URL.
-func runRequests(s *floodStats, client *http.Client, stop <-chan struct{}, do func(*http.Client) (*http.Response, error)) {
-	for {
-		select {
-		case <-stop:
-			return
-		default:
-		}
-		began := time.Now()
-		status := 0
-		if resp, err := do(client); err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			status = resp.StatusCode
-		}
-		took := time.Since(began)
-		s.mu.Lock()
-		if s.statuses == nil {
-			s.statuses = map[int]int{}
-		}
-		s.took = append(s.took, took)
-		s.statuses[status]++
-		s.mu.Unlock()
-	}
 }

@@ -183,6 +183,12 @@ type floodStats struct {
 
 // run GETs next() with client until stop is closed.
 func (s *floodStats) run(client *http.Client, stop <-chan struct{}, next func() string) {
+	runRequests(s, client, stop, func(c *http.Client) (*http.Response, error) { return c.Get(next()) })
+}
+
+// runRequests notes in s the answers to do(client), made until stop is
+// closed: floodStats.run for requests that need more than a URL.
+func runRequests(s *floodStats, client *http.Client, stop <-chan struct{}, do func(*http.Client) (*http.Response, error)) {
 	for {
 		select {
 		case <-stop:
@@ -191,7 +197,7 @@ func (s *floodStats) run(client *http.Client, stop <-chan struct{}, next func() 
 		}
 		began := time.Now()
 		status, retry := 0, ""
-		if resp, err := client.Get(next()); err == nil {
+		if resp, err := do(client); err == nil {
 			io.Copy(io.Discard, resp.Body)
 			resp.Body.Close()
 			status, retry = resp.StatusCode, resp.Header.Get("Retry-After")
