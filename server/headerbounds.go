@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/wploadmore/wploadmore/internal/headlist"
 )
 
 // What the server reads of the request headers it parses. net/http takes
@@ -30,33 +32,10 @@ const (
 	maxSessionCookies = 8
 )
 
-// listHead is the start of a list of elements separated by sep within
-// maxBytes and maxElements: whole elements only, so that no element is
-// read cut.
-func listHead(value string, sep byte, maxBytes, maxElements int) string {
-	if len(value) <= maxBytes && strings.Count(value, string(sep)) < maxElements {
-		return value
-	}
-	head := value[:min(len(value), maxBytes)]
-	end, elements := 0, 0
-	for elements < maxElements {
-		at := strings.IndexByte(head[end:], sep)
-		if at < 0 {
-			if len(head) == len(value) {
-				end = len(head)
-			}
-			break
-		}
-		end += at + 1
-		elements++
-	}
-	return strings.TrimSuffix(head[:end], string(sep))
-}
-
 // etagListHead is the part of an If-None-Match or If-Match the server
 // reads.
 func etagListHead(value string) string {
-	return listHead(value, ',', maxETagListBytes, maxETagListElements)
+	return headlist.Head(value, ',', maxETagListBytes, maxETagListElements)
 }
 
 // rangesWithinBounds reports whether a Range header may be answered as

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/wploadmore/wploadmore/internal/headlist"
 )
 
 // maxStart bounds the offset: far past any real blog, and small enough
@@ -121,7 +123,7 @@ func queryTooLong(raw string) bool {
 
 // queryHead is the start of raw within the bounds: at most maxQueryPairs
 // whole pairs in at most maxQueryBytes.
-func queryHead(raw string) string { return listHead(raw, '&', maxQueryBytes, maxQueryPairs) }
+func queryHead(raw string) string { return headlist.Head(raw, '&', maxQueryBytes, maxQueryPairs) }
 
 // parsePagePosts reads the page's posts from its raw values: 0 when
 // absent. It is validated as start is; the page caps it later by

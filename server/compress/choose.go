@@ -8,6 +8,8 @@ package compress
 import (
 	"strconv"
 	"strings"
+
+	"github.com/wploadmore/wploadmore/internal/headlist"
 )
 
 // The codings answers are offered in.
@@ -123,16 +125,7 @@ func cutAcceptEncoding(acceptEncoding string) string {
 // elements within maxAcceptEncodingBytes, no more than
 // maxAcceptEncodingElements of them.
 func acceptEncodingHead(acceptEncoding string) string {
-	head := cutAcceptEncoding(acceptEncoding)
-	end := 0
-	for range maxAcceptEncodingElements {
-		at := strings.IndexByte(head[end:], ',')
-		if at < 0 {
-			return head
-		}
-		end += at + 1
-	}
-	return head[:end-1]
+	return headlist.Head(acceptEncoding, ',', maxAcceptEncodingBytes, maxAcceptEncodingElements)
 }
 
 // parseCoding reads one element of Accept-Encoding: a coding, lowercased,
