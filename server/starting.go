@@ -215,11 +215,12 @@ func (s *starter) startingHandler() http.Handler {
 		return errors.Join(errStarting, st.cause)
 	}
 	mux := patternMux{http.NewServeMux()}
+	asJSON, asPage := jsonErrors(quiet, unavailable), htmlErrors(quiet, unavailable)
 	mux.Handle("GET "+s.cfg.BasePath+loadMorePath, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := unavailable(w, r); asksForJSON(r.URL.RawQuery) {
-			writeJSONError(w, r, quiet, err)
+		if asksForJSON(r.URL.RawQuery) {
+			asJSON.ServeHTTP(w, r)
 		} else {
-			writeHTMLError(w, r, quiet, err)
+			asPage.ServeHTTP(w, r)
 		}
 	}))
 	mux.Handle("GET /healthz", handleHealthz())
@@ -234,7 +235,7 @@ func (s *starter) startingHandler() http.Handler {
 		w.WriteHeader(http.StatusServiceUnavailable)
 		w.Write(append(body, '\n'))
 	}))
-	mux.Handle("/", jsonErrors(quiet, unavailable))
+	mux.Handle("/", asJSON)
 	return logRequests(s.accessLog, s.cfg.TrustedProxies, s.metrics, recoverPanics(s.logger, securityHeaders(mux)))
 }
 
