@@ -51,6 +51,22 @@ func (a admission) try() bool {
 
 func (a admission) done() { <-a }
 
+// tryFor is try, waiting up to d (or until ctx ends) for a place.
+func (a admission) tryFor(ctx context.Context, d time.Duration) bool {
+	if a.try() {
+		return true
+	}
+	wait := time.NewTimer(d)
+	defer wait.Stop()
+	select {
+	case a <- struct{}{}:
+		return true
+	case <-wait.C:
+	case <-ctx.Done():
+	}
+	return false
+}
+
 // joinLocked makes the reader of ctx a waiter of key's flight, starting
 // one when none is in the air. c.mu is held.
 //

@@ -101,7 +101,8 @@ type RenderSettings struct {
 // writePageKey) and a repeat is a copy. Renders of pages not kept are
 // bounded by the cores (GOMAXPROCS/2 at once, at least one), by
 // renderShare of their time (renderClock) and by renderBudget; past any
-// bound a render is refused at once with ErrBusy, never queued, and a
+// bound a render is refused with ErrBusy, never queued beyond a few
+// renders' time (renderPlaceWait), and a
 // reader of a view being rendered waits for that render. It is safe for
 // concurrent use.
 type Renderer struct {
@@ -183,7 +184,10 @@ func NewRenderer(s RenderSettings, templates fs.FS, postsTemplate string, coder 
 // more than a site needs when a new post changes every visitor's page.
 const (
 	renderShare = 0.125
-	renderBurst = 250 * time.Millisecond
+	// renderPlaceWait is how long a render waits for a place among the
+	// renders at once before it is refused: a few renders' time.
+	renderPlaceWait = 20 * time.Millisecond
+	renderBurst     = 250 * time.Millisecond
 )
 
 // pageSlackBytes is room in sizeBound for what a page shows beside its
@@ -199,7 +203,8 @@ const pageSlackBytes = 128
 // given a bound of its size (the page's own size when it is kept), so
 // that an answer refused for want of room costs no render; its error is
 // returned as it is. A page not kept that finds no place among the
-// renders in flight is refused at once, with an error wrapping ErrBusy.
+// renders in flight within renderPlaceWait, or past the renders' share of
+// the cores or their budget, is refused, with an error wrapping ErrBusy.
 func (r *Renderer) Render(ctx context.Context, v PageView, reserve func(size int) error) (*RenderedPage, error) {
 	hash := r.viewHash(v)
 	if page, ok := r.rendered.recall(hash, v); ok {
@@ -235,8 +240,14 @@ func (r *Renderer) Render(ctx context.Context, v PageView, reserve func(size int
 	}
 	weight := int64(max(len(v.Posts), 1))
 	if !r.rendering.try() {
+		// A render takes a few milliseconds: a reader who comes as
+		// another visitor's page renders waits for it that long, where a
+		// flood of renders, keeping every place taken, is still refused.
 		r.mu.Unlock()
-		return nil, fmt.Errorf("page of %d posts: %d renders in flight: %w", len(v.Posts), cap(r.rendering), ErrBusy)
+		if !r.rendering.tryFor(ctx, renderPlaceWait) {
+			return nil, fmt.Errorf("page of %d posts: %d renders in flight: %w", len(v.Posts), cap(r.rendering), ErrBusy)
+		}
+		r.mu.Lock()
 	}
 	if !r.clock.admit() {
 		r.mu.Unlock()
