@@ -100,10 +100,11 @@ type oracleAnswer struct {
 // what WordPress, on the same catalogue, shows: wp_date(), number_format_i18n(),
 // is_rtl() and get_language_attributes().
 func TestOracle(t *testing.T) {
+	t.Parallel()
 	wp := wpdbtest.NewWordPress(t)
 	wpdbtest.NeedGettext(t)
 	zones := []string{"UTC", "Europe/Berlin", "Asia/Kolkata"}
-	instants, numbers, decimals := oracleInstants(), oracleNumbers(), []int{0, 1, 2, 3, -2}
+	instants, numbers, decimals := oracleInstants(), oracleNumbers(), []int{0, 1, 2, 3, -2, 7, 15, 24}
 	stamps := make([]int64, len(instants))
 	for i, ts := range instants {
 		stamps[i] = ts.Unix()
@@ -184,6 +185,7 @@ func TestOracle(t *testing.T) {
 // WordPress runs before it builds WP_Locale, and compares is_rtl() with
 // a Locale built with the direction the file sets.
 func TestFileTextDirection(t *testing.T) {
+	t.Parallel()
 	wp := wpdbtest.NewWordPress(t)
 	wpdbtest.NeedGettext(t)
 	for _, c := range []struct{ locale, php string }{
