@@ -165,6 +165,9 @@ func replaceMonth(date []byte, name, replacement string, tail func([]byte, int) 
 			i = j + max(size, 1)
 			continue
 		}
+		if out == nil {
+			out = make([]byte, 0, len(date)+len(kept)+len(replacement)+8)
+		}
 		out = append(out, date[last:j]...)
 		out = append(out, kept...)
 		out = append(out, replacement...)
