@@ -134,10 +134,6 @@ func (l *Locale) LangAttr() string {
 	return l.lang
 }
 
-// Declines reports whether the catalogue switches declension of month
-// names on, as Russian and Polish ones do.
-func (l *Locale) Declines() bool { return l.decline }
-
 // textDirectionAssignment is `$text_direction = 'rtl';`, the one statement
 // of a locale's .php file that WP_Locale reads.
 var textDirectionAssignment = regexp.MustCompile(`\$text_direction\s*=\s*(?:'([^'\\]*)'|"([^"\\$]*)")\s*;`)
