@@ -16,14 +16,16 @@ var pluralHeader = regexp.MustCompile(`^[\t\n\v\f\r ]*nplurals[\t\n\v\f\r ]*=[\t
 // PluralForms is a catalogue's plural rule: how many forms it has and
 // which one a number takes.
 type PluralForms struct {
-	count int
-	rpn   []token // nil: English's rule, n != 1
+	count  int
+	rpn    []token
+	parsed bool // false: English's rule, n != 1
 }
 
 // ParsePluralForms reads a Plural-Forms header value as WordPress does
 // (Gettext_Translations and Plural_Forms): a header its regex does not
-// match, or an expression its parser refuses, gives the default
-// (2, "n != 1").
+// match gives the default (2, "n != 1"); an expression its parser refuses
+// gives the rule n != 1 but keeps the header's count, as
+// make_plural_form_function() does.
 func ParsePluralForms(header string) PluralForms {
 	m := pluralHeader.FindStringSubmatch(header)
 	if m == nil {
@@ -32,9 +34,9 @@ func ParsePluralForms(header string) PluralForms {
 	count := phpIntval(m[1])
 	rpn, err := parsePlural(strings.TrimRight(phpTrim(m[2]), ";"))
 	if err != nil {
-		return PluralForms{count: 2}
+		return PluralForms{count: count}
 	}
-	return PluralForms{count: count, rpn: rpn}
+	return PluralForms{count: count, rpn: rpn, parsed: true}
 }
 
 // Count is the number of plural forms the catalogue declares.
@@ -45,7 +47,7 @@ func (p PluralForms) Count() int { return p.count }
 // expression leaving more than one value): WordPress dies there, and the
 // callers here answer in English instead.
 func (p PluralForms) Index(n int64) int {
-	if p.rpn == nil {
+	if !p.parsed {
 		if n != 1 {
 			return 1
 		}

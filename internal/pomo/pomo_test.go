@@ -87,8 +87,11 @@ func TestParsePluralForms(t *testing.T) {
 		{"nplurals=2;plural=n>1;", 2, map[int64]int{0: 1, 1: 0}},
 		{"nplurals=6; plural=(n==0 ? 0 : n==1 ? 1 : n==2 ? 2 : n%100>=3 && n%100<=10 ? 3 : n%100>=11 ? 4 : 5);", 6,
 			map[int64]int{0: 0, 1: 1, 2: 2, 3: 3, 11: 4, 100: 5, 102: 5, 103: 3}},
-		// An operator the parser does not know: the default rule.
-		{"nplurals=3; plural=n ^ 2;", 2, map[int64]int{1: 0, 5: 1}},
+		// An operator the parser does not know: the default rule, but
+		// the header's count, as make_plural_form_function() keeps it.
+		{"nplurals=3; plural=n ^ 2;", 3, map[int64]int{1: 0, 5: 1}},
+		// An empty expression parses, then leaves no value: it dies.
+		{"nplurals=2; plural=;", 2, map[int64]int{1: -1}},
 		// Runs but would die in WordPress: division by zero.
 		{"nplurals=2; plural=n % 0;", 2, map[int64]int{1: -1}},
 	} {
