@@ -72,6 +72,10 @@ func ParseMO(data []byte) (*Catalogue, error) {
 	if revision != 0 {
 		return nil, fmt.Errorf("revision %d, only 0 is read: %w", revision, ErrInvalid)
 	}
+	if total == 0 {
+		// WordPress dies on it: PHP 8's fread() refuses to read 0 bytes.
+		return nil, fmt.Errorf("no entries, not even a header: %w", ErrInvalid)
+	}
 	size := uint64(len(data))
 	if translations < originals || translations-originals != total*8 || hashAt < translations || hashAt-translations != total*8 || hashAt > size {
 		return nil, fmt.Errorf("tables out of place: %w", ErrInvalid)

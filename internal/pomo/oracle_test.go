@@ -68,15 +68,17 @@ type oracleAnswer struct {
 	Index    []int             `json:"index"`
 	Fail     map[string]string `json:"fail"`
 
-	// mo
+	// mo: Dies names the failure of a file WordPress dies loading.
 	OK      bool           `json:"ok"`
+	Dies    string         `json:"dies"`
 	Len     int            `json:"len"`
 	Headers [][2][]byte    `json:"headers"`
 	Asked   []oracleLookup `json:"lookups"`
 	Results []oracleResult `json:"results"`
 
 	// sprintf: Out, or the failure PHP 8 throws.
-	Out []byte `json:"out"`
+	Out    []byte `json:"out"`
+	Throws string `json:"throws"`
 }
 
 type oracleResult struct {
@@ -104,7 +106,7 @@ func askWordPress(t testing.TB, reqs []oracleRequest) []oracleAnswer {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil || stderr.Len() > 0 {
-		t.Fatalf("php testdata/oracle.php: %v\nstderr: %s", err, stderr.Bytes())
+		t.Fatalf("php testdata/oracle.php: %v\nstderr: %.2000s", err, stderr.Bytes())
 	}
 	var answers []oracleAnswer
 	if err := json.Unmarshal(out, &answers); err != nil {

@@ -7,8 +7,9 @@ import (
 	"testing"
 )
 
-// compile builds a .mo from po with GNU msgfmt, as a language pack's is.
-func compile(t *testing.T, po string) string {
+// compile builds a .mo from po with GNU msgfmt, as a language pack's is,
+// with msgfmt's options args.
+func compile(t *testing.T, po string, args ...string) string {
 	t.Helper()
 	msgfmt, err := exec.LookPath("msgfmt")
 	if err != nil {
@@ -19,7 +20,7 @@ func compile(t *testing.T, po string) string {
 	if err := os.WriteFile(src, []byte(po), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(msgfmt, "-o", mo, src).CombinedOutput(); err != nil {
+	if out, err := exec.Command(msgfmt, append(append([]string{}, args...), "-o", mo, src)...).CombinedOutput(); err != nil {
 		t.Fatalf("msgfmt: %v\n%s", err, out)
 	}
 	return mo

@@ -44,7 +44,8 @@ function lookups($mo, $lookups, $ns) {
 		$ctx = unb64($l['ctx']);
 		$s   = unb64($l['s']);
 		$p   = unb64($l['p']);
-		$e   = $mo->translate_entry(new Translation_Entry(array('singular' => $s, 'context' => $ctx)));
+		$key = new Translation_Entry(array('singular' => $s, 'context' => $ctx));
+		$e   = $mo->translate_entry($key);
 		$r   = array(
 			't'   => b64($mo->translate($s, $ctx)),
 			'has' => $e && ! empty($e->translations) && '' !== $e->translations[0],
@@ -81,8 +82,12 @@ function mo($req) {
 	$domain = null;
 	foreach ($req['paths'] as $path) {
 		$mo = new MO();
-		if (! $mo->import_from_file($path)) {
-			return array('ok' => false);
+		try {
+			if (! $mo->import_from_file($path)) {
+				return array('ok' => false);
+			}
+		} catch (Throwable $e) {
+			return array('ok' => false, 'dies' => failure($e));
 		}
 		if (null !== $domain) {
 			$mo->merge_with($domain);
@@ -116,7 +121,7 @@ function format($req) {
 	try {
 		return array('out' => b64(sprintf(unb64($req['format']), ...$args)));
 	} catch (Throwable $e) {
-		return array('fail' => failure($e));
+		return array('throws' => failure($e));
 	}
 }
 
