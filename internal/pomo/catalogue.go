@@ -94,18 +94,19 @@ func (c *Catalogue) Len() int {
 	return len(c.entries)
 }
 
-// Merge returns a catalogue with c's entries and, for the keys c lacks,
-// under's: WordPress's load_textdomain() keeps what was loaded first when
-// a second file is loaded for the same domain. c's headers, and so its
-// plural rule, are kept. Neither c nor under is changed.
+// Merge returns the domain WordPress's load_textdomain() makes when under
+// is loaded after c: c's entries win over under's for the same key, but
+// the headers, and so the plural rule, are under's, the file loaded last
+// (merge_with() copies the old entries into the new MO object). Neither c
+// nor under is changed.
 func (c *Catalogue) Merge(under *Catalogue) *Catalogue {
 	switch {
-	case under == nil || under.Len() == 0:
+	case under == nil:
 		return c
-	case c == nil:
+	case c == nil || len(c.entries) == 0:
 		return under
 	}
-	m := &Catalogue{entries: make(map[string][]string, len(c.entries)+len(under.entries)), headers: c.headers, plural: c.plural}
+	m := &Catalogue{entries: make(map[string][]string, len(c.entries)+len(under.entries)), headers: under.headers, plural: under.plural}
 	for k, v := range under.entries {
 		m.entries[k] = v
 	}
