@@ -117,11 +117,15 @@ function mo($req) {
 }
 
 function format($req) {
-	$args = array_map('unb64', $req['args']);
+	$args = array_map('unb64', $req['args'] ?? array());
+	// The notice for a precision over 53, which PHP then uses, is no failure.
+	set_error_handler(fn() => true, E_NOTICE);
 	try {
 		return array('out' => b64(sprintf(unb64($req['format']), ...$args)));
 	} catch (Throwable $e) {
 		return array('throws' => failure($e));
+	} finally {
+		restore_error_handler();
 	}
 }
 
@@ -142,4 +146,4 @@ foreach ($in as $req) {
 			throw new Exception('unknown op ' . $req['op']);
 	}
 }
-echo json_encode($out, JSON_THROW_ON_ERROR);
+echo json_encode($out, JSON_THROW_ON_ERROR | JSON_INVALID_UTF8_SUBSTITUTE);
