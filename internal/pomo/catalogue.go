@@ -31,13 +31,27 @@ func key(context, msgid string) string {
 	return k
 }
 
+// lookup is the entry for context and msgid. It builds the key in a
+// buffer on the stack, so that a lookup allocates nothing (Go does not
+// copy a []byte converted to string only to index a map).
+func (c *Catalogue) lookup(context, msgid string) ([]string, bool) {
+	if context == "" || context == "0" || strings.IndexByte(context, '\r') >= 0 || strings.IndexByte(msgid, '\r') >= 0 {
+		t, ok := c.entries[key(context, msgid)]
+		return t, ok
+	}
+	var buf [128]byte
+	k := append(append(append(buf[:0], context...), '\x04'), msgid...)
+	t, ok := c.entries[string(k)]
+	return t, ok
+}
+
 // Translate is WordPress's __() when context is "" and _x() otherwise:
 // the entry's first translation, or msgid when there is no entry.
 func (c *Catalogue) Translate(context, msgid string) string {
 	if c == nil {
 		return msgid
 	}
-	if t, ok := c.entries[key(context, msgid)]; ok && len(t) > 0 {
+	if t, ok := c.lookup(context, msgid); ok && len(t) > 0 {
 		return t[0]
 	}
 	return msgid
@@ -55,7 +69,7 @@ func (c *Catalogue) TranslatePlural(context, singular, plural string, n int64) s
 	if c == nil {
 		return english
 	}
-	t, ok := c.entries[key(context, singular)]
+	t, ok := c.lookup(context, singular)
 	if !ok {
 		return english
 	}
@@ -73,7 +87,7 @@ func (c *Catalogue) Has(context, msgid string) bool {
 	if c == nil {
 		return false
 	}
-	t := c.entries[key(context, msgid)]
+	t, _ := c.lookup(context, msgid)
 	return len(t) > 0 && t[0] != ""
 }
 

@@ -19,7 +19,13 @@ type PluralForms struct {
 	count  int
 	rpn    []token
 	parsed bool // false: English's rule, n != 1
+	// small holds Index(n) for the n a page shows, evaluated once, as
+	// WordPress's Plural_Forms caches each n it has evaluated.
+	small []int
 }
+
+// smallN is how many n from 0 up have their form evaluated in advance.
+const smallN = 1000
 
 // ParsePluralForms reads a Plural-Forms header value as WordPress does
 // (Gettext_Translations and Plural_Forms): a header its regex does not
@@ -36,7 +42,13 @@ func ParsePluralForms(header string) PluralForms {
 	if err != nil {
 		return PluralForms{count: count}
 	}
-	return PluralForms{count: count, rpn: rpn, parsed: true}
+	p := PluralForms{count: count, rpn: rpn, parsed: true}
+	small := make([]int, smallN)
+	for n := range small {
+		small[n] = p.Index(int64(n))
+	}
+	p.small = small
+	return p
 }
 
 // Count is the number of plural forms the catalogue declares.
@@ -52,6 +64,9 @@ func (p PluralForms) Index(n int64) int {
 			return 1
 		}
 		return 0
+	}
+	if n >= 0 && n < int64(len(p.small)) {
+		return p.small[n]
 	}
 	v, err := execute(p.rpn, n)
 	if err != nil {
