@@ -25,8 +25,12 @@ func BenchmarkTranslate(b *testing.B) {
 		{"singular", func() string { return de.Translate("", "Protected: %s") }},
 		{"missing", func() string { return de.Translate("", "More posts") }},
 		{"context", func() string { return de.Translate("text direction", "ltr") }},
-		{"plural", func() string { return ru.TranslatePlural("", "%s comment awaiting moderation", "%s comments awaiting moderation", 23) }},
-		{"plural large n", func() string { return ru.TranslatePlural("", "%s comment awaiting moderation", "%s comments awaiting moderation", 123456) }},
+		{"plural", func() string {
+			return ru.TranslatePlural("", "%s comment awaiting moderation", "%s comments awaiting moderation", 23)
+		}},
+		{"plural large n", func() string {
+			return ru.TranslatePlural("", "%s comment awaiting moderation", "%s comments awaiting moderation", 123456)
+		}},
 		{"english", func() string { return (*Catalogue)(nil).Translate("", "Protected: %s") }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {

@@ -125,6 +125,9 @@ func compareCatalogues(t *testing.T, cases []moCase) map[string][2]int {
 // WordPress reads as none).
 func TestDebianCataloguesMatchWordPress(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: comparing with WordPress takes seconds")
+	}
 	needOracle(t)
 	dir := filepath.Join(wordpressDir, "wp-content/languages")
 	paths, err := filepath.Glob(filepath.Join(dir, "*.mo"))

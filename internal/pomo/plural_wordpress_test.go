@@ -67,6 +67,9 @@ func pluralNs() []int64 {
 // a "?" without ":", values left on the stack), Index must be -1.
 func TestPluralFormsMatchWordPress(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("-short: comparing with WordPress takes seconds")
+	}
 	needOracle(t)
 	headers := append(append(debianPluralHeaders(t), localeHeaders...), edgeHeaders...)
 	rng := rand.New(rand.NewPCG(29, 1))
