@@ -126,36 +126,3 @@ func TestSprintf(t *testing.T) {
 		}
 	}
 }
-
-func TestReadMORefuses(t *testing.T) {
-	dir := t.TempDir()
-	good, err := os.ReadFile(compile(t, russian))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, data := range map[string][]byte{
-		"truncated.mo": good[:len(good)/2],
-		"magic.mo":     append([]byte("GIF8"), good[4:]...),
-		"empty.mo":     nil,
-	} {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := ReadMO(path); err == nil {
-			t.Errorf("%s: read without error", name)
-		}
-	}
-	big := filepath.Join(dir, "big.mo")
-	f, err := os.Create(big)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Truncate(MaxMOSize + 1); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	if _, err := ReadMO(big); err == nil {
-		t.Error("a file over MaxMOSize was read")
-	}
-}
