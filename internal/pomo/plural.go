@@ -55,9 +55,9 @@ func ParsePluralForms(header string) PluralForms {
 func (p PluralForms) Count() int { return p.count }
 
 // Index is the plural form n takes. It is -1 where WordPress's evaluation
-// would fail at run time (a division by zero, a "?" without its ":", an
-// expression leaving more than one value): WordPress dies there, and the
-// callers here answer in English instead.
+// would fail at run time (a modulo by zero, a "?" without its ":", an
+// expression leaving no value or several): WordPress dies there, and
+// TranslatePlural answers in English instead.
 func (p PluralForms) Index(n int64) int {
 	if !p.parsed {
 		if n != 1 {
