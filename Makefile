@@ -17,7 +17,9 @@ help: ## List the targets with what they do
 	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_.-]+:.*## / {printf "  %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 # npm ci writes node_modules/.package-lock.json: it stands for the installed
-# packages, mustache.js for the binary and axe-core for the browser tests.
+# packages, mustache.js for the binary, and axe-core, Lighthouse and
+# puppeteer-core (which drives Debian's Chromium, never a browser of its
+# own) for the browser tests.
 NODE_MODULES := node_modules/.package-lock.json
 
 $(NODE_MODULES): package.json package-lock.json
@@ -27,7 +29,7 @@ $(VENDORED): $(NODE_MODULES)
 	cp node_modules/mustache/mustache.mjs $@
 
 .PHONY: assets
-assets: $(VENDORED) ## Install the front-end packages (npm ci): what the binary embeds, and axe-core for the browser tests
+assets: $(VENDORED) ## Install the front-end packages (npm ci): what the binary embeds, and axe-core and Lighthouse for the browser tests
 
 .PHONY: run
 run: assets ## Run the server (embedded SQLite and in-memory sessions unless configured)

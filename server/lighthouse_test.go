@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wploadmore/wploadmore/public"
+)
+
+// lighthouseFlags are Chromium's flags for Lighthouse: headless Debian
+// Chromium as root, with nothing fetched in the background.
+var lighthouseFlags = []string{
+	"--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+	"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
+}
+
+// lighthousePage is a page to audit and the state it must be audited in.
+type lighthousePage struct {
+	Name   string `json:"name"`
+	URL    string `json:"url"`
+	Clicks int    `json:"clicks"` // on "more" before the audit; 0 audits the page as loaded
+	Posts  int    `json:"-"`      // the posts shown when audited
+	Lang   string `json:"-"`      // <html lang>
+	Dir    string `json:"-"`      // <html dir>, "" where none
+}
+
+// lighthouseResult is what testdata/lighthouse.mjs reports of one page.
+type lighthouseResult struct {
+	Name         string
+	URL          string
+	Mode         string // navigation or snapshot
+	Score        *float64
+	RuntimeError string
+	Warnings     []string
+	Passed       int
+	Failing      []struct {
+		ID, Title string
+		Weight    float64
+		Items     []string
+	}
+	State struct {
+		Lang, Dir string
+		Posts     int
+	}
+}
+
+// needLighthouse skips t under -short, and without Chromium or Node
+// (failing it instead under CI), and fails it when make assets has not
+// installed Lighthouse.
+func needLighthouse(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: Lighthouse in Chromium takes half a minute")
+	}
+	for _, tool := range []string{chromiumPath, "node"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			msg := fmt.Sprintf("Lighthouse needs %s (apt-get install -y chromium nodejs): %v", tool, err)
+			if os.Getenv("CI") == "true" {
+				t.Fatal(msg)
+			}
+			t.Skip(msg)
+		}
+	}
+	if _, err := os.Stat(filepath.Join("..", "node_modules", "lighthouse", "package.json")); err != nil {
+		t.Fatalf("Lighthouse is missing: run `make assets` (npm ci) before the browser tests: %v", err)
+	}
+	// The widget imports mustache.js from the embedded vendor folder.
+	if _, err := fs.Stat(public.FS, vendoredMustache); err != nil {
+		t.Fatalf("public/%s is missing: run `make assets` before the browser tests (%v)", vendoredMustache, err)
+	}
+}
+
+// runLighthouse audits pages in turn with one Lighthouse run in Debian's
+// Chromium and returns its results, in order. The HTML report is saved as
+// testoutput/lighthouse.html for a person to read.
+func runLighthouse(t *testing.T, pages []lighthousePage) []lighthouseResult {
+	t.Helper()
+	report, err := filepath.Abs(filepath.Join("..", "testoutput", "lighthouse.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(report), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	input, err := json.Marshal(map[string]any{"chromium": chromiumPath, "flags": lighthouseFlags, "report": report, "pages": pages})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(len(pages))*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", filepath.Join("testdata", "lighthouse.mjs"))
+	cmd.Stdin = bytes.NewReader(input)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// Chromium's profile and Lighthouse's temporary files go in the test's
+	// folder, removed when it ends.
+	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("lighthouse: %v\n%s", err, stderr.String())
+	}
+	t.Logf("Lighthouse audited %d pages in %v; report: %s", len(pages), time.Since(start).Round(time.Second), report)
+	var results []lighthouseResult
+	if err := json.Unmarshal(stdout.Bytes(), &results); err != nil {
+		t.Fatalf("lighthouse's output: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	if len(results) != len(pages) {
+		t.Fatalf("lighthouse reported %d pages, want %d", len(results), len(pages))
+	}
+	return results
+}
+
+// checkLighthouse fails t unless each page was audited in the state it
+// names and scored 100 for accessibility, listing the audits that failed.
+func checkLighthouse(t *testing.T, pages []lighthousePage, results []lighthouseResult) {
+	t.Helper()
+	for i, p := range pages {
+		r := results[i]
+		t.Run(p.Name, func(t *testing.T) {
+			if r.RuntimeError != "" || len(r.Warnings) > 0 {
+				t.Errorf("%s: runtime error %q, warnings %q", r.URL, r.RuntimeError, r.Warnings)
+			}
+			if r.State.Posts != p.Posts || r.State.Lang != p.Lang || r.State.Dir != p.Dir {
+				t.Errorf("%s audited with %d posts, lang %q, dir %q; want %d, %q, %q", r.URL, r.State.Posts, r.State.Lang, r.State.Dir, p.Posts, p.Lang, p.Dir)
+			}
+			// A page Lighthouse could not read passes no audit: 20 of the
+			// 40-odd apply to this page.
+			if r.Passed < 15 {
+				t.Errorf("%s: %d audits passed, want the 15 or more that apply to the page", r.URL, r.Passed)
+			}
+			score := "none"
+			if r.Score != nil {
+				score = fmt.Sprintf("%.0f", *r.Score*100)
+			}
+			t.Logf("%s (%s): accessibility %s, %d audits passed", r.URL, r.Mode, score, r.Passed)
+			if r.Score == nil || *r.Score != 1 {
+				var b strings.Builder
+				for _, a := range r.Failing {
+					fmt.Fprintf(&b, "\n  %s (%s, weight %v)", a.ID, a.Title, a.Weight)
+					for _, item := range a.Items {
+						fmt.Fprintf(&b, "\n    %s", strings.ReplaceAll(item, "\n", "\n      "))
+					}
+				}
+				t.Errorf("%s (%s): accessibility score %s, want 100; failing audits:%s", r.URL, r.Mode, score, b.String())
+			}
+		})
+	}
+}
+
+// TestLighthouse runs Lighthouse's accessibility audit, in Chromium, on
+// the page of a real WordPress site's posts with their images: as loaded,
+// after two clicks on "more" (the batches the widget rendered), without
+// JavaScript three batches in, and an archive's page. Each scores 100.
+func TestLighthouse(t *testing.T) {
+	needLighthouse(t)
+	uploads := uploadsServer(t)
+	wp, wpConfig, _ := cardSite(t, "/%category%/%postname%/", "http://example.com")
+	wp.PHP(t, fmt.Sprintf("update_option('siteurl', %q);", uploads.URL))
+	page := startServer(t, map[string]string{"LOADMORE_WP_CONFIG": wpConfig}).URL + "/load-more.php"
+
+	pages := []lighthousePage{
+		{Name: "page", URL: page, Posts: 2, Lang: "en"},
+		{Name: "two clicks", URL: page, Clicks: 2, Posts: 6, Lang: "en"},
+		{Name: "no JavaScript", URL: page + "?posts=6", Posts: 6, Lang: "en"},
+		{Name: "archive", URL: page + "?category_name=news", Posts: 2, Lang: "en"},
+	}
+	checkLighthouse(t, pages, runLighthouse(t, pages))
+}

@@ -1,0 +1,94 @@
+// Lighthouse's accessibility audit of the server's pages, for
+// TestLighthouse (lighthouse_test.go): one Chromium, one Lighthouse user
+// flow, the pages in turn. A page with clicks is opened, its "more" button
+// clicked that many times, and the state the widget left audited as a
+// snapshot; any other is audited as a navigation, with a new visitor's
+// storage.
+//
+// Standard input: {"chromium": path, "flags": [...], "report": path,
+// "pages": [{"name", "url", "clicks"}]}. Standard output: a JSON array,
+// one entry per page: its score, the page's state and the audits that did
+// not pass. The flow's HTML report is written to "report".
+import {readFileSync, writeFileSync} from 'node:fs';
+import {startFlow} from 'lighthouse';
+import puppeteer from 'puppeteer-core';
+
+const input = JSON.parse(readFileSync(0, 'utf8'));
+
+// What the Go test checks of a page besides the score: that it is the
+// page and state meant.
+const pageState = () => ({
+  lang: document.documentElement.lang,
+  dir: document.documentElement.dir,
+  posts: document.querySelectorAll('#posts article.post').length,
+});
+
+// The widget is idle when its button is back and enabled, or gone.
+const widgetIdle = () => {
+  const b = document.getElementById('more');
+  return b === null || (!b.disabled && b.getAttribute('aria-busy') !== 'true');
+};
+
+async function clickMore(page) {
+  const before = await page.evaluate(pageState);
+  await page.waitForSelector('#more:not([disabled])');
+  await page.click('#more');
+  await page.waitForFunction((n) => document.querySelectorAll('#posts article.post').length > n, {timeout: 10000}, before.posts);
+  await page.waitForFunction(widgetIdle, {timeout: 10000});
+}
+
+const browser = await puppeteer.launch({
+  executablePath: input.chromium,
+  headless: true,
+  args: input.flags,
+});
+try {
+  const page = await browser.newPage();
+  const flow = await startFlow(page, {
+    name: 'wploadmore accessibility',
+    config: {extends: 'lighthouse:default', settings: {onlyCategories: ['accessibility']}},
+  });
+  const states = [];
+  for (const p of input.pages) {
+    if (p.clicks > 0) {
+      await page.goto(p.url, {waitUntil: 'networkidle0'});
+      for (let i = 0; i < p.clicks; i++) {
+        await clickMore(page);
+      }
+      await flow.snapshot({name: p.name});
+    } else {
+      await flow.navigate(p.url, {name: p.name});
+    }
+    states.push(await page.evaluate(pageState));
+  }
+  const result = await flow.createFlowResult();
+  writeFileSync(input.report, await flow.generateReport());
+  const out = result.steps.map((step, i) => {
+    const lhr = step.lhr;
+    const category = lhr.categories.accessibility;
+    const failing = category.auditRefs
+      .map((ref) => ({ref, audit: lhr.audits[ref.id]}))
+      .filter(({audit}) => audit.score !== null && audit.score < 1)
+      .map(({ref, audit}) => ({
+        id: audit.id,
+        title: audit.title,
+        weight: ref.weight,
+        items: (audit.details?.items ?? []).map((item) => [item.node?.snippet, item.node?.explanation].filter(Boolean).join(': ')),
+      }));
+    const passed = category.auditRefs.filter((ref) => lhr.audits[ref.id].score === 1).length;
+    return {
+      name: input.pages[i].name,
+      url: lhr.finalDisplayedUrl,
+      mode: lhr.gatherMode,
+      score: category.score,
+      runtimeError: lhr.runtimeError?.message ?? '',
+      warnings: lhr.runWarnings,
+      passed,
+      failing,
+      state: states[i],
+    };
+  });
+  process.stdout.write(JSON.stringify(out));
+} finally {
+  await browser.close();
+}
