@@ -28,6 +28,7 @@ type lighthousePage struct {
 	Name   string `json:"name"`
 	URL    string `json:"url"`
 	Clicks int    `json:"clicks"` // on "more" before the audit; 0 audits the page as loaded
+	Dark   bool   `json:"dark"`   // in the dark colour scheme
 	Posts  int    `json:"-"`      // the posts shown when audited
 	Lang   string `json:"-"`      // <html lang>
 	Dir    string `json:"-"`      // <html dir>, "" where none
@@ -47,9 +48,11 @@ type lighthouseResult struct {
 		Weight    float64
 		Items     []string
 	}
-	State struct {
+	Seconds float64
+	State   struct {
 		Lang, Dir string
 		Posts     int
+		Dark      bool
 	}
 }
 
@@ -129,8 +132,10 @@ func checkLighthouse(t *testing.T, pages []lighthousePage, results []lighthouseR
 			if r.RuntimeError != "" || len(r.Warnings) > 0 {
 				t.Errorf("%s: runtime error %q, warnings %q", r.URL, r.RuntimeError, r.Warnings)
 			}
-			if r.State.Posts != p.Posts || r.State.Lang != p.Lang || r.State.Dir != p.Dir {
-				t.Errorf("%s audited with %d posts, lang %q, dir %q; want %d, %q, %q", r.URL, r.State.Posts, r.State.Lang, r.State.Dir, p.Posts, p.Lang, p.Dir)
+			want := r.State
+			want.Posts, want.Lang, want.Dir, want.Dark = p.Posts, p.Lang, p.Dir, p.Dark
+			if r.State != want {
+				t.Errorf("%s audited in state %+v, want %+v", r.URL, r.State, want)
 			}
 			// A page Lighthouse could not read passes no audit: 20 of the
 			// 40-odd apply to this page.
@@ -141,7 +146,7 @@ func checkLighthouse(t *testing.T, pages []lighthousePage, results []lighthouseR
 			if r.Score != nil {
 				score = fmt.Sprintf("%.0f", *r.Score*100)
 			}
-			t.Logf("%s (%s): accessibility %s, %d audits passed", r.URL, r.Mode, score, r.Passed)
+			t.Logf("%s (%s, %.1f s): accessibility %s, %d audits passed", r.URL, r.Mode, r.Seconds, score, r.Passed)
 			if r.Score == nil || *r.Score != 1 {
 				var b strings.Builder
 				for _, a := range r.Failing {
@@ -159,7 +164,8 @@ func checkLighthouse(t *testing.T, pages []lighthousePage, results []lighthouseR
 // TestLighthouse runs Lighthouse's accessibility audit, in Chromium, on
 // the page of a real WordPress site's posts with their images: as loaded,
 // after two clicks on "more" (the batches the widget rendered), without
-// JavaScript three batches in, and an archive's page. Each scores 100.
+// JavaScript three batches in, an archive's page, and in the dark colour
+// scheme. Each scores 100.
 func TestLighthouse(t *testing.T) {
 	needLighthouse(t)
 	uploads := uploadsServer(t)
@@ -172,6 +178,7 @@ func TestLighthouse(t *testing.T) {
 		{Name: "two clicks", URL: page, Clicks: 2, Posts: 6, Lang: "en"},
 		{Name: "no JavaScript", URL: page + "?posts=6", Posts: 6, Lang: "en"},
 		{Name: "archive", URL: page + "?category_name=news", Posts: 2, Lang: "en"},
+		{Name: "dark two clicks", URL: page, Clicks: 2, Dark: true, Posts: 6, Lang: "en"},
 	}
 	checkLighthouse(t, pages, runLighthouse(t, pages))
 }

@@ -1,14 +1,15 @@
 // Lighthouse's accessibility audit of the server's pages, for
 // TestLighthouse (lighthouse_test.go): one Chromium, one Lighthouse user
-// flow, the pages in turn. A page with clicks is opened, its "more" button
-// clicked that many times, and the state the widget left audited as a
-// snapshot; any other is audited as a navigation, with a new visitor's
-// storage.
+// flow, the pages in turn. A page with clicks, or in dark mode, is opened
+// (in the dark colour scheme for dark), its "more" button clicked that
+// many times, and the state the widget left audited as a snapshot; any
+// other is audited as a navigation, with a new visitor's storage.
 //
 // Standard input: {"chromium": path, "flags": [...], "report": path,
-// "pages": [{"name", "url", "clicks"}]}. Standard output: a JSON array,
-// one entry per page: its score, the page's state and the audits that did
-// not pass. The flow's HTML report is written to "report".
+// "pages": [{"name", "url", "clicks", "dark"}]}. Standard output: a JSON
+// array, one entry per page: its score, the page's state, the audits that
+// did not pass and the seconds it took. The flow's HTML report is written
+// to "report".
 import {readFileSync, writeFileSync} from 'node:fs';
 import {startFlow} from 'lighthouse';
 import puppeteer from 'puppeteer-core';
@@ -21,6 +22,7 @@ const pageState = () => ({
   lang: document.documentElement.lang,
   dir: document.documentElement.dir,
   posts: document.querySelectorAll('#posts article.post').length,
+  dark: matchMedia('(prefers-color-scheme: dark)').matches,
 });
 
 // The widget is idle when its button is back and enabled, or gone.
@@ -49,17 +51,26 @@ try {
     config: {extends: 'lighthouse:default', settings: {onlyCategories: ['accessibility']}},
   });
   const states = [];
+  const seconds = [];
   for (const p of input.pages) {
-    if (p.clicks > 0) {
+    const start = performance.now();
+    if (p.clicks > 0 || p.dark) {
+      // A new visitor, as a navigation step's storage reset makes one:
+      // the session of an earlier page would show more posts.
+      await page.deleteCookie(...(await page.cookies(p.url)));
+      await page.emulateMediaFeatures([{name: 'prefers-color-scheme', value: p.dark ? 'dark' : 'light'}]);
       await page.goto(p.url, {waitUntil: 'networkidle0'});
       for (let i = 0; i < p.clicks; i++) {
         await clickMore(page);
       }
       await flow.snapshot({name: p.name});
+      states.push(await page.evaluate(pageState));
+      await page.emulateMediaFeatures([{name: 'prefers-color-scheme', value: 'light'}]);
     } else {
       await flow.navigate(p.url, {name: p.name});
+      states.push(await page.evaluate(pageState));
     }
-    states.push(await page.evaluate(pageState));
+    seconds.push(Math.round((performance.now() - start) / 100) / 10);
   }
   const result = await flow.createFlowResult();
   writeFileSync(input.report, await flow.generateReport());
@@ -86,6 +97,7 @@ try {
       passed,
       failing,
       state: states[i],
+      seconds: seconds[i],
     };
   });
   process.stdout.write(JSON.stringify(out));
