@@ -41,7 +41,7 @@ build: assets ## Build the server binary into bin/
 docs: ## Regenerate docs/configuration.md, the configuration reference, from the settings' tables
 	$(GO) test ./server -run '^TestConfigurationReference$$' -count=1 -update
 
-# The widget's words: the .pot from their table in server/listing/words,
+# The widget's words: the .pot from their table in server/listing/pagewords,
 # each .po brought up to it, and the .mo the binary embeds compiled from
 # each .po (gettext's msgmerge and msgfmt). Tests fail while any is stale.
 LANGUAGES := templates/languages

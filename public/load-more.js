@@ -9,11 +9,77 @@ import Mustache from './vendor/mustache.mjs';
 // A request that hangs would leave the button busy forever.
 const REQUEST_TIMEOUT_MS = 15000;
 
-const MESSAGES = {
-  templateFailed: 'Posts cannot be loaded right now: the post template is unavailable.',
-  requestFailed: 'Loading more posts failed. Please try again.',
+/**
+ * The widget's words in English, as the server's words table has them. The
+ * page carries them in the site's language (see readWords); these stand in
+ * for any it lacks, as on a page.html made before it carried them.
+ * @typedef {{noMore: string, requestFailed: string, templateFailed: string,
+ *   noPosts: string, post: string, posts: string, loaded: string[],
+ *   loadedForm: number[], thousandsSep: string}} Words
+ * @type {Words}
+ */
+const ENGLISH = {
   noMore: 'No more data',
+  requestFailed: 'Loading more posts failed. Please try again.',
+  templateFailed: 'Posts cannot be loaded right now: the post template is unavailable.',
+  noPosts: 'No posts yet.',
+  post: 'Post %s',
+  posts: 'Posts %1$s to %2$s',
+  // The announcement's plural forms; loadedForm[n - 1] is the one for n
+  // posts, as WordPress's plural rule for the language picks it. With none
+  // given, English's: the first for 1, the other for any other n.
+  loaded: ['%s more post loaded.', '%s more posts loaded.'],
+  loadedForm: [],
+  thousandsSep: ',',
 };
+
+/**
+ * readWords reads the words the server rendered into the page, in a
+ * <script type="application/json" id="load-more-words"> element.
+ * @param {Document} doc
+ * @returns {Words}
+ */
+function readWords(doc) {
+  const text = doc.getElementById('load-more-words')?.textContent ?? '';
+  if (text.trim() === '') {
+    return ENGLISH;
+  }
+  try {
+    return { ...ENGLISH, ...JSON.parse(text) };
+  } catch (err) {
+    console.warn('load-more: words:', err);
+    return ENGLISH;
+  }
+}
+
+/**
+ * sprintf fills format's placeholders as PHP's sprintf fills those
+ * translations use: %s and %d in turn, %1$s by position, %% as %.
+ * @param {string} format
+ * @param {...string} args
+ * @returns {string}
+ */
+function sprintf(format, ...args) {
+  let next = 0;
+  return format.replace(/%(?:([1-9][0-9]*)\$)?([sd%])/g, (_, position, conversion) => {
+    if (conversion === '%') {
+      return '%';
+    }
+    return (position ? args[Number(position) - 1] : args[next++]) ?? '';
+  });
+}
+
+/**
+ * number writes a whole number as WordPress's number_format_i18n() does:
+ * digits in groups of three, split by the language's separator.
+ * @param {number} n
+ * @param {Words} words
+ * @returns {string}
+ */
+function number(n, words) {
+  // A function, so that a $ in the separator is no replacement pattern.
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, () => words.thousandsSep);
+}
 
 /**
  * positiveInt reads a data- attribute as a positive integer.
@@ -50,10 +116,22 @@ async function get(url, init) {
  * worded as the server words it.
  * @param {number} from
  * @param {number} to
+ * @param {Words} words
  * @returns {string}
  */
-function batchLabel(from, to) {
-  return from >= to ? `Post ${from}` : `Posts ${from} to ${to}`;
+function batchLabel(from, to, words) {
+  return from >= to ? sprintf(words.post, number(from, words)) : sprintf(words.posts, number(from, words), number(to, words));
+}
+
+/**
+ * loaded is the announcement that n posts were added.
+ * @param {number} n
+ * @param {Words} words
+ * @returns {string}
+ */
+function loaded(n, words) {
+  const form = words.loadedForm[n - 1] ?? (n === 1 ? 0 : words.loaded.length - 1);
+  return sprintf(words.loaded[form] ?? words.loaded.at(-1) ?? '', number(n, words));
 }
 
 /**
@@ -126,6 +204,7 @@ function mount(doc) {
   const batch = positiveInt(widget.dataset.batch, 2);
   const reduceMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
   const countInput = widget.elements.namedItem('posts');
+  const words = readWords(doc);
 
   /**
    * announce shows msg in the live region, which screen readers read out.
@@ -153,7 +232,7 @@ function mount(doc) {
     });
   template.catch((err) => {
     console.warn('load-more: template:', err);
-    announce(MESSAGES.templateFailed, 'error');
+    announce(words.templateFailed, 'error');
     widget.remove();
     reveal();
   });
@@ -208,11 +287,12 @@ function mount(doc) {
     const holder = doc.createElement('template');
     holder.innerHTML = Mustache.render(tpl, {
       data: data.map((post, i) => ({ ...post, posinset: shown + i + 1, setsize: -1, eager: shown + i === 0 })),
+      no_posts: words.noPosts,
     });
     const separator = doc.createElement('div');
     separator.className = 'batch';
     separator.id = `batch-${shown + 1}`;
-    separator.textContent = batchLabel(shown + 1, shown + data.length);
+    separator.textContent = batchLabel(shown + 1, shown + data.length, words);
     // The server renders "No posts yet." into an empty list; it is stale now.
     posts.querySelectorAll('.no-posts').forEach((el) => el.remove());
     if (shown > 0) {
@@ -220,7 +300,7 @@ function mount(doc) {
     }
     posts.append(holder.content);
     badge.textContent = String(positiveInt(badge.textContent, 0) + data.length);
-    announce(data.length === 1 ? '1 more post loaded.' : `${data.length} more posts loaded.`);
+    announce(loaded(data.length, words));
     follow(shown + data.length);
     const first = articles()[shown];
     if (first) {
@@ -273,12 +353,12 @@ function mount(doc) {
       }
     } catch (err) {
       console.warn('load-more: request:', err);
-      announce(MESSAGES.requestFailed, 'error');
+      announce(words.requestFailed, 'error');
       reveal();
       return;
     }
     if (data.length === 0) {
-      announce(MESSAGES.noMore);
+      announce(words.noMore);
       widget.remove();
       ended();
       reveal();
@@ -286,7 +366,7 @@ function mount(doc) {
     }
     show(tpl, data);
     if (atEnd) {
-      announce(`${status.textContent} ${MESSAGES.noMore}`);
+      announce(`${status.textContent} ${words.noMore}`);
       widget.remove();
       ended();
     }

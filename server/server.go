@@ -10,6 +10,7 @@ import (
 
 	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
+	"github.com/wploadmore/wploadmore/server/listing/pagewords"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
@@ -57,6 +58,10 @@ type serverDeps struct {
 	// Metrics counts requests and cache reads; nil means a registry of
 	// the server's own that nobody reads.
 	Metrics *metrics
+	// LangDir is the site's WP_LANG_DIR, where its own catalogue of the
+	// page's words may be (plugins/wploadmore-{locale}.mo); "" when
+	// unknown.
+	LangDir string
 	// PoolSize is the database's connection pool (wpdb.Store.PoolSize):
 	// the cache admits queries for half of it (see cacheLimits). 0 means
 	// the MySQL pool's 16.
@@ -73,6 +78,7 @@ type server struct {
 	csp    *pagePolicy
 	sticky *listing.Sticky // nil unless -sticky-posts
 	terms  *archiveTerms
+	words  *siteWords
 }
 
 // newServer builds the whole HTTP handler. Everything a request needs that
@@ -101,7 +107,9 @@ func newServer(deps serverDeps) (*server, error) {
 	cfg := deps.Config
 	site := cfg.site(deps.Options, deps.Logger)
 	s := &server{config: cfg, logger: deps.Logger, format: listing.NewFormat(site), csp: newPagePolicy(site),
-		terms: newArchiveTerms(deps.Terms)}
+		terms: newArchiveTerms(deps.Terms),
+		words: newSiteWords(deps.Templates, deps.LangDir, pagewords.Sizes{Batch: cfg.Batch, MaxPosts: cfg.MaxPagePosts}, deps.Logger)}
+	s.useWords(site)
 	var views pages = listing.NewDirect(deps.Posts, s.format)
 	if cfg.CacheTTL > 0 {
 		// One cache for the blog and its archives: each hot archive's head
@@ -125,7 +133,7 @@ func newServer(deps serverDeps) (*server, error) {
 	loadMore := &loadMore{
 		pages: views, terms: s.terms, sessions: deps.Sessions, cookie: cfg.cookie(),
 		unsent: newUnsentAnswers(cfg.UnsentBytes), coder: coder,
-		renderer: renderer, format: s.format, csp: s.csp, failures: failures,
+		renderer: renderer, format: s.format, csp: s.csp, words: s.words, failures: failures,
 		endpoint: cfg.BasePath + loadMorePath, maxAge: cfg.CacheTTL,
 		batch: cfg.Batch, maxBatch: cfg.MaxBatch, maxPagePosts: cfg.MaxPagePosts,
 	}
@@ -145,10 +153,16 @@ func (s *server) useOptions(o wpdb.Options) {
 	// never sent with the old one's.
 	s.csp.set(site)
 	s.format.Set(site)
+	s.useWords(site)
 	if s.sticky != nil {
 		s.sticky.SetIDs(o.StickyPosts)
 	}
 }
+
+// useWords makes pages say their words in site's language. Numbers are
+// grouped as number_format_i18n() groups them in en_US until the site's
+// catalogue gives its locale's separator.
+func (s *server) useWords(site listing.Site) { s.words.use(site.Locale, ",") }
 
 // useTerms makes archives be looked up in the terms snapshot read again.
 func (s *server) useTerms(ts *wpdb.Terms) { s.terms.set(ts) }

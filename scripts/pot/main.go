@@ -1,6 +1,6 @@
 // Command pot writes templates/languages/wploadmore.pot, the gettext
 // template of the page's and the widget's words, from their table in
-// server/listing/words: translators start each .po from it, and
+// server/listing/pagewords: translators start each .po from it, and
 // `msgmerge` brings a .po up to it after a change.
 //
 // Usage, from the repository's root (`make pot` runs it):
@@ -15,7 +15,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/wploadmore/wploadmore/server/listing/words"
+	"github.com/wploadmore/wploadmore/server/listing/pagewords"
 )
 
 func main() {
@@ -33,7 +33,7 @@ func run(args []string, stderr io.Writer) error {
 		return err
 	}
 	var pot bytes.Buffer
-	if err := words.WritePOT(&pot, words.Messages()); err != nil {
+	if err := pagewords.WritePOT(&pot, pagewords.Messages()); err != nil {
 		return err
 	}
 	return os.WriteFile(*out, pot.Bytes(), 0o644)

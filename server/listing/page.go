@@ -2,6 +2,7 @@ package listing
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/wploadmore/wploadmore/server/compress"
+	"github.com/wploadmore/wploadmore/server/listing/pagewords"
 )
 
 // The templates a Renderer reads: PageTemplate, an html/template executed
@@ -52,6 +54,14 @@ type pageData struct {
 	// ArchiveVars are the archive's query vars, which the "more" form
 	// sends along with posts; none on the main listing.
 	ArchiveVars []QueryVar
+	Words       pageWords
+}
+
+// pageWords are the page's own words in the site's language.
+type pageWords struct {
+	More, PostsShown, Description, Cap string
+	// Script is the JSON load-more.js reads the widget's words from.
+	Script template.JS
 }
 
 // pageBatch is one click's worth of posts on the page.
@@ -81,6 +91,9 @@ type PageView struct {
 	MaxPosts   int    // the most posts a page may show
 	// Archive is the archive the page lists, nil for the whole listing.
 	Archive *PageArchive
+	// Words are the page's own words, in the site's language; nil for the
+	// English.
+	Words *pagewords.Words
 }
 
 // RenderSettings are what a Renderer is made with.
@@ -106,10 +119,11 @@ type RenderSettings struct {
 // reader of a view being rendered waits for that render. It is safe for
 // concurrent use.
 type Renderer struct {
-	page  *template.Template
-	posts *mustache.Template
-	title string
-	batch int
+	page    *template.Template
+	posts   *mustache.Template
+	title   string
+	batch   int
+	english *pagewords.Words // a view's Words when it has none
 
 	seed     maphash.Seed
 	rendered *renderedPages
@@ -165,7 +179,8 @@ func NewRenderer(s RenderSettings, templates fs.FS, postsTemplate string, coder 
 		seed: maphash.MakeSeed(), rendered: newRenderedPages(renderedPagesBytes),
 		rendering: make(admission, max(runtime.GOMAXPROCS(0)/2, 1)), renders: semaphore.NewWeighted(int64(slots)),
 		clock:   newRenderClock(renderShare*float64(runtime.GOMAXPROCS(0)), renderBurst, time.Now),
-		flights: map[uint64]*renderFlight{}, coder: coder}
+		flights: map[uint64]*renderFlight{}, coder: coder,
+		english: pagewords.Prepare(nil, "en_US", pagewords.Sizes{Batch: max(s.Batch, 1), MaxPosts: s.MaxPagePosts}, ",")}
 	// What the templates print around the posts' fields, measured once.
 	var empty bytes.Buffer
 	if err := r.renderView(&empty, PageView{Next: &Post{}, MaxPosts: s.MaxPagePosts}); err != nil {
@@ -303,6 +318,10 @@ func (r *Renderer) sizeBound(v PageView) int {
 	for i := range v.Posts {
 		n += len(v.Posts[i].Record)
 	}
+	if v.Words != nil {
+		// The words the page was measured with are English.
+		n += max(len(v.Words.Script())-len(r.english.Script()), 0) + 4*len(v.Words.More)
+	}
 	if a := v.Archive; a != nil {
 		n += 2 * (len(a.Titles.Heading) + len(a.Titles.Title))
 		for _, qv := range a.Vars {
@@ -316,6 +335,7 @@ func (r *Renderer) sizeBound(v PageView) int {
 func (r *Renderer) renderView(w io.Writer, v PageView) error {
 	// Batches start at 1, 1+batch, 1+2·batch…: the clicks of a visitor who
 	// started at the first batch. The last one is short when the blog ends.
+	say := cmp.Or(v.Words, r.english)
 	var batches []pageBatch
 	var all strings.Builder
 	setSize := -1 // unknown while more posts may follow
@@ -329,14 +349,16 @@ func (r *Renderer) renderView(w io.Writer, v PageView) error {
 			// batches the readers waiting for this core go first.
 			runtime.Gosched()
 		}
-		rendered, err := r.posts.Render(feedData(v.Posts[from:to], from+1, setSize))
+		data := feedData(v.Posts[from:to], from+1, setSize)
+		data["no_posts"] = say.NoPosts
+		rendered, err := r.posts.Render(data)
 		if err != nil {
 			return fmt.Errorf("render %s: %w", PostsTemplate, err)
 		}
 		all.WriteString(rendered)
 		batches = append(batches, pageBatch{
 			From:  from + 1,
-			Label: batchLabel(from+1, to),
+			Label: say.BatchLabel(from+1, to),
 			Posts: template.HTML(rendered), // mustache escaped every field
 		})
 	}
@@ -364,6 +386,8 @@ func (r *Renderer) renderView(w io.Writer, v PageView) error {
 	if a := v.Archive; a != nil {
 		data.Title, data.Heading, data.ArchiveVars = a.Titles.Title, a.Titles.Heading, a.Vars
 	}
+	data.Words = pageWords{More: say.More, PostsShown: say.PostsShown, Description: say.Description(data.Title),
+		Cap: say.Cap(v.MaxPosts), Script: template.JS(say.Script())} // JSON that escapes <, > and &
 	if err := r.page.Execute(w, data); err != nil {
 		return fmt.Errorf("render %s: %w", PageTemplate, err)
 	}

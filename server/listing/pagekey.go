@@ -50,6 +50,11 @@ func writeViewHead(w io.Writer, v PageView) {
 	if v.Next != nil {
 		head = strconv.AppendUint(head, v.Next.ID, 10)
 	}
+	if v.Words != nil {
+		// Pages in two languages differ by their words alone.
+		head = append(head, ' ')
+		head = strconv.AppendUint(head, v.Words.Key(), 16)
+	}
 	w.Write(head)
 	if a := v.Archive; a != nil {
 		// An archive's page differs from the listing's with the same

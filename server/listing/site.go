@@ -56,6 +56,7 @@ type Site struct {
 	Links      permalink.Site // Home "" when the site's address is unknown: no links
 	Images     media.Settings
 	ImageSize  string
+	Locale     string // the site's locale, "de_DE"
 }
 
 // NewSite resolves the settings from chosen, then the site's options o

@@ -1,10 +1,10 @@
-// Package words is what the page and its widget say in their own words
+// Package pagewords is what the page and its widget say in their own words
 // (the "More posts" button, the badge, the batch separators, the widget's
 // announcements and errors) in the site's language: the gettext messages
 // of the text domain wploadmore, the catalogues that translate them, and
 // the words prepared from a catalogue once per locale, which the page
 // carries to the browser so the widget never asks for them.
-package words
+package pagewords
 
 import "reflect"
 

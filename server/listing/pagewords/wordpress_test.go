@@ -1,4 +1,4 @@
-package words
+package pagewords
 
 import (
 	"encoding/json"
@@ -20,10 +20,10 @@ import (
 // shown is what the page and the widget show in one locale.
 type shown struct {
 	More, PostsShown, NoPosts, NoMore, RequestFailed, TemplateFailed string
-	Labels                                                         []string // labelPairs' separators
-	Loaded                                                         []string // the announcement for 1 to oracleBatch posts
-	Caps                                                           []string // the cap line for 1 to oracleMaxCap posts
-	Description                                                    string
+	Labels                                                           []string // labelPairs' separators
+	Loaded                                                           []string // the announcement for 1 to oracleBatch posts
+	Caps                                                             []string // the cap line for 1 to oracleMaxCap posts
+	Description                                                      string
 }
 
 // The sizes compared: every form each plural rule gives below 300.
