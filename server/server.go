@@ -70,9 +70,11 @@ type server struct {
 	config Config
 	logger *slog.Logger
 	format *listing.Format
-	csp    *pagePolicy
-	sticky *listing.Sticky // nil unless -sticky-posts
-	terms  *archiveTerms
+	// catalogues keeps the site's catalogue between reads of the options.
+	catalogues *listing.Catalogues
+	csp        *pagePolicy
+	sticky     *listing.Sticky // nil unless -sticky-posts
+	terms      *archiveTerms
 }
 
 // newServer builds the whole HTTP handler. Everything a request needs that
@@ -99,9 +101,10 @@ func newServer(deps serverDeps) (*server, error) {
 		return nil, fmt.Errorf("assets: %s is missing from the build: run `make assets` (npm ci) before building", vendoredMustache)
 	}
 	cfg := deps.Config
-	site := cfg.site(deps.Options, deps.Logger)
-	s := &server{config: cfg, logger: deps.Logger, format: listing.NewFormat(site), csp: newPagePolicy(site),
-		terms: newArchiveTerms(deps.Terms)}
+	catalogues := listing.NewCatalogues(deps.Logger)
+	site := cfg.site(deps.Options, cfg.language(deps.Options, catalogues), deps.Logger)
+	s := &server{config: cfg, logger: deps.Logger, format: listing.NewFormat(site), catalogues: catalogues,
+		csp: newPagePolicy(site), terms: newArchiveTerms(deps.Terms)}
 	var views pages = listing.NewDirect(deps.Posts, s.format)
 	if cfg.CacheTTL > 0 {
 		// One cache for the blog and its archives: each hot archive's head
@@ -137,10 +140,10 @@ func newServer(deps serverDeps) (*server, error) {
 }
 
 // useOptions makes the posts read after it follow the site's options read
-// again: links, images, dates and the sticky posts. The page title stays
-// as read at start, as the rendered pages are not keyed by it.
+// again: links, images, dates, the language, its catalogue as it is on
+// disk now, and the sticky posts.
 func (s *server) useOptions(o wpdb.Options) {
-	site := s.config.site(o, s.logger)
+	site := s.config.site(o, s.config.language(o, s.catalogues), s.logger)
 	// The policy first: a page that links to the new uploads address is
 	// never sent with the old one's.
 	s.csp.set(site)

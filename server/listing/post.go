@@ -88,7 +88,7 @@ func (f *Format) Posts(posts []wpdb.Post) ([]Post, error) {
 			TitleText: f.text.plain(p.Title), Protected: p.Protected}
 		if p.Protected {
 			// WordPress's protected_title_format, as the_title() shows it.
-			v.TitleText = "Protected: " + v.TitleText
+			v.TitleText = site.words.protectedTitle(v.TitleText)
 		}
 		v.LocalDate, v.DateTime = site.date(p.Date)
 		v.Link, v.Image = site.card(&p)

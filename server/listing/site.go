@@ -45,10 +45,10 @@ type Choices struct {
 	ImageSize  string // a size name, as IsImageSizeName accepts
 }
 
-// Site is how the listing shows the site: the page title, how post dates
-// read, and what each post's link and featured image are built from.
-// NewSite resolves it at start, and again whenever the options are read
-// again (see WatchOptions).
+// Site is how the listing shows the site: the page title, its language,
+// how post dates read, and what each post's link and featured image are
+// built from. NewSite resolves it at start, and again whenever the
+// options are read again (see WatchOptions).
 type Site struct {
 	Title      string         // plain text
 	DateFormat string         // PHP date() letters
@@ -56,21 +56,31 @@ type Site struct {
 	Links      permalink.Site // Home "" when the site's address is unknown: no links
 	Images     media.Settings
 	ImageSize  string
+	// Locale is the site's locale ("de_DE"), as get_locale() finds it or
+	// -locale sets it.
+	Locale string
+	// words are WordPress's words for a visitor, in the site's language.
+	words words
 }
 
 // NewSite resolves the settings from chosen, then the site's options o
-// (zero when it has no options table), then the defaults. Options
-// WordPress would not accept either (an unknown zone name, a gmt_offset
-// that is no number) are logged to logger and skipped.
-func NewSite(chosen Choices, o wpdb.Options, logger *slog.Logger) Site {
-	s := Site{Title: chosen.Title, DateFormat: chosen.DateFormat, ImageSize: chosen.ImageSize}
+// (zero when it has no options table), then the defaults, in language
+// lang. Options WordPress would not accept either (an unknown zone name,
+// a gmt_offset that is no number) are logged to logger and skipped.
+func NewSite(chosen Choices, o wpdb.Options, lang Language, logger *slog.Logger) Site {
+	text := newHTMLText()
+	s := Site{Title: chosen.Title, DateFormat: chosen.DateFormat, ImageSize: chosen.ImageSize,
+		Locale: lang.Locale, words: newWords(lang.Catalogue, text)}
 	if s.Title == "" {
 		// blogname is stored escaped ("Fish &amp; Chips"); the page template
 		// escapes the title again.
-		s.Title = cmp.Or(newHTMLText().plain(o.BlogName), DefaultTitle)
+		s.Title = cmp.Or(text.plain(o.BlogName), DefaultTitle)
 	}
 	if s.DateFormat == "" {
-		s.DateFormat = cmp.Or(o.DateFormat, DefaultDateFormat)
+		// WordPress's installer stores __('F j, Y') in the install's
+		// language; a site without the option reads as one installed in
+		// its language now.
+		s.DateFormat = cmp.Or(o.DateFormat, lang.Catalogue.Translate("", DefaultDateFormat))
 	}
 	zone, err := siteZone(o)
 	if err != nil {
@@ -142,7 +152,12 @@ func (s *Site) date(stored string) (local, datetime string) {
 		return stored, ""
 	}
 	// Parsed, so stored is "YYYY-MM-DD HH:MM:SS".
-	return phpdate.Format(s.DateFormat, t), stored[:10] + "T" + stored[11:]
+	return s.formatDate(s.DateFormat, t), stored[:10] + "T" + stored[11:]
+}
+
+// formatDate is wp_date() of t in format, in the site's language.
+func (s *Site) formatDate(format string, t time.Time) string {
+	return phpdate.Format(format, t)
 }
 
 // card returns p's link and featured image.
