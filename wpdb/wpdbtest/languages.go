@@ -136,9 +136,11 @@ func (wp *WordPress) WriteLanguageFile(t testing.TB, name string, data []byte) {
 // SetLanguage installs mo (see [MO]) as the site's {locale}.mo and sets
 // the WPLANG option to locale, as choosing the site language in Settings
 // after its language pack is installed does. Later PHP calls run in
-// locale.
+// locale. A nil mo installs no file: SetLanguage(t, "", nil) is English.
 func (wp *WordPress) SetLanguage(t testing.TB, locale string, mo []byte) {
 	t.Helper()
-	wp.WriteLanguageFile(t, locale+".mo", mo)
+	if mo != nil {
+		wp.WriteLanguageFile(t, locale+".mo", mo)
+	}
 	wp.PHP(t, fmt.Sprintf("update_option('WPLANG', %s);", phpString(locale)))
 }
