@@ -106,7 +106,9 @@ func (lm *loadMore) firstPosts(ctx context.Context, a archiveRequest, shown int)
 			return listing.PageView{}, err
 		}
 	}
-	view := listing.PageView{AtCap: shown == lm.maxPagePosts, MaxPosts: lm.maxPagePosts}
+	// The page is titled and worded by the site the posts were formatted
+	// for, as last set.
+	view := listing.PageView{AtCap: shown == lm.maxPagePosts, MaxPosts: lm.maxPagePosts, Site: lm.format.Site()}
 	if len(found) > shown {
 		view.Next = &found[shown]
 		found = found[:shown]

@@ -1,7 +1,6 @@
 package listing
 
 import (
-	"fmt"
 	"reflect"
 	"strings"
 )
@@ -55,10 +54,11 @@ func feedData(posts []Post, first, setSize int) map[string]any {
 }
 
 // batchLabel is the separator's text for posts from to to (from 1), as
-// load-more.js words it.
-func batchLabel(from, to int) string {
-	if from >= to {
-		return fmt.Sprintf("Post %d", from)
+// load-more.js words it, the numbers written in the site's language; one
+// is a batch of one post.
+func batchLabel(from, to string, one bool) string {
+	if one {
+		return "Post " + from
 	}
-	return fmt.Sprintf("Posts %d to %d", from, to)
+	return "Posts " + from + " to " + to
 }

@@ -2,6 +2,7 @@ package listing
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -140,6 +141,52 @@ msgstr "&#8212;"
 			titles := f.ArchiveTitles(news, nil)
 			if diff := cmp.Diff(tt.want, []string{posts[0].TitleText, titles.Heading, titles.Title}); diff != "" {
 				t.Errorf("protected title, heading, document title (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// rtlSite is a site in a language written right to left, with a German
+// thousands separator.
+func rtlSite(t *testing.T) *Site {
+	t.Helper()
+	po := "msgctxt \"text direction\"\nmsgid \"ltr\"\nmsgstr \"rtl\"\n\nmsgid \"number_format_thousands_sep\"\nmsgstr \".\"\n"
+	cat, err := pomo.ParseMO(wpdbtest.MO(t, "he_IL", po))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := NewFormat(NewSite(Choices{Title: "Site"}, wpdb.Options{}, Language{Locale: "he_IL", Catalogue: cat}, slog.New(slog.DiscardHandler)))
+	return f.Site()
+}
+
+// TestPageLanguage renders the page in the site's language: its <html>
+// lang and dir, the numbers of the badge and of the separators.
+func TestPageLanguage(t *testing.T) {
+	t.Parallel()
+	format := testFormat(t)
+	var stored []wpdb.Post
+	for i := range 5 {
+		stored = append(stored, wpdb.Post{ID: uint64(10 - i), Title: "Post", Excerpt: "Text...", Date: "2024-01-01 00:00:00"})
+	}
+	posts := mustPosts(t, stored, format)
+	tests := []struct {
+		name string
+		site *Site
+		want []string
+	}{
+		{"no site", nil, []string{`<html lang="en-US">`, `>1,234</span>`, ">Posts 3 to 4<", ">Post 5<", "<title>Title</title>"}},
+		{"right to left", rtlSite(t), []string{`<html lang="he-IL" dir="rtl">`, `>1.234</span>`, "<title>Site</title>"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			page, err := testRenderer(t).Render(context.Background(), PageView{PostsStart: 1234, Posts: posts, MaxPosts: 1000, Site: tt.site}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(string(page.HTML()), want) {
+					t.Errorf("the page has no %q:\n%.600s", want, page.HTML())
+				}
 			}
 		})
 	}

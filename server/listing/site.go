@@ -3,16 +3,17 @@ package listing
 import (
 	"cmp"
 	"fmt"
+	"html"
 	"log/slog"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/wploadmore/wploadmore/internal/wplocale"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/media"
 	"github.com/wploadmore/wploadmore/wpdb/permalink"
-	"github.com/wploadmore/wploadmore/wpdb/phpdate"
 )
 
 // What the page shows when neither the operator nor the site's options
@@ -59,8 +60,14 @@ type Site struct {
 	// Locale is the site's locale ("de_DE"), as get_locale() finds it or
 	// -locale sets it.
 	Locale string
+	// WPLocale is the site's language as WordPress's WP_Locale holds it:
+	// month and day names, number format, direction.
+	WPLocale *wplocale.Locale
 	// words are WordPress's words for a visitor, in the site's language.
 	words words
+	// pageKey is what a page shows of the site beside its posts, for
+	// telling kept pages apart (see writeViewHead); Format.Set makes it.
+	pageKey string
 }
 
 // NewSite resolves the settings from chosen, then the site's options o
@@ -70,7 +77,8 @@ type Site struct {
 func NewSite(chosen Choices, o wpdb.Options, lang Language, logger *slog.Logger) Site {
 	text := newHTMLText()
 	s := Site{Title: chosen.Title, DateFormat: chosen.DateFormat, ImageSize: chosen.ImageSize,
-		Locale: lang.Locale, words: newWords(lang.Catalogue, text)}
+		Locale: lang.Locale, WPLocale: wplocale.New(wplocale.Config{Locale: lang.Locale, Catalogue: lang.Catalogue}),
+		words: newWords(lang.Catalogue, text)}
 	if s.Title == "" {
 		// blogname is stored escaped ("Fish &amp; Chips"); the page template
 		// escapes the title again.
@@ -97,6 +105,27 @@ func NewSite(chosen Choices, o wpdb.Options, lang Language, logger *slog.Logger)
 		Limits:     media.LimitsFromOptions(o.ImageSizes),
 	}
 	return s
+}
+
+// englishSite is the site a page is rendered for when its view names
+// none: titled title, in English.
+func englishSite(title string) *Site {
+	s := &Site{Title: title, Locale: wpdb.DefaultLocale, WPLocale: wplocale.New(wplocale.Config{Locale: wpdb.DefaultLocale}),
+		words: newWords(nil, newHTMLText())}
+	s.pageKey = s.makePageKey()
+	return s
+}
+
+// count is n as number_format_i18n() writes it, in text: "1.234" on a
+// German site, "1\u00a0234" on a French one.
+func (s *Site) count(n int) string {
+	return html.UnescapeString(s.WPLocale.Number(float64(n), 0))
+}
+
+// makePageKey is what pageKey holds: the title, the html lang and dir, and
+// the number format (as a number with a thousands separator shows it).
+func (s *Site) makePageKey() string {
+	return strings.Join([]string{s.Title, s.WPLocale.LangAttr(), strconv.FormatBool(s.WPLocale.IsRTL()), s.count(1000)}, "\x00")
 }
 
 // siteZone is the zone WordPress's wp_timezone() gives: timezone_string
@@ -157,7 +186,7 @@ func (s *Site) date(stored string) (local, datetime string) {
 
 // formatDate is wp_date() of t in format, in the site's language.
 func (s *Site) formatDate(format string, t time.Time) string {
-	return phpdate.Format(format, t)
+	return s.WPLocale.Date(format, t)
 }
 
 // card returns p's link and featured image.
