@@ -147,10 +147,11 @@ msgstr "&#8212;"
 }
 
 // rtlSite is a site in a language written right to left, with a German
-// thousands separator.
+// thousands separator and its own protected-excerpt message.
 func rtlSite(t *testing.T) *Site {
 	t.Helper()
-	po := "msgctxt \"text direction\"\nmsgid \"ltr\"\nmsgstr \"rtl\"\n\nmsgid \"number_format_thousands_sep\"\nmsgstr \".\"\n"
+	po := "msgctxt \"text direction\"\nmsgid \"ltr\"\nmsgstr \"rtl\"\n\nmsgid \"number_format_thousands_sep\"\nmsgstr \".\"\n\n" +
+		"msgid \"There is no excerpt because this is a protected post.\"\nmsgstr \"אין תקציר &amp; זה מוגן.\"\n"
 	cat, err := pomo.ParseMO(wpdbtest.MO(t, "he_IL", po))
 	if err != nil {
 		t.Fatal(err)
@@ -168,14 +169,17 @@ func TestPageLanguage(t *testing.T) {
 	for i := range 5 {
 		stored = append(stored, wpdb.Post{ID: uint64(10 - i), Title: "Post", Excerpt: "Text...", Date: "2024-01-01 00:00:00"})
 	}
+	stored[4].Protected = true
 	posts := mustPosts(t, stored, format)
 	tests := []struct {
 		name string
 		site *Site
 		want []string
 	}{
-		{"no site", nil, []string{`<html lang="en-US">`, `>1,234</span>`, ">Posts 3 to 4<", ">Post 5<", "<title>Title</title>"}},
-		{"right to left", rtlSite(t), []string{`<html lang="he-IL" dir="rtl">`, `>1.234</span>`, "<title>Site</title>"}},
+		{"no site", nil, []string{`<html lang="en-US">`, `>1,234</span>`, ">Posts 3 to 4<", ">Post 5<", "<title>Title</title>",
+			">There is no excerpt because this is a protected post.</p>"}},
+		{"right to left", rtlSite(t), []string{`<html lang="he-IL" dir="rtl">`, `>1.234</span>`, "<title>Site</title>",
+			">אין תקציר &amp; זה מוגן.</p>"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

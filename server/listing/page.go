@@ -343,7 +343,9 @@ func (r *Renderer) renderView(w io.Writer, v PageView) error {
 			// batches the readers waiting for this core go first.
 			runtime.Gosched()
 		}
-		rendered, err := r.posts.Render(feedData(v.Posts[from:to], from+1, setSize))
+		data := feedData(v.Posts[from:to], from+1, setSize)
+		data["protected_excerpt"] = site.words.protectedExcerpt
+		rendered, err := r.posts.Render(data)
 		if err != nil {
 			return fmt.Errorf("render %s: %w", PostsTemplate, err)
 		}

@@ -116,6 +116,12 @@ func englishSite(title string) *Site {
 	return s
 }
 
+// ProtectedExcerpt is what WordPress shows in place of a protected post's
+// excerpt, in the site's language (plain text): the page's template
+// reads it as protected_excerpt, and a script rendering posts in the
+// browser can hand it the same.
+func (s *Site) ProtectedExcerpt() string { return s.words.protectedExcerpt }
+
 // count is n as number_format_i18n() writes it, in text: "1.234" on a
 // German site, "1\u00a0234" on a French one.
 func (s *Site) count(n int) string {
