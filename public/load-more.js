@@ -15,7 +15,7 @@ const REQUEST_TIMEOUT_MS = 15000;
  * for any it lacks, as on a page.html made before it carried them.
  * @typedef {{noMore: string, requestFailed: string, templateFailed: string,
  *   noPosts: string, post: string, posts: string, loaded: string[],
- *   loadedForm: number[], thousandsSep: string}} Words
+ *   loadedForm: number[], thousandsSep: string, protectedExcerpt: string}} Words
  * @type {Words}
  */
 const ENGLISH = {
@@ -31,6 +31,9 @@ const ENGLISH = {
   loaded: ['%s more post loaded.', '%s more posts loaded.'],
   loadedForm: [],
   thousandsSep: ',',
+  // WordPress's words in place of a protected post's excerpt; '' leaves
+  // the template's own.
+  protectedExcerpt: '',
 };
 
 /**
@@ -288,6 +291,7 @@ function mount(doc) {
     holder.innerHTML = Mustache.render(tpl, {
       data: data.map((post, i) => ({ ...post, posinset: shown + i + 1, setsize: -1, eager: shown + i === 0 })),
       no_posts: words.noPosts,
+      protected_excerpt: words.protectedExcerpt,
     });
     const separator = doc.createElement('div');
     separator.className = 'batch';

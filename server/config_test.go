@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
@@ -285,7 +286,7 @@ func TestSiteSettings(t *testing.T) {
 				t.Fatal(err)
 			}
 			var logs strings.Builder
-			s := cfg.site(tt.options, slog.New(slog.NewTextHandler(&logs, nil)))
+			s := cfg.site(tt.options, listing.Language{Locale: "en_US"}, slog.New(slog.NewTextHandler(&logs, nil)))
 			if diff := cmp.Diff(tt.want, [3]string{s.Title, s.DateFormat, s.Zone.String()}); diff != "" {
 				t.Errorf("title, date format, zone (-want +got)\n%s", diff)
 			}

@@ -107,7 +107,10 @@ func (lm *loadMore) firstPosts(ctx context.Context, a archiveRequest, shown int)
 			return listing.PageView{}, err
 		}
 	}
-	view := listing.PageView{AtCap: shown == lm.maxPagePosts, MaxPosts: lm.maxPagePosts, Words: lm.words.words()}
+	// The page is titled and worded by the site the posts were formatted
+	// for, as last set.
+	view := listing.PageView{AtCap: shown == lm.maxPagePosts, MaxPosts: lm.maxPagePosts, Site: lm.format.Site(),
+		Words: lm.words.words()}
 	if len(found) > shown {
 		view.Next = &found[shown]
 		found = found[:shown]

@@ -56,6 +56,11 @@ func writeViewHead(w io.Writer, v PageView) {
 		head = strconv.AppendUint(head, v.Words.Key(), 16)
 	}
 	w.Write(head)
+	if v.Site != nil {
+		// The same posts on a page of another title or language.
+		w.Write([]byte{3})
+		io.WriteString(w, v.Site.pageKey)
+	}
 	if a := v.Archive; a != nil {
 		// An archive's page differs from the listing's with the same
 		// posts by its titles and its form's fields.

@@ -62,10 +62,10 @@ func notLocaleRune(r rune) bool {
 	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '@')
 }
 
-// Load is Prepare on locale's Catalogue: the words, and Catalogue's error
-// for the caller to log, beside words that are then the shipped ones or
-// the English.
-func Load(shipped fs.FS, locale, langDir string, sizes Sizes, thousandsSep string) (*Words, error) {
-	c, err := Catalogue(shipped, locale, langDir)
-	return Prepare(c, locale, sizes, thousandsSep), err
+// Load is Prepare on the Catalogue of lang.Locale: the words, and
+// Catalogue's error for the caller to log, beside words that are then the
+// shipped ones or the English.
+func Load(shipped fs.FS, langDir string, lang Language, sizes Sizes) (*Words, error) {
+	c, err := Catalogue(shipped, lang.Locale, langDir)
+	return Prepare(c, lang, sizes), err
 }

@@ -130,16 +130,16 @@ func TestShippedCataloguesLoad(t *testing.T) {
 func TestPrepareKey(t *testing.T) {
 	de, _ := Catalogue(templates.FS, "de_DE", "")
 	sizes := Sizes{Batch: 2, MaxPosts: 200}
-	a, b := Prepare(de, "de_DE", sizes, "."), Prepare(de, "de_DE", sizes, ".")
+	a, b := Prepare(de, Language{Locale: "de_DE", ThousandsSep: "."}, sizes), Prepare(de, Language{Locale: "de_DE", ThousandsSep: "."}, sizes)
 	if a.Key() != b.Key() {
 		t.Errorf("the same words prepared twice have keys %x and %x", a.Key(), b.Key())
 	}
 	for name, other := range map[string]*Words{
-		"English":         Prepare(nil, "de_DE", sizes, "."),
-		"another batch":   Prepare(de, "de_DE", Sizes{Batch: 3, MaxPosts: 200}, "."),
-		"another cap":     Prepare(de, "de_DE", Sizes{Batch: 2, MaxPosts: 100}, "."),
-		"another grouper": Prepare(de, "de_DE", sizes, ","),
-		"another locale":  Prepare(de, "de_AT", sizes, "."),
+		"English":         Prepare(nil, Language{Locale: "de_DE", ThousandsSep: "."}, sizes),
+		"another batch":   Prepare(de, Language{Locale: "de_DE", ThousandsSep: "."}, Sizes{Batch: 3, MaxPosts: 200}),
+		"another cap":     Prepare(de, Language{Locale: "de_DE", ThousandsSep: "."}, Sizes{Batch: 2, MaxPosts: 100}),
+		"another grouper": Prepare(de, Language{Locale: "de_DE", ThousandsSep: ","}, sizes),
+		"another locale":  Prepare(de, Language{Locale: "de_AT", ThousandsSep: "."}, sizes),
 	} {
 		if other.Key() == a.Key() {
 			t.Errorf("%s: the same key %x", name, a.Key())

@@ -92,7 +92,7 @@ echo json_encode($out);
 // load-more.js builds it from Script.
 func serverShows(t *testing.T, c *pomo.Catalogue, locale string) shown {
 	t.Helper()
-	w := Prepare(c, locale, Sizes{Batch: oracleBatch, MaxPosts: oracleMaxCap}, oracleSep)
+	w := Prepare(c, Language{Locale: locale, ThousandsSep: oracleSep}, Sizes{Batch: oracleBatch, MaxPosts: oracleMaxCap})
 	var sc script
 	if err := json.Unmarshal(w.Script(), &sc); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,19 @@ import (
 	"github.com/wploadmore/wploadmore/internal/pomo"
 )
 
+// Language is what the words take from the site's language beside their
+// own catalogue.
+type Language struct {
+	Locale string // "de_DE"
+	// ThousandsSep is what number_format_i18n() puts between groups of
+	// three digits, as text: "," in en_US, "." in de_DE.
+	ThousandsSep string
+	// ProtectedExcerpt is WordPress's text in place of a protected post's
+	// excerpt, which the widget hands the posts' template as the server
+	// does; "" leaves the template's English.
+	ProtectedExcerpt string
+}
+
 // Sizes are the numbers of posts the words are prepared for.
 type Sizes struct {
 	Batch    int // posts one click adds: the widget announces 1 to Batch posts loaded
@@ -47,17 +60,19 @@ type script struct {
 	Loaded         []string `json:"loaded"`
 	LoadedForm     []int    `json:"loadedForm"` // LoadedForm[n-1] indexes Loaded for n posts
 	ThousandsSep   string   `json:"thousandsSep"`
+	// ProtectedExcerpt is the posts' template's protected_excerpt.
+	ProtectedExcerpt string `json:"protectedExcerpt,omitempty"`
 }
 
-// Prepare translates every message with c (nil: the English) for locale,
+// Prepare translates every message with c (nil: the English) for lang,
 // as WordPress's __(), _x(), _n() and _nx() translate them, plural forms
 // included. Numbers in the words are written as number_format_i18n()
-// writes whole numbers, in groups of three digits split by thousandsSep
-// (WordPress's, as text: "," in en_US, "." in de_DE).
-func Prepare(c *pomo.Catalogue, locale string, sizes Sizes, thousandsSep string) *Words {
+// writes whole numbers, in groups of three digits split by
+// lang.ThousandsSep.
+func Prepare(c *pomo.Catalogue, lang Language, sizes Sizes) *Words {
 	t := table()
 	sizes.Batch = max(sizes.Batch, 1)
-	w := &Words{Locale: locale, sizes: sizes, thousandsSep: thousandsSep, catalogue: c,
+	w := &Words{Locale: lang.Locale, sizes: sizes, thousandsSep: lang.ThousandsSep, catalogue: c,
 		More: translate(c, t.More), PostsShown: translate(c, t.PostsShown), NoPosts: translate(c, t.NoPosts),
 		postOne: translate(c, t.PostOne), postsRange: translate(c, t.PostsRange),
 		description: plural(c, t.Description, sizes.Batch),
@@ -65,7 +80,7 @@ func Prepare(c *pomo.Catalogue, locale string, sizes Sizes, thousandsSep string)
 	w.capLine = pomo.Sprintf(plural(c, t.Cap, sizes.MaxPosts), w.number(sizes.MaxPosts))
 	s := script{NoMore: translate(c, t.NoMore), RequestFailed: translate(c, t.RequestFailed),
 		TemplateFailed: translate(c, t.TemplateFailed), NoPosts: w.NoPosts,
-		Post: w.postOne, Posts: w.postsRange, ThousandsSep: thousandsSep}
+		Post: w.postOne, Posts: w.postsRange, ThousandsSep: lang.ThousandsSep, ProtectedExcerpt: lang.ProtectedExcerpt}
 	// The forms as WordPress picks them for each n, whatever the
 	// catalogue holds: one per plural form it uses, in order of first use.
 	for n := 1; n <= sizes.Batch; n++ {
@@ -82,7 +97,7 @@ func Prepare(c *pomo.Catalogue, locale string, sizes Sizes, thousandsSep string)
 	// Marshal escapes <, > and &, so the JSON can stand in a script element.
 	w.script, _ = json.Marshal(s) // strings and ints only: it cannot fail
 	h := fnv.New64a()
-	for _, part := range []string{locale, w.More, w.PostsShown, w.NoPosts, w.description, w.capLine, string(w.script)} {
+	for _, part := range []string{lang.Locale, w.More, w.PostsShown, w.NoPosts, w.description, w.capLine, string(w.script)} {
 		h.Write([]byte(part))
 		h.Write([]byte{0})
 	}

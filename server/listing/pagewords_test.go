@@ -19,7 +19,8 @@ import (
 // localWords are the shipped words of locale for testSettings' sizes.
 func localWords(t *testing.T, locale string) *pagewords.Words {
 	t.Helper()
-	w, err := pagewords.Load(templates.FS, locale, "", pagewords.Sizes{Batch: testSettings.Batch, MaxPosts: testSettings.MaxPagePosts}, ",")
+	w, err := pagewords.Load(templates.FS, "", pagewords.Language{Locale: locale, ThousandsSep: ","},
+		pagewords.Sizes{Batch: testSettings.Batch, MaxPosts: testSettings.MaxPagePosts})
 	if err != nil {
 		t.Fatal(err)
 	}
