@@ -3,8 +3,10 @@ package main
 import (
 	"io/fs"
 	"log/slog"
+	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/wploadmore/wploadmore/server/listing/pagewords"
 )
@@ -21,6 +23,16 @@ type siteWords struct {
 
 	mu      sync.Mutex // serializes use
 	lastErr string     // logged already
+	loaded  wordsFrom  // what the current words were prepared from
+}
+
+// wordsFrom is what words are prepared from: the site's language, and the
+// site's own catalogue file as its size and time of change show it.
+type wordsFrom struct {
+	lang pagewords.Language
+	path string
+	size int64
+	mod  time.Time
 }
 
 func newSiteWords(shipped fs.FS, sizes pagewords.Sizes, logger *slog.Logger) *siteWords {
@@ -31,12 +43,22 @@ func newSiteWords(shipped fs.FS, sizes pagewords.Sizes, logger *slog.Logger) *si
 // of them in langDir, its WP_LANG_DIR ("" unknown), or the shipped one.
 // It runs with each reading of the options, so a changed locale or
 // catalogue shows within a reading; words that say the same as before are
-// kept, and so are the pages rendered with them. A site's catalogue that
-// does not load is logged once, until it changes, and the shipped words
-// are used.
+// kept, and so are the pages rendered with them; a catalogue unchanged
+// on disk is not read again. A site's catalogue that does not load is
+// logged once, until it changes, and the shipped words are used.
 func (sw *siteWords) use(langDir string, lang pagewords.Language) {
+	from := wordsFrom{lang: lang, path: pagewords.SitePath(langDir, lang.Locale)}
+	if from.path != "" {
+		if fi, err := os.Stat(from.path); err == nil {
+			from.size, from.mod = fi.Size(), fi.ModTime()
+		}
+	}
 	sw.mu.Lock()
 	defer sw.mu.Unlock()
+	if sw.current.Load() != nil && sw.loaded == from {
+		return
+	}
+	sw.loaded = from
 	w, err := pagewords.Load(sw.shipped, langDir, lang, sw.sizes)
 	msg := ""
 	if err != nil {

@@ -31,8 +31,7 @@ func Catalogue(shipped fs.FS, locale, langDir string) (*pomo.Catalogue, error) {
 		return nil, fmt.Errorf("words: locale %q is not a locale name", locale)
 	}
 	var siteErr error
-	if langDir != "" {
-		path := filepath.Join(langDir, "plugins", name)
+	if path := SitePath(langDir, locale); path != "" {
 		c, err := pomo.ReadMO(path)
 		switch {
 		case err == nil:
@@ -53,6 +52,15 @@ func Catalogue(shipped fs.FS, locale, langDir string) (*pomo.Catalogue, error) {
 		return nil, errors.Join(siteErr, fmt.Errorf("words: %s/%s: %w", ShippedDir, name, err))
 	}
 	return c, siteErr
+}
+
+// SitePath is where a site keeps its own catalogue of the words for
+// locale, in its languages folder langDir; "" when langDir is.
+func SitePath(langDir, locale string) string {
+	if langDir == "" {
+		return ""
+	}
+	return filepath.Join(langDir, "plugins", Domain+"-"+locale+".mo")
 }
 
 // notLocaleRune is false for the runes of WordPress's locale names
