@@ -146,6 +146,22 @@ func TestBrowserArabic(t *testing.T) {
 		tb.noConsoleProblems(false)
 	})
 
+	t.Run("phone", func(t *testing.T) {
+		tb := newTab(t, browserCtx)
+		tb.do(chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2), chromedp.EmulateMobile, chromedp.EmulateTouch),
+			chromedp.Navigate(pageURL), chromedp.WaitVisible("#more"))
+		tb.clickMore()
+		if w := eval[int](tb, `document.documentElement.scrollWidth`); w > 390 {
+			t.Errorf("page is %d px wide on a 390 px screen", w)
+		}
+		// The button spans the column, right to left as left to right.
+		if got := eval[[]int](tb, `(() => { const m = document.querySelector('main').getBoundingClientRect(), b = document.getElementById('more').getBoundingClientRect(), cs = getComputedStyle(document.querySelector('main')); return [Math.round(b.left - m.left - parseFloat(cs.paddingLeft)), Math.round(m.right - parseFloat(cs.paddingRight) - b.right)]; })()`); !cmp.Equal(got, []int{0, 0}) {
+			t.Errorf("the button's gaps to the column's sides are %v px, want none", got)
+		}
+		tb.screenshot("browser-ar-phone")
+		tb.noConsoleProblems(false)
+	})
+
 	t.Run("without JavaScript", func(t *testing.T) {
 		tb := newTab(t, browserCtx)
 		if _, err := chromedp.Call(tb.ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {

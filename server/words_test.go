@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/public"
@@ -130,5 +131,18 @@ msgstr "Mehr lesen"
 	says("English", []string{">More posts<", ">Posts shown<"}, []string{"さらに"})
 	if n := warnings(); n != 1 {
 		t.Errorf("%d warnings about the words, want the one:\n%s", n, logs.String())
+	}
+}
+
+// BenchmarkPageLanguage renders the page of BenchmarkLoadMorePage at
+// posts_start 2 with the site in English, German and Arabic: the words
+// of a language cost a request nothing beyond English's.
+func BenchmarkPageLanguage(b *testing.B) {
+	for _, locale := range []string{"en_US", "de_DE", "ar"} {
+		b.Run(locale, func(b *testing.B) {
+			h, id := benchHandler(b, time.Second, 2)
+			h.(*server).useOptions(wpdb.Options{WPLang: locale, HasWPLang: true})
+			serveLoop(b, h, id, "/load-more.php")
+		})
 	}
 }

@@ -40,7 +40,7 @@ func (r *Renderer) viewHash(v PageView) uint64 {
 
 // writeViewHead writes what v's page shows besides its posts.
 func writeViewHead(w io.Writer, v PageView) {
-	var num [64]byte
+	var num [96]byte // room for the longest head: five numbers, a bool, spaces
 	head := strconv.AppendInt(num[:0], int64(v.PostsStart), 10)
 	head = append(head, ' ')
 	head = strconv.AppendBool(head, v.AtCap)
