@@ -1,0 +1,112 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wploadmore/wploadmore/public"
+	"github.com/wploadmore/wploadmore/server/listing"
+	"github.com/wploadmore/wploadmore/templates"
+	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+)
+
+// visitorPHP prints what WordPress shows a visitor of post %d: its title
+// and date, and the page's <html> attributes.
+const visitorPHP = `
+$p = get_post(%d);
+echo json_encode(array(html_entity_decode(get_the_title($p), ENT_QUOTES, 'UTF-8'), get_the_date('', $p), get_language_attributes()));
+`
+
+// TestLanguageFollowsOption changes a running server's site language in
+// WordPress, and its catalogue on disk, while the server reads the
+// options again as listing.WatchOptions does (every 50 ms here, every
+// listing.OptionsEvery in production): the JSON and the page follow within
+// the refresh and the freshness bound, as WordPress shows them.
+func TestLanguageFollowsOption(t *testing.T) {
+	t.Parallel()
+	wpdbtest.NeedGettext(t)
+	wp := wpdbtest.NewWordPress(t)
+	var id uint64
+	if err := json.Unmarshal(wp.PHP(t, `wp_delete_post(1, true); echo wp_insert_post(array('post_title' => 'Members', 'post_content' => 'x',
+		'post_status' => 'publish', 'post_password' => 'secret', 'post_date' => '2024-06-30 18:00:00'));
+		update_option('WPLANG', ''); update_option('date_format', 'j. F Y');`), &id); err != nil {
+		t.Fatal(err)
+	}
+	wp.WriteLanguageFile(t, "de_DE.mo", wpdbtest.MO(t, "de_DE", ""))
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	store, err := wpdb.Open(ctx, wp.Config, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	options, err := store.Options(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := parseConfig([]string{"wploadmore", "-cache-ttl", "200ms", "-wp-languages", wp.LanguagesDir()}, envFunc(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.DiscardHandler)
+	h, err := newServer(serverDeps{Config: cfg, Logger: logger, Posts: store, Sessions: &fakeSessions{postsStart: 1},
+		Templates: templates.FS, Public: public.FS, Options: options})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go listing.WatchOptions(ctx, store, 50*time.Millisecond, h.useOptions, logger)
+	shown := func() [3]string {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/load-more.php?start=0&desiredPosts=1", nil))
+		var posts []listing.Post
+		if err := json.Unmarshal(w.Body.Bytes(), &posts); err != nil || len(posts) == 0 {
+			t.Fatalf("%d %s: %v", w.Code, w.Body, err)
+		}
+		page := httptest.NewRecorder()
+		h.ServeHTTP(page, httptest.NewRequest(http.MethodGet, "/load-more.php", nil))
+		return [3]string{posts[0].TitleText, posts[0].LocalDate, match(htmlAttributes, page.Body.String())}
+	}
+	steps := []struct{ name, php, po string }{
+		{"English", "", ""},
+		{"German chosen", "update_option('WPLANG', 'de_DE');", ""},
+		{"German catalogue updated", "", "msgid \"Protected: %s\"\nmsgstr \"Passwortgeschützt: %s\"\n"},
+		{"English again", "update_option('WPLANG', '');", ""},
+	}
+	for _, step := range steps {
+		if step.php != "" {
+			wp.PHP(t, step.php)
+		}
+		if step.po != "" {
+			wp.WriteLanguageFile(t, "de_DE.mo", wpdbtest.MO(t, "de_DE", step.po))
+		}
+		var fromWP [3]string
+		if err := json.Unmarshal(wp.PHP(t, fmt.Sprintf(visitorPHP, id)), &fromWP); err != nil {
+			t.Fatal(err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			got := shown()
+			got[2] = fmt.Sprint(attributesOf(got[2]))
+			want := fromWP
+			want[2] = fmt.Sprint(attributesOf(want[2]))
+			if got == want {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: title, date and <html> attributes (-WordPress +got) after 10 s:\n%s", step.name, cmp.Diff(want, got))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
