@@ -8,9 +8,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/go-sql-driver/mysql"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wploadmore/wploadmore/public"
@@ -108,5 +111,56 @@ func TestLanguageFollowsOption(t *testing.T) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+	}
+}
+
+// TestLanguageFromWPConfig finds the language as get_locale() does on a
+// site whose WPLANG option is gone: wp-config.php's WPLANG constant, and
+// the catalogue in its WP_CONTENT_DIR (built from __DIR__), with neither
+// -locale nor -wp-languages given.
+func TestLanguageFromWPConfig(t *testing.T) {
+	t.Parallel()
+	wpdbtest.NeedGettext(t)
+	wp := wpdbtest.NewWordPress(t)
+	mo := wpdbtest.MO(t, "de_DE", "")
+	wp.WriteLanguageFile(t, "de_DE.mo", mo)
+	wp.Defines["WPLANG"] = "de_DE"
+	var id uint64
+	if err := json.Unmarshal(wp.PHP(t, `wp_delete_post(1, true); delete_option('WPLANG'); update_option('date_format', 'l, j. F Y');
+		echo wp_insert_post(array('post_title' => 'Members', 'post_content' => 'x', 'post_status' => 'publish',
+		'post_password' => 'secret', 'post_date' => '2024-06-30 18:00:00'));`), &id); err != nil {
+		t.Fatal(err)
+	}
+	var fromWP [3]string
+	if err := json.Unmarshal(wp.PHP(t, fmt.Sprintf(visitorPHP, id)), &fromWP); err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	dsn, err := mysql.ParseDSN(wp.Config.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	config := fmt.Sprintf(`<?php
+define('DB_NAME', '%s'); define('DB_USER', '%s'); define('DB_PASSWORD', '%s'); define('DB_HOST', '%s');
+define('WPLANG', 'de_DE');
+define('WP_CONTENT_DIR', __DIR__ . '/content');
+$table_prefix = 'wp_';
+`, dsn.DBName, dsn.User, dsn.Passwd, dsn.Addr)
+	for name, data := range map[string][]byte{"wp-config.php": []byte(config), "content/languages/de_DE.mo": mo} {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := startServer(t, map[string]string{"LOADMORE_WP_CONFIG": filepath.Join(dir, "wp-config.php")})
+	posts := srv.get(t, jsonPath(0, 1)).posts(t)
+	got := [3]string{posts[0].TitleText, posts[0].LocalDate, fmt.Sprint(attributesOf(match(htmlAttributes, srv.get(t, "/load-more.php").Body)))}
+	fromWP[2] = fmt.Sprint(attributesOf(fromWP[2]))
+	if diff := cmp.Diff(fromWP, got); diff != "" {
+		t.Errorf("title, date and <html> attributes (-WordPress +got):\n%s", diff)
 	}
 }
