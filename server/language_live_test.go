@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,5 +163,43 @@ $table_prefix = 'wp_';
 	fromWP[2] = fmt.Sprint(attributesOf(fromWP[2]))
 	if diff := cmp.Diff(fromWP, got); diff != "" {
 		t.Errorf("title, date and <html> attributes (-WordPress +got):\n%s", diff)
+	}
+}
+
+// TestLocaleSettings: -locale wins over the site's own locale, and
+// -wp-languages over the folder WordPress would find.
+func TestLocaleSettings(t *testing.T) {
+	t.Parallel()
+	flags, site := t.TempDir(), t.TempDir()
+	for _, dir := range []string{flags, filepath.Join(site, "wp-content", "languages")} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, locale := range []string{"de_DE", "fr_FR"} {
+			if err := os.WriteFile(filepath.Join(dir, locale+".mo"), wpdbtest.MO(t, locale, ""), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	options := wpdb.Options{WPLang: "de_DE", HasWPLang: true, Language: wpdb.Language{ABSPath: site + "/", ContentDir: filepath.Join(site, "wp-content")}}
+	tests := []struct {
+		args   []string
+		locale string
+		dir    string
+	}{
+		{nil, "de_DE", filepath.Join(site, "wp-content", "languages")},
+		{[]string{"-locale", "fr_FR"}, "fr_FR", filepath.Join(site, "wp-content", "languages")},
+		{[]string{"-wp-languages", flags}, "de_DE", flags},
+	}
+	for _, tt := range tests {
+		cfg, err := parseConfig(append([]string{"wploadmore"}, tt.args...), envFunc(nil), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var logs strings.Builder
+		lang := cfg.language(options, listing.NewCatalogues(slog.New(slog.NewTextHandler(&logs, nil))))
+		if lang.Locale != tt.locale || lang.Catalogue == nil || !strings.Contains(logs.String(), filepath.Join(tt.dir, tt.locale+".mo")) {
+			t.Errorf("%q: locale %q, catalogue %v, want %s from %s; logged:\n%s", tt.args, lang.Locale, lang.Catalogue != nil, tt.locale, tt.dir, logs.String())
+		}
 	}
 }
