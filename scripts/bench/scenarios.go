@@ -177,7 +177,9 @@ func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 	// The archives' deep pages right after the main listing's, on the same
 	// uncached server.
 	table = append(table, deepArchives...)
-	return append(table, scenario{name: offsetName(deep), path: json(deep), cookies: visitors[:c], conns: c, flags: uncached}), nil
+	table = append(table, scenario{name: offsetName(deep), path: json(deep), cookies: visitors[:c], conns: c, flags: uncached})
+	languages, err := languageScenarios(visitors[:c], pagers, c)
+	return append(table, languages...), err
 }
 
 // selectScenarios keeps the scenarios whose name matches pattern, all of
@@ -423,7 +425,7 @@ func targets(rep *report, table []scenario) []target {
 		newTarget(fmt.Sprintf("head refresh of %d posts with their cards: statements", headDepth),
 			measured(float64(rep.HeadRefreshNext), rep.HeadRefreshNext > 0), 6, true, "",
 			fmt.Sprintf("%d the first time, mean %s", rep.HeadRefreshFirst, rep.HeadRefresh)),
-	}, archiveTargets(row, table, first, keyset)...)
+	}, append(archiveTargets(row, table, first, keyset), languageTargets(row)...)...)
 }
 
 // longQueryPath is the JSON endpoint with 6 000 junk pairs, a 63 KB query
