@@ -1,9 +1,13 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"time"
 )
 
 // debianLanguages is where Debian's wordpress-l10n package installs
@@ -23,8 +27,10 @@ const (
 )
 
 // languageScenarios returns the language rows for conns connections of
-// visitors (the JSON rows) and pagers (the page rows). It returns an
-// error when Debian's German catalogue is missing.
+// visitors (the JSON rows) and pagers (the page rows): each English row
+// runs versus its German one, on two servers taking turns (see
+// runVersus). It returns an error when Debian's German catalogue is
+// missing.
 func languageScenarios(visitors, pagers []string, conns int) ([]scenario, error) {
 	mo := filepath.Join(debianLanguages, "de_DE.mo")
 	if _, err := os.Stat(mo); err != nil {
@@ -35,12 +41,47 @@ func languageScenarios(visitors, pagers []string, conns int) ([]scenario, error)
 		name, path string
 		cookies    []string
 	}{{langJSON, fmt.Sprintf("/load-more.php?start=0&desiredPosts=%d", desiredPosts), visitors}, {langPage, "/load-more.php", pagers}} {
-		for _, locale := range []string{"en_US", "de_DE"} {
-			table = append(table, scenario{name: languageName(kind.name, locale), path: kind.path, cookies: kind.cookies, conns: conns,
-				flags: []string{"-locale", locale, "-wp-languages", debianLanguages}})
+		sc := func(locale string) scenario {
+			return scenario{name: languageName(kind.name, locale), path: kind.path, cookies: kind.cookies, conns: conns,
+				flags: []string{"-locale", locale, "-wp-languages", debianLanguages}}
 		}
+		german := sc("de_DE")
+		english := sc("en_US")
+		english.versus = &german
+		table = append(table, english)
 	}
 	return table, nil
+}
+
+// runVersus runs sc on srv and sc.versus on a server of its own, in
+// limitRounds rounds taking turns, so that a neighbour's burst on this
+// shared machine weighs on both alike, and returns both rows.
+func (b *bench) runVersus(ctx context.Context, srv *serverProcess, sc scenario) (_ []result, err error) {
+	vs := *sc.versus
+	other, err := startServer(ctx, b.serverBin, filepath.Join(b.dir, "server-versus.log"), append(slices.Clip(b.serverArgs), vs.flags...))
+	if err != nil {
+		return nil, err
+	}
+	defer func() { err = errors.Join(err, other.stop()) }()
+	if _, err := b.wrk.run(ctx, other, vs, 2*time.Second); err != nil {
+		return nil, err
+	}
+	d := max((b.o.duration / limitRounds).Round(time.Second), time.Second)
+	mine, theirs := &result{}, &result{}
+	for range limitRounds {
+		for _, run := range []struct {
+			srv *serverProcess
+			sc  scenario
+			r   *result
+		}{{srv, sc, mine}, {other, vs, theirs}} {
+			m, err := b.measure(ctx, run.srv, run.sc, d)
+			if err != nil {
+				return nil, err
+			}
+			run.r.add(m)
+		}
+	}
+	return []result{mine.finish(sc.name, sc.conns), theirs.finish(vs.name, vs.conns)}, nil
 }
 
 // languageTargets holds the German rows to the English ones' rate.

@@ -43,6 +43,9 @@ type scenario struct {
 	// "category_name=news"; deep tells its lastPost page from its head.
 	archive string
 	deep    bool
+	// versus, when set, is a scenario run on a server of its own, taking
+	// turns with this one (see runVersus): two rows measured side by side.
+	versus *scenario
 }
 
 // json tells whether the answer must be a non-empty JSON array of posts.
@@ -265,6 +268,9 @@ const limitRounds = 3
 // rounds of whole seconds (as wrk's -d takes them) taking turns with the
 // limit, and the limit's row too.
 func (b *bench) runScenario(ctx context.Context, srv *serverProcess, sc scenario) ([]result, error) {
+	if sc.versus != nil {
+		return b.runVersus(ctx, srv, sc)
+	}
 	rounds, d := 1, b.o.duration
 	if sc.limit != "" {
 		rounds, d = limitRounds, max((b.o.duration/limitRounds).Round(time.Second), time.Second)
