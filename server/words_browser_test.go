@@ -13,6 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/wploadmore/wploadmore/server/listing/pagewords"
+	"github.com/wploadmore/wploadmore/templates"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -221,5 +223,69 @@ func TestBrowserGerman(t *testing.T) {
 	}
 	tb.screenshot("browser-de")
 	runAxe(t, tb, axe)
+	tb.noConsoleProblems(false)
+}
+
+// TestBrowserWidgetWords runs the widget's words module (public/words.js)
+// in Chromium on the words of every shipped language: the announcement
+// of each number of posts from 1 to 300 and the separators, numbers in
+// the thousands included, read as the server writes them (which the
+// pagewords tests hold to WordPress's own).
+func TestBrowserWidgetWords(t *testing.T) {
+	browserCtx := browser(t)
+	db := wpdbtest.SQLite(t)
+	seedBrowserPosts(t, db)
+	pageURL := startBrowserServer(t, db, nil)
+	tb := newTab(t, browserCtx)
+	tb.do(chromedp.Navigate(pageURL), chromedp.WaitVisible("#more"))
+
+	const batch = 300
+	pairs := [][2]int{{1, 2}, {3, 4}, {7, 7}, {999, 1000}, {1001, 1001}, {12345, 1234567}}
+	type shown struct{ Loaded, Labels []string }
+	for _, lang := range []pagewords.Language{
+		{Locale: "en_US", ThousandsSep: ","},
+		{Locale: "de_DE", ThousandsSep: "."},
+		{Locale: "fr_FR", ThousandsSep: "\u00a0"},
+		{Locale: "ru_RU", ThousandsSep: "\u00a0"},
+		{Locale: "pl_PL", ThousandsSep: "\u00a0"},
+		{Locale: "ar", ThousandsSep: ","},
+		{Locale: "he_IL", ThousandsSep: ","},
+		{Locale: "ja", ThousandsSep: ","},
+		{Locale: "zh_CN", ThousandsSep: ","},
+		{Locale: "es_ES", ThousandsSep: "."},
+		{Locale: "it_IT", ThousandsSep: "."},
+		{Locale: "nl_NL", ThousandsSep: "."},
+		{Locale: "pt_BR", ThousandsSep: "."},
+		{Locale: "tr_TR", ThousandsSep: "."},
+		// A separator a replacement pattern would mangle.
+		{Locale: "en_US", ThousandsSep: "$&"},
+	} {
+		t.Run(lang.Locale+" "+lang.ThousandsSep, func(t *testing.T) {
+			w, err := pagewords.Load(templates.FS, "", lang, pagewords.Sizes{Batch: batch, MaxPosts: 200})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want shown
+			for n := 1; n <= batch; n++ {
+				want.Loaded = append(want.Loaded, w.Loaded(n))
+			}
+			for _, p := range pairs {
+				want.Labels = append(want.Labels, w.BatchLabel(p[0], p[1]))
+			}
+			got, err := chromedp.Run(tb.ctx, chromedp.Evaluate[shown](fmt.Sprintf(`import(new URL('assets/words.js', document.baseURI).href).then((m) => {
+				const words = m.readWords({getElementById: () => ({textContent: %s})});
+				return {
+					Loaded: Array.from({length: %d}, (_, i) => m.loaded(i + 1, words)),
+					Labels: %s.map(([from, to]) => m.batchLabel(from, to, words)),
+				};
+			})`, mustJSON(t, string(w.Script())), batch, mustJSON(t, pairs)), chromedp.EvalAwaitPromise))
+			if err != nil {
+				t.Fatalf("words.js: %v", err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("(-server +words.js)\n%s", diff)
+			}
+		})
+	}
 	tb.noConsoleProblems(false)
 }

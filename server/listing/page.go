@@ -64,7 +64,7 @@ type pageData struct {
 // pageWords are the page's own words in the site's language.
 type pageWords struct {
 	More, PostsShown, Description, Cap string
-	// Script is the JSON load-more.js reads the widget's words from.
+	// Script is the JSON public/words.js reads the widget's words from.
 	Script template.JS
 }
 

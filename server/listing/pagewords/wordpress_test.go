@@ -89,7 +89,7 @@ echo json_encode($out);
 }
 
 // serverShows is what Words prepared from c show, the announcement as
-// load-more.js builds it from Script.
+// public/words.js builds it from Script.
 func serverShows(t *testing.T, c *pomo.Catalogue, locale string) shown {
 	t.Helper()
 	w := Prepare(c, Language{Locale: locale, ThousandsSep: oracleSep}, Sizes{Batch: oracleBatch, MaxPosts: oracleMaxCap})
@@ -108,6 +108,9 @@ func serverShows(t *testing.T, c *pomo.Catalogue, locale string) shown {
 	}
 	for n := 1; n <= oracleBatch; n++ {
 		s.Loaded = append(s.Loaded, pomo.Sprintf(sc.Loaded[sc.LoadedForm[n-1]], w.number(n)))
+		if got := w.Loaded(n); got != s.Loaded[n-1] {
+			t.Errorf("Loaded(%d) = %q, the script's %q", n, got, s.Loaded[n-1])
+		}
 	}
 	for n := 1; n <= oracleMaxCap; n++ {
 		s.Caps = append(s.Caps, w.Cap(n))

@@ -43,13 +43,15 @@ type Words struct {
 	sizes               Sizes
 	thousandsSep        string
 	catalogue           *pomo.Catalogue // for a cap other than sizes.MaxPosts
+	loaded              []string        // the announcement's forms, as in script
+	loadedForm          []int
 	script              []byte
 	key                 uint64
 }
 
-// script is what load-more.js reads from the page: its messages, the
-// separators' formats, and the announcement's plural forms with, for each
-// number of posts from 1 to the batch, the form it takes.
+// script is what the widget (public/words.js) reads from the page: its
+// messages, the separators' formats, and the announcement's plural forms
+// with, for each number of posts from 1 to the batch, the form it takes.
 type script struct {
 	NoMore         string   `json:"noMore"`
 	RequestFailed  string   `json:"requestFailed"`
@@ -94,6 +96,7 @@ func Prepare(c *pomo.Catalogue, lang Language, sizes Sizes) *Words {
 		}
 		s.LoadedForm = append(s.LoadedForm, i)
 	}
+	w.loaded, w.loadedForm = s.Loaded, s.LoadedForm
 	// Marshal escapes <, > and &, so the JSON can stand in a script element.
 	w.script, _ = json.Marshal(s) // strings and ints only: it cannot fail
 	h := fnv.New64a()
@@ -115,8 +118,8 @@ func plural(c *pomo.Catalogue, m Message, n int) string {
 // page rendered with one is the page of the other.
 func (w *Words) Key() uint64 { return w.key }
 
-// Script is the JSON load-more.js reads its words from, safe to stand
-// inside a <script type="application/json"> element.
+// Script is the JSON the widget (public/words.js) reads its words from,
+// safe to stand inside a <script type="application/json"> element.
 func (w *Words) Script() []byte { return w.script }
 
 // BatchLabel is the separator above the posts from to to (from 1).
@@ -125,6 +128,15 @@ func (w *Words) BatchLabel(from, to int) string {
 		return pomo.Sprintf(w.postOne, w.number(from))
 	}
 	return pomo.Sprintf(w.postsRange, w.number(from), w.number(to))
+}
+
+// Loaded is the announcement that n posts were added, as the widget
+// makes it from Script for n from 1 to the batch size.
+func (w *Words) Loaded(n int) string {
+	if n < 1 || n > len(w.loadedForm) {
+		return pomo.Sprintf(plural(w.catalogue, table().Loaded, n), w.number(n))
+	}
+	return pomo.Sprintf(w.loaded[w.loadedForm[n-1]], w.number(n))
 }
 
 // Description is the page's description for a site titled title.
