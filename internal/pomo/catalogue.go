@@ -31,13 +31,27 @@ func key(context, msgid string) string {
 	return k
 }
 
+// lookup is the entry for context and msgid. It builds the key in a
+// buffer on the stack, so that a lookup allocates nothing (Go does not
+// copy a []byte converted to string only to index a map).
+func (c *Catalogue) lookup(context, msgid string) ([]string, bool) {
+	if context == "" || context == "0" || strings.IndexByte(context, '\r') >= 0 || strings.IndexByte(msgid, '\r') >= 0 {
+		t, ok := c.entries[key(context, msgid)]
+		return t, ok
+	}
+	var buf [128]byte
+	k := append(append(append(buf[:0], context...), '\x04'), msgid...)
+	t, ok := c.entries[string(k)]
+	return t, ok
+}
+
 // Translate is WordPress's __() when context is "" and _x() otherwise:
 // the entry's first translation, or msgid when there is no entry.
 func (c *Catalogue) Translate(context, msgid string) string {
 	if c == nil {
 		return msgid
 	}
-	if t, ok := c.entries[key(context, msgid)]; ok && len(t) > 0 {
+	if t, ok := c.lookup(context, msgid); ok && len(t) > 0 {
 		return t[0]
 	}
 	return msgid
@@ -55,7 +69,7 @@ func (c *Catalogue) TranslatePlural(context, singular, plural string, n int64) s
 	if c == nil {
 		return english
 	}
-	t, ok := c.entries[key(context, singular)]
+	t, ok := c.lookup(context, singular)
 	if !ok {
 		return english
 	}
@@ -73,7 +87,7 @@ func (c *Catalogue) Has(context, msgid string) bool {
 	if c == nil {
 		return false
 	}
-	t := c.entries[key(context, msgid)]
+	t, _ := c.lookup(context, msgid)
 	return len(t) > 0 && t[0] != ""
 }
 
@@ -94,18 +108,19 @@ func (c *Catalogue) Len() int {
 	return len(c.entries)
 }
 
-// Merge returns a catalogue with c's entries and, for the keys c lacks,
-// under's: WordPress's load_textdomain() keeps what was loaded first when
-// a second file is loaded for the same domain. c's headers, and so its
-// plural rule, are kept. Neither c nor under is changed.
+// Merge returns the domain WordPress's load_textdomain() makes when under
+// is loaded after c: c's entries win over under's for the same key, but
+// the headers, and so the plural rule, are under's, the file loaded last
+// (merge_with() copies the old entries into the new MO object). Neither c
+// nor under is changed.
 func (c *Catalogue) Merge(under *Catalogue) *Catalogue {
 	switch {
-	case under == nil || under.Len() == 0:
+	case under == nil:
 		return c
-	case c == nil:
+	case c == nil || len(c.entries) == 0:
 		return under
 	}
-	m := &Catalogue{entries: make(map[string][]string, len(c.entries)+len(under.entries)), headers: c.headers, plural: c.plural}
+	m := &Catalogue{entries: make(map[string][]string, len(c.entries)+len(under.entries)), headers: under.headers, plural: under.plural}
 	for k, v := range under.entries {
 		m.entries[k] = v
 	}

@@ -51,7 +51,11 @@ func ReadMO(path string) (*Catalogue, error) {
 // MO::import_from_reader() does: either byte order, revision 0 only, the
 // translations' table right after the originals' and the hash table after
 // it (where GNU msgfmt puts them), strings after the hash table. An entry
-// whose original is empty holds the headers.
+// whose original is empty holds the headers. Where WordPress loads a
+// broken file anyway (a string or the hash table past the end, a string
+// inside the tables: PHP's substr() reads them as empty or wrong text),
+// ParseMO refuses it, as it refuses a file without entries, on which
+// PHP 8 dies.
 func ParseMO(data []byte) (*Catalogue, error) {
 	if len(data) < 28 {
 		return nil, fmt.Errorf("%d bytes, shorter than a header: %w", len(data), ErrInvalid)
@@ -71,6 +75,10 @@ func ParseMO(data []byte) (*Catalogue, error) {
 	hashLen, hashAt := word(20), word(24)
 	if revision != 0 {
 		return nil, fmt.Errorf("revision %d, only 0 is read: %w", revision, ErrInvalid)
+	}
+	if total == 0 {
+		// WordPress dies on it: PHP 8's fread() refuses to read 0 bytes.
+		return nil, fmt.Errorf("no entries, not even a header: %w", ErrInvalid)
 	}
 	size := uint64(len(data))
 	if translations < originals || translations-originals != total*8 || hashAt < translations || hashAt-translations != total*8 || hashAt > size {

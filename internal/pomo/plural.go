@@ -16,14 +16,22 @@ var pluralHeader = regexp.MustCompile(`^[\t\n\v\f\r ]*nplurals[\t\n\v\f\r ]*=[\t
 // PluralForms is a catalogue's plural rule: how many forms it has and
 // which one a number takes.
 type PluralForms struct {
-	count int
-	rpn   []token // nil: English's rule, n != 1
+	count  int
+	rpn    []token
+	parsed bool // false: English's rule, n != 1
+	// small holds Index(n) for the n a page shows, evaluated once, as
+	// WordPress's Plural_Forms caches each n it has evaluated.
+	small []int
 }
+
+// smallN is how many n from 0 up have their form evaluated in advance.
+const smallN = 1000
 
 // ParsePluralForms reads a Plural-Forms header value as WordPress does
 // (Gettext_Translations and Plural_Forms): a header its regex does not
-// match, or an expression its parser refuses, gives the default
-// (2, "n != 1").
+// match gives the default (2, "n != 1"); an expression its parser refuses
+// gives the rule n != 1 but keeps the header's count, as
+// make_plural_form_function() does.
 func ParsePluralForms(header string) PluralForms {
 	m := pluralHeader.FindStringSubmatch(header)
 	if m == nil {
@@ -32,24 +40,33 @@ func ParsePluralForms(header string) PluralForms {
 	count := phpIntval(m[1])
 	rpn, err := parsePlural(strings.TrimRight(phpTrim(m[2]), ";"))
 	if err != nil {
-		return PluralForms{count: 2}
+		return PluralForms{count: count}
 	}
-	return PluralForms{count: count, rpn: rpn}
+	p := PluralForms{count: count, rpn: rpn, parsed: true}
+	small := make([]int, smallN)
+	for n := range small {
+		small[n] = p.Index(int64(n))
+	}
+	p.small = small
+	return p
 }
 
 // Count is the number of plural forms the catalogue declares.
 func (p PluralForms) Count() int { return p.count }
 
 // Index is the plural form n takes. It is -1 where WordPress's evaluation
-// would fail at run time (a division by zero, a "?" without its ":", an
-// expression leaving more than one value): WordPress dies there, and the
-// callers here answer in English instead.
+// would fail at run time (a modulo by zero, a "?" without its ":", an
+// expression leaving no value or several): WordPress dies there, and
+// TranslatePlural answers in English instead.
 func (p PluralForms) Index(n int64) int {
-	if p.rpn == nil {
+	if !p.parsed {
 		if n != 1 {
 			return 1
 		}
 		return 0
+	}
+	if n >= 0 && n < int64(len(p.small)) {
+		return p.small[n]
 	}
 	v, err := execute(p.rpn, n)
 	if err != nil {

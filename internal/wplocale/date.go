@@ -1,6 +1,7 @@
 package wplocale
 
 import (
+	"bytes"
 	"strings"
 	"time"
 	"unicode"
@@ -161,8 +162,11 @@ func replaceMonth(date []byte, name, replacement string, tail func([]byte, int) 
 		}
 		if !ok {
 			_, size := utf8.DecodeRune(date[j:])
-			i = j + size
+			i = j + max(size, 1)
 			continue
+		}
+		if out == nil {
+			out = make([]byte, 0, len(date)+len(kept)+len(replacement)+8)
 		}
 		out = append(out, date[last:j]...)
 		out = append(out, kept...)
@@ -179,11 +183,19 @@ func replaceMonth(date []byte, name, replacement string, tail func([]byte, int) 
 }
 
 func indexAt(s []byte, sub string, from int) int {
-	i := strings.Index(string(s[from:]), sub)
-	if i < 0 {
-		return -1
+	if sub == "" {
+		return from
 	}
-	return from + i
+	for i := from; i+len(sub) <= len(s); i++ {
+		j := bytes.IndexByte(s[i:len(s)-len(sub)+1], sub[0])
+		if j < 0 {
+			return -1
+		}
+		if i += j; string(s[i:i+len(sub)]) == sub {
+			return i
+		}
+	}
+	return -1
 }
 
 // dayTail matches ' (\d{1,2})(st|nd|rd|th)?([-–]\d{1,2})?(st|nd|rd|th)?\b'

@@ -6,6 +6,7 @@
 package wplocale
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/wploadmore/wploadmore/internal/pomo"
@@ -133,6 +134,20 @@ func (l *Locale) LangAttr() string {
 	return l.lang
 }
 
-// Declines reports whether the catalogue switches declension of month
-// names on, as Russian and Polish ones do.
-func (l *Locale) Declines() bool { return l.decline }
+// textDirectionAssignment is `$text_direction = 'rtl';`, the one statement
+// of a locale's .php file that WP_Locale reads.
+var textDirectionAssignment = regexp.MustCompile(`\$text_direction\s*=\s*(?:'([^'\\]*)'|"([^"\\$]*)")\s*;`)
+
+// FileTextDirection returns what a locale's WP_LANG_DIR/{locale}.php file,
+// which WordPress runs before it builds WP_Locale, sets $text_direction
+// to: the last assignment of a quoted string, "" when it has none (or
+// assigns ""). It reads the file and does not run it: an assignment in a
+// comment or a branch counts, a computed value does not.
+func FileTextDirection(php []byte) string {
+	m := textDirectionAssignment.FindAllSubmatch(php, -1)
+	if m == nil {
+		return ""
+	}
+	last := m[len(m)-1]
+	return string(last[1]) + string(last[2])
+}

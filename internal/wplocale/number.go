@@ -10,10 +10,16 @@ import (
 // number_format() with the catalogue's decimal point and thousands
 // separator, a space in the separator written as &nbsp;.
 func (l *Locale) Number(n float64, decimals int) string {
+	var buf [64]byte
+	return string(l.AppendNumber(buf[:0], n, decimals))
+}
+
+// AppendNumber is [Locale.Number] appending to b.
+func (l *Locale) AppendNumber(b []byte, n float64, decimals int) []byte {
 	if decimals < 0 {
 		decimals = -decimals
 	}
-	return string(appendNumberFormat(nil, n, decimals, l.decimalPoint, l.thousandsSep))
+	return appendNumberFormat(b, n, decimals, l.decimalPoint, l.thousandsSep)
 }
 
 // appendNumberFormat is PHP 8.2's number_format(): the absolute value is
@@ -31,7 +37,8 @@ func appendNumberFormat(b []byte, d float64, dec int, point, sep string) []byte 
 	case math.IsInf(d, 0):
 		return append(b, "inf"...)
 	}
-	digits := strconv.AppendFloat(make([]byte, 0, 32), d, 'f', dec, 64)
+	var buf [64]byte
+	digits := strconv.AppendFloat(buf[:0], d, 'f', dec, 64)
 	intLen := len(digits)
 	if dec > 0 {
 		intLen -= dec + 1

@@ -100,10 +100,11 @@ type oracleAnswer struct {
 // what WordPress, on the same catalogue, shows: wp_date(), number_format_i18n(),
 // is_rtl() and get_language_attributes().
 func TestOracle(t *testing.T) {
+	t.Parallel()
 	wp := wpdbtest.NewWordPress(t)
 	wpdbtest.NeedGettext(t)
 	zones := []string{"UTC", "Europe/Berlin", "Asia/Kolkata"}
-	instants, numbers, decimals := oracleInstants(), oracleNumbers(), []int{0, 1, 2, 3, -2}
+	instants, numbers, decimals := oracleInstants(), oracleNumbers(), []int{0, 1, 2, 3, -2, 7, 15, 24}
 	stamps := make([]int64, len(instants))
 	for i, ts := range instants {
 		stamps[i] = ts.Unix()
@@ -177,5 +178,37 @@ func TestOracle(t *testing.T) {
 			}
 			t.Logf("%s: %d comparisons (%d dates, %d numbers), %d differ", name, compared, dates, numbers, failed)
 		})
+	}
+}
+
+// TestFileTextDirection gives languages a {locale}.php file, which
+// WordPress runs before it builds WP_Locale, and compares is_rtl() with
+// a Locale built with the direction the file sets.
+func TestFileTextDirection(t *testing.T) {
+	t.Parallel()
+	wp := wpdbtest.NewWordPress(t)
+	wpdbtest.NeedGettext(t)
+	for _, c := range []struct{ locale, php string }{
+		{"he_IL", "<?php\n$text_direction = 'ltr';\n"},
+		{"de_DE", `<?php $text_direction = "rtl";`},
+		{"ar", "<?php\n// Right to left, as the catalogue says.\n$text_direction = 'rtl';\n"},
+		{"ja", "<?php\n$text_direction='rtl' ; $text_direction = 'ltr';\n"},
+	} {
+		mo := wpdbtest.MO(t, c.locale, testPO[c.locale])
+		cat, err := pomo.ParseMO(mo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wp.WriteLanguageFile(t, c.locale+".php", []byte(c.php))
+		wp.SetLanguage(t, c.locale, mo)
+		want := string(wp.PHP(t, `echo is_rtl() ? 'rtl' : 'ltr', ' ', get_language_attributes();`))
+		l := wplocale.New(wplocale.Config{Locale: c.locale, Catalogue: cat, TextDirection: wplocale.FileTextDirection([]byte(c.php))})
+		got := "ltr lang=\"" + l.LangAttr() + "\""
+		if l.IsRTL() {
+			got = "rtl dir=\"rtl\" lang=\"" + l.LangAttr() + "\""
+		}
+		if got != want {
+			t.Errorf("%s with %q: Locale %q, WordPress %q", c.locale, c.php, got, want)
+		}
 	}
 }

@@ -295,7 +295,8 @@ func pad2(b []byte, n int) []byte { return pad(b, n, 2) }
 
 // pad is C's "%0*d": at least width characters, the sign included.
 func pad(b []byte, n, width int) []byte {
-	s := strconv.Itoa(n)
+	var digits [20]byte
+	s := strconv.AppendInt(digits[:0], int64(n), 10)
 	if n < 0 {
 		b = append(b, '-')
 		s = s[1:]
