@@ -81,11 +81,14 @@ func TestLanguageFollowsOption(t *testing.T) {
 		h.ServeHTTP(page, httptest.NewRequest(http.MethodGet, "/load-more.php", nil))
 		return [3]string{posts[0].TitleText, posts[0].LocalDate, match(htmlAttributes, page.Body.String())}
 	}
-	steps := []struct{ name, php, po string }{
-		{"English", "", ""},
-		{"German chosen", "update_option('WPLANG', 'de_DE');", ""},
-		{"German catalogue updated", "", "msgid \"Protected: %s\"\nmsgstr \"Passwortgeschützt: %s\"\n"},
-		{"English again", "update_option('WPLANG', '');", ""},
+	steps := []struct{ name, php, po, localePHP string }{
+		{"English", "", "", ""},
+		{"German chosen", "update_option('WPLANG', 'de_DE');", "", ""},
+		{"German catalogue updated", "", "msgid \"Protected: %s\"\nmsgstr \"Passwortgeschützt: %s\"\n", ""},
+		// An old language pack's de_DE.php, which WordPress runs and
+		// whose $text_direction wins over the catalogue's.
+		{"German right to left", "", "", "<?php\n$text_direction = 'rtl';\n"},
+		{"English again", "update_option('WPLANG', '');", "", ""},
 	}
 	for _, step := range steps {
 		if step.php != "" {
@@ -93,6 +96,9 @@ func TestLanguageFollowsOption(t *testing.T) {
 		}
 		if step.po != "" {
 			wp.WriteLanguageFile(t, "de_DE.mo", wpdbtest.MO(t, "de_DE", step.po))
+		}
+		if step.localePHP != "" {
+			wp.WriteLanguageFile(t, "de_DE.php", []byte(step.localePHP))
 		}
 		var fromWP [3]string
 		if err := json.Unmarshal(wp.PHP(t, fmt.Sprintf(visitorPHP, id)), &fromWP); err != nil {

@@ -1,8 +1,10 @@
 package wpdb
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -30,6 +32,9 @@ func TestLoadWPConfigLanguage(t *testing.T) {
 			return Language{ContentDir: "/srv/site/wp-content", ABSPath: dir + "/"}
 		}},
 		{"computed", "define('WP_CONTENT_DIR', getenv('CONTENT') . '/x');\ndefine('WPLANG', get_lang());", func(dir string) Language {
+			return Language{ContentDir: dir + "/wp-content", ABSPath: dir + "/"}
+		}},
+		{"doubling constants", "define('A0', '" + strings.Repeat("x", 1024) + "');\n" + doubling(40) + "define('WPLANG', A40);", func(dir string) Language {
 			return Language{ContentDir: dir + "/wp-content", ABSPath: dir + "/"}
 		}},
 		{"undefined constant", "define('WP_LANG_DIR', LATER . '/x'); define('LATER', '/y');", func(dir string) Language {
@@ -61,6 +66,15 @@ func TestLoadWPConfigLanguage(t *testing.T) {
 			t.Errorf("Language (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// doubling defines A1 to An, each An-1 joined to itself.
+func doubling(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "define('A%d', A%d . A%d);\n", i, i-1, i-1)
+	}
+	return b.String()
 }
 
 // TestLanguageDir finds the catalogues' folder as wp_set_lang_dir() does.

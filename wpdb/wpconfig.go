@@ -125,6 +125,10 @@ func (w *wpSettings) define(name string, rest []token, end string) {
 	}
 }
 
+// maxConstLen bounds a value read from wp-config.php: paths and names are
+// short, and a value built by joining constants must not grow without end.
+const maxConstLen = 64 << 10
+
 // stringExpr returns the string toks start with, before end, when it is
 // known without running PHP: string literals, constants already defined,
 // __DIR__ and dirname(__FILE__), joined by ".". wp-config.php builds
@@ -138,6 +142,9 @@ func (w *wpSettings) stringExpr(toks []token, end string) (string, bool) {
 		}
 		i += n
 		switch {
+		case b.Len() > maxConstLen:
+			// Constants joined to each other double at each define.
+			return "", false
 		case i < len(toks) && toks[i].is(end):
 			return b.String(), true
 		case i < len(toks) && toks[i].is("."):

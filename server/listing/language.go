@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wploadmore/wploadmore/internal/pomo"
+	"github.com/wploadmore/wploadmore/internal/wplocale"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
@@ -20,6 +21,9 @@ import (
 type Language struct {
 	Locale    string
 	Catalogue *pomo.Catalogue
+	// TextDirection is what the locale's {locale}.php file, which old
+	// language packs held, sets $text_direction to; "" without one.
+	TextDirection string
 }
 
 // Catalogues loads the site's front-end catalogue, {locale}.mo in the
@@ -34,6 +38,7 @@ type Catalogues struct {
 
 	mu   sync.Mutex
 	last catalogueFile
+	php  localePHP
 }
 
 // catalogueFile is one state of a catalogue's file and what was read of it.
@@ -44,13 +49,22 @@ type catalogueFile struct {
 	cat  *pomo.Catalogue
 }
 
+// localePHP is one state of a locale's .php file and what it sets
+// $text_direction to.
+type localePHP struct {
+	path      string
+	size      int64
+	mod       time.Time
+	direction string
+}
+
 // NewCatalogues returns Catalogues that log to logger.
 func NewCatalogues(logger *slog.Logger) *Catalogues {
 	return &Catalogues{logger: logger}
 }
 
 // Load returns the Language of locale, with its catalogue from folder dir
-// ("" unknown: English). A catalogue that is missing, unreadable, too
+// ("" unknown: English) and the text direction of its {locale}.php there. A catalogue that is missing, unreadable, too
 // large, truncated or corrupt is none, so the site shows in English, as
 // WordPress does when it cannot load one; such a file is logged once,
 // naming it, and not again until it changes. A locale that could not
@@ -67,20 +81,25 @@ func (c *Catalogues) Load(dir, locale string) Language {
 		}
 		return Language{Locale: locale}
 	}
-	path := filepath.Join(dir, locale+".mo")
+	return Language{Locale: locale, Catalogue: c.catalogue(filepath.Join(dir, locale+".mo"), locale),
+		TextDirection: c.textDirection(filepath.Join(dir, locale+".php"))}
+}
+
+// catalogue is the catalogue at path, read again only when it changed.
+func (c *Catalogues) catalogue(path, locale string) *pomo.Catalogue {
 	fi, err := os.Stat(path)
 	if err != nil {
 		// WordPress looks for en_US.mo too, and a site in English has none.
 		if locale != wpdb.DefaultLocale || !errors.Is(err, fs.ErrNotExist) {
 			c.warnOnce(catalogueFile{path: path}, "site language: no catalogue; WordPress's words are shown in English", "file", path, "err", err)
 		}
-		return Language{Locale: locale}
+		return nil
 	}
 	now := catalogueFile{path: path, size: fi.Size(), mod: fi.ModTime()}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if last := c.last; last.path == now.path && last.size == now.size && last.mod.Equal(now.mod) {
-		return Language{Locale: locale, Catalogue: last.cat}
+		return last.cat
 	}
 	cat, err := pomo.ReadMO(path)
 	if err != nil {
@@ -91,7 +110,33 @@ func (c *Catalogues) Load(dir, locale string) Language {
 	}
 	now.cat = cat
 	c.last = now
-	return Language{Locale: locale, Catalogue: cat}
+	return cat
+}
+
+// maxLocalePHP bounds a locale's .php file: the ones language packs had
+// held a few lines.
+const maxLocalePHP = 1 << 20
+
+// textDirection is what the locale's .php file at path sets
+// $text_direction to, as wp-settings.php runs that file when it is
+// readable and WP_Locale prefers it to the catalogue's; "" without one.
+// It is read again only when it changed.
+func (c *Catalogues) textDirection(path string) string {
+	fi, err := os.Stat(path)
+	if err != nil || fi.Size() > maxLocalePHP || !fi.Mode().IsRegular() {
+		return ""
+	}
+	now := localePHP{path: path, size: fi.Size(), mod: fi.ModTime()}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if last := c.php; last.path == now.path && last.size == now.size && last.mod.Equal(now.mod) {
+		return last.direction
+	}
+	if php, err := os.ReadFile(path); err == nil {
+		now.direction = wplocale.FileTextDirection(php)
+	}
+	c.php = now
+	return now.direction
 }
 
 // warnOnce logs msg unless the state last seen was already state.

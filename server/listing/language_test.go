@@ -92,6 +92,15 @@ func TestCataloguesLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("oversized", c.Load(dir, "de_DE"), "de_DE", "Protected: %s", 3)
+	if got := c.Load(dir, "de_DE").TextDirection; got != "" {
+		t.Errorf("text direction %q with no de_DE.php", got)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "de_DE.php"), []byte("<?php\n$text_direction = 'rtl';\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Load(dir, "de_DE").TextDirection; got != "rtl" {
+		t.Errorf("text direction %q, want de_DE.php's rtl", got)
+	}
 	check("a path for a locale", c.Load(dir, "../de_DE"), "en_US", "Protected: %s", 4)
 	check("no folder", c.Load("", "fr_FR"), "fr_FR", "Protected: %s", 5)
 }

@@ -77,7 +77,8 @@ type Site struct {
 func NewSite(chosen Choices, o wpdb.Options, lang Language, logger *slog.Logger) Site {
 	text := newHTMLText()
 	s := Site{Title: chosen.Title, DateFormat: chosen.DateFormat, ImageSize: chosen.ImageSize,
-		Locale: lang.Locale, WPLocale: wplocale.New(wplocale.Config{Locale: lang.Locale, Catalogue: lang.Catalogue}),
+		Locale: lang.Locale, WPLocale: wplocale.New(wplocale.Config{Locale: lang.Locale, Catalogue: lang.Catalogue,
+			TextDirection: lang.TextDirection}),
 		words: newWords(lang.Catalogue, text)}
 	if s.Title == "" {
 		// blogname is stored escaped ("Fish &amp; Chips"); the page template
