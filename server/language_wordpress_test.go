@@ -184,7 +184,10 @@ func TestLanguageWordPress(t *testing.T) {
 						t.Errorf("format %d, post %d: date %q, WordPress (post %d) %q", f, p.ID, p.LocalDate, w.ID, w.Dates[f])
 					}
 					compared++
-					if f == 0 && p.TitleText != w.Title {
+					if f > 0 {
+						continue
+					}
+					if p.TitleText != w.Title {
 						t.Errorf("post %d: title %q, WordPress %q", p.ID, p.TitleText, w.Title)
 					}
 					compared++
