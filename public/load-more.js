@@ -5,7 +5,7 @@
 // and renders them with the same template the server used for the first ones.
 // Every URL is relative to the page, so the widget works under any base path.
 import Mustache from './vendor/mustache.mjs';
-import { batchLabel, loaded, readWords } from './words.js';
+import { batchLabel, loaded, number, readWords } from './words.js';
 
 // A request that hangs would leave the button busy forever.
 const REQUEST_TIMEOUT_MS = 15000;
@@ -206,7 +206,11 @@ function mount(doc) {
       posts.append(separator);
     }
     posts.append(holder.content);
-    badge.textContent = String(positiveInt(badge.textContent, 0) + data.length);
+    // The badge's text is grouped in the site's language ("1.234"); its
+    // count travels as digits beside it.
+    const count = positiveInt(badge.dataset.count ?? badge.textContent, 0) + data.length;
+    badge.dataset.count = String(count);
+    badge.textContent = number(count, words);
     announce(loaded(data.length, words));
     follow(shown + data.length);
     const first = articles()[shown];

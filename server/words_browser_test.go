@@ -216,8 +216,20 @@ func TestBrowserGerman(t *testing.T) {
 	if s.Heading[0] != s.Header[0] || s.Badge[0] <= s.Heading[1] || s.Count[0] < s.Label[1] {
 		t.Errorf("the header is laid out right to left: %+v", s)
 	}
+	// A count in the thousands: the badge groups it as WordPress does, and
+	// the script goes on counting from the digits beside it, not the text.
+	if got := eval[string](tb, `document.getElementById('posts-start').dataset.count`); got != "4" {
+		t.Errorf("the badge's data-count is %q, want 4", got)
+	}
+	eval[bool](tb, `(() => { const b = document.getElementById('posts-start'); b.dataset.count = '998'; b.textContent = '998'; return true; })()`)
 	tb.clickMore()
+	if got := eval[string](tb, `document.getElementById('posts-start').textContent`); got != "1.000" {
+		t.Errorf("the badge after 998 + 2 reads %q, want 1.000", got)
+	}
 	tb.clickMore()
+	if got := eval[string](tb, `document.getElementById('posts-start').textContent`); got != "1.001" {
+		t.Errorf("the badge after 1.000 + 1 reads %q, want 1.001", got)
+	}
 	if got := eval[string](tb, `document.getElementById('status').textContent`); got != "1 weiterer Beitrag geladen. Keine weiteren Beiträge" {
 		t.Errorf("at the end the status says %q", got)
 	}

@@ -45,6 +45,9 @@ type pageData struct {
 	Title      string // the document's title, plain text
 	Heading    string // the page's heading: the site's title, or an archive's
 	PostsStart string // the badge: posts_start as number_format_i18n() writes it
+	// PostsCount is posts_start as digits, for the script: the badge's text
+	// has the language's thousands separator, which it cannot read back.
+	PostsCount int
 	// Posts is PostsTemplate rendered with every post shown, without
 	// separators: what a page.html that predates Batches prints, so an
 	// operator's own copy of it keeps working.
@@ -392,6 +395,7 @@ func (r *Renderer) renderView(w io.Writer, v PageView) error {
 		Title:       site.Title,
 		Heading:     site.Title,
 		PostsStart:  site.count(v.PostsStart),
+		PostsCount:  v.PostsStart,
 		Posts:       template.HTML(all.String()), // mustache escaped every field
 		Batches:     batches,
 		More:        more,
