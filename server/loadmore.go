@@ -34,6 +34,7 @@ type loadMore struct {
 	renderer *listing.Renderer
 	format   *listing.Format // for an archive page's titles
 	csp      *pagePolicy
+	words    *siteWords // the page's own words
 	failures *slog.Logger
 	endpoint string        // the JSON endpoint's path, for the next batch's Link
 	maxAge   time.Duration // how long any cache may keep a public answer
@@ -106,7 +107,10 @@ func (lm *loadMore) firstPosts(ctx context.Context, a archiveRequest, shown int)
 			return listing.PageView{}, err
 		}
 	}
-	view := listing.PageView{AtCap: shown == lm.maxPagePosts, MaxPosts: lm.maxPagePosts}
+	// The page is titled and worded by the site the posts were formatted
+	// for, as last set.
+	view := listing.PageView{AtCap: shown == lm.maxPagePosts, MaxPosts: lm.maxPagePosts, Site: lm.format.Site(),
+		Words: lm.words.words()}
 	if len(found) > shown {
 		view.Next = &found[shown]
 		found = found[:shown]
