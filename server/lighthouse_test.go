@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wploadmore/wploadmore/public"
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
 // lighthouseFlags are Chromium's flags for Lighthouse: headless Debian
@@ -165,20 +166,33 @@ func checkLighthouse(t *testing.T, pages []lighthousePage, results []lighthouseR
 // the page of a real WordPress site's posts with their images: as loaded,
 // after two clicks on "more" (the batches the widget rendered), without
 // JavaScript three batches in, an archive's page, and in the dark colour
-// scheme. Each scores 100.
+// scheme; and in Arabic (right to left) and German, with WordPress's
+// catalogues. Each scores 100.
 func TestLighthouse(t *testing.T) {
 	needLighthouse(t)
+	wpdbtest.NeedGettext(t)
 	uploads := uploadsServer(t)
 	wp, wpConfig, _ := cardSite(t, "/%category%/%postname%/", "http://example.com")
 	wp.PHP(t, fmt.Sprintf("update_option('siteurl', %q);", uploads.URL))
-	page := startServer(t, map[string]string{"LOADMORE_WP_CONFIG": wpConfig}).URL + "/load-more.php"
+	for _, locale := range []string{"ar", "de_DE"} {
+		wp.WriteLanguageFile(t, locale+".mo", wpdbtest.MO(t, locale, ""))
+	}
+	env := map[string]string{"LOADMORE_WP_CONFIG": wpConfig}
+	page := startServer(t, env).URL + "/load-more.php"
+	inLanguage := func(locale string) string {
+		return startServer(t, env, "-locale", locale, "-wp-languages", wp.LanguagesDir()).URL + "/load-more.php"
+	}
+	arabic, german := inLanguage("ar"), inLanguage("de_DE")
 
 	pages := []lighthousePage{
-		{Name: "page", URL: page, Posts: 2, Lang: "en"},
-		{Name: "two clicks", URL: page, Clicks: 2, Posts: 6, Lang: "en"},
-		{Name: "no JavaScript", URL: page + "?posts=6", Posts: 6, Lang: "en"},
-		{Name: "archive", URL: page + "?category_name=news", Posts: 2, Lang: "en"},
-		{Name: "dark two clicks", URL: page, Clicks: 2, Dark: true, Posts: 6, Lang: "en"},
+		{Name: "page", URL: page, Posts: 2, Lang: "en-US"},
+		{Name: "two clicks", URL: page, Clicks: 2, Posts: 6, Lang: "en-US"},
+		{Name: "no JavaScript", URL: page + "?posts=6", Posts: 6, Lang: "en-US"},
+		{Name: "archive", URL: page + "?category_name=news", Posts: 2, Lang: "en-US"},
+		{Name: "dark two clicks", URL: page, Clicks: 2, Dark: true, Posts: 6, Lang: "en-US"},
+		{Name: "Arabic", URL: arabic, Posts: 2, Lang: "ar", Dir: "rtl"},
+		{Name: "Arabic two clicks", URL: arabic, Clicks: 2, Posts: 6, Lang: "ar", Dir: "rtl"},
+		{Name: "German", URL: german, Posts: 2, Lang: "de-DE"},
 	}
 	checkLighthouse(t, pages, runLighthouse(t, pages))
 }
