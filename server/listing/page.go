@@ -53,6 +53,7 @@ type pageData struct {
 	// operator's own copy of it keeps working.
 	Posts       template.HTML
 	Batches     []pageBatch // the same posts by batch, for the separators
+	Shown       int         // posts listed; without any the list is no feed, which holds articles
 	More        *moreLink   // nil when no post follows the ones shown
 	BatchSize   int         // posts per click
 	AssetsPath  string      // relative, so the page works under any base path
@@ -398,6 +399,7 @@ func (r *Renderer) renderView(w io.Writer, v PageView) error {
 		PostsCount:  v.PostsStart,
 		Posts:       template.HTML(all.String()), // mustache escaped every field
 		Batches:     batches,
+		Shown:       len(v.Posts),
 		More:        more,
 		BatchSize:   r.batch,
 		AssetsPath:  "assets/",

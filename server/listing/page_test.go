@@ -134,3 +134,20 @@ func testRenderer(t *testing.T) *Renderer {
 	}
 	return p
 }
+
+// TestPageFeed: the list is a feed when it holds posts, and with none (an
+// empty archive) only its message, as a feed holds articles alone.
+func TestPageFeed(t *testing.T) {
+	t.Parallel()
+	p := testRenderer(t)
+	posts := mustPosts(t, []wpdb.Post{{ID: 1, Title: "A", Date: "2024-01-01 00:00:00"}}, testFormat(t))
+	for _, v := range []PageView{{PostsStart: 1, Posts: posts, MaxPosts: 1000}, {MaxPosts: 1000}} {
+		page, err := p.Render(context.Background(), v, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if feed := bytes.Contains(page.HTML(), []byte(`role="feed"`)); feed != (len(v.Posts) > 0) {
+			t.Errorf("%d posts: role=feed %v, want %v", len(v.Posts), feed, !feed)
+		}
+	}
+}
