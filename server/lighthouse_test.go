@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -63,7 +64,7 @@ type lighthouseResult struct {
 func needLighthouse(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("-short: Lighthouse in Chromium takes half a minute")
+		t.Skip("-short: Lighthouse in Chromium takes a minute")
 	}
 	for _, tool := range []string{chromiumPath, "node"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -99,17 +100,25 @@ func runLighthouse(t *testing.T, pages []lighthousePage) []lighthouseResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(len(pages))*time.Minute)
+	limit := time.Duration(len(pages)) * time.Minute
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "node", filepath.Join("testdata", "lighthouse.mjs"))
 	cmd.Stdin = bytes.NewReader(input)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// On time-out, SIGTERM lets puppeteer close Chromium, which a SIGKILL
+	// of node would leave running.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
 	// Chromium's profile and Lighthouse's temporary files go in the test's
 	// folder, removed when it ends.
 	cmd.Env = append(os.Environ(), "TMPDIR="+t.TempDir())
 	start := time.Now()
 	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("stopped after %v: %w", limit, err)
+		}
 		t.Fatalf("lighthouse: %v\n%s", err, stderr.String())
 	}
 	t.Logf("Lighthouse audited %d pages in %v; report: %s", len(pages), time.Since(start).Round(time.Second), report)
