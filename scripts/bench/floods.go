@@ -1,0 +1,286 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gomodule/redigo/redis"
+	"golang.org/x/time/rate"
+)
+
+// The floods measured against a /healthz flood of as many connections in
+// the same run, each row's visitors the same as its /healthz row's.
+const (
+	pagesFloodName   = "visitors during a flood of distinct archive pages, 64 conns"
+	headFloodName    = "visitors during a HEAD flood of pages whose count changes, 64 conns"
+	cheapFlood4Name  = "visitors during a /healthz flood, 4 conns"
+	bigSessFloodName = "visitors during a flood of one 3 MB session, 4 conns"
+	// New visitors, a connection each, on a server at -max-conns 10000.
+	newCheapFloodName = "new visitors (a connection each) during a /healthz flood, 64 conns"
+	idleFloodName     = "new visitors (a connection each) during an idle flood: 10 000 keep-alives at -max-conns"
+	// Visitors with a session and new ones (no cookie), during the
+	// /healthz flood, on a Redis of the bench's own, first with room,
+	// then full.
+	roomSessFloodName = "visitors with a session during a /healthz flood, Redis with room"
+	fullSessFloodName = "visitors with a session during a /healthz flood, Redis full (noeviction)"
+	roomNewFloodName  = "new sessions during a /healthz flood, Redis with room"
+	fullNewFloodName  = "new sessions during a /healthz flood, Redis full (noeviction)"
+)
+
+// floodCategories are the seeded site's twelve largest categories, each
+// of some thousands of posts at the default -n: pages of 100 to 200 of
+// them are full.
+var floodCategories = []string{"news", "food-drink", "europe", "travel", "recipes", "technology",
+	"asia", "science", "health", "france", "sports", "music"}
+
+// idleConns is the idle flood's keep-alive connections, and the
+// -max-conns of its server; idleRefill is how many a second the attacker
+// reopens once closed: enough to keep 10 000 open against a 30 s
+// -idle-timeout, as the attack that locked visitors out did.
+const (
+	idleConns  = 10_000
+	idleRefill = 330
+)
+
+// floodRows are the rows of the floods above, in the order they run.
+// Their visitors are those of the /healthz flood they are measured
+// against (against).
+func floodRows(c int, visitors, attackers []string, json0 string) []scenario {
+	maxConns := []string{"-max-conns", strconv.Itoa(idleConns)}
+	full := &fullRedis{sessions: c}
+	return []scenario{
+		{name: pagesFloodName, path: json0, cookies: visitors, conns: c, flood: floodConns, against: cheapFloodName,
+			floodEnv:     []string{"BENCH_FLOOD=pages", "BENCH_CATEGORIES=" + strings.Join(floodCategories, " ")},
+			floodHeaders: []string{"Accept-Encoding: gzip"}},
+		{name: headFloodName, path: json0, cookies: visitors, conns: c, against: cheapFloodName,
+			attack: func(ctx context.Context, addr string) func() string {
+				return headFlood(ctx, addr, floodConns, attackers)
+			}},
+		{name: cheapFlood4Name, path: json0, cookies: visitors, conns: c, flood: 4, floodPath: "/healthz"},
+		{name: bigSessFloodName, path: json0, cookies: visitors, conns: c, flood: 4, floodPath: json0, against: cheapFlood4Name,
+			floodHeaders: []string{"Cookie: " + sessionCookie + "=" + bigSessionID}, before: storeBigSession},
+		{name: newCheapFloodName, path: "/healthz", conns: c, flags: maxConns, headers: []string{"Connection: close"},
+			flood: floodConns, floodPath: "/healthz"},
+		{name: idleFloodName, path: "/healthz", conns: c, flags: maxConns, headers: []string{"Connection: close"}, against: newCheapFloodName,
+			attack: func(ctx context.Context, addr string) func() string {
+				return idleFlood(ctx, addr, idleConns, idleRefill)
+			}},
+		{name: roomSessFloodName, path: json0, conns: c, flood: floodConns, floodPath: "/healthz", redis: full},
+		{name: roomNewFloodName, path: json0, conns: c, flood: floodConns, floodPath: "/healthz", redis: full, noSession: true},
+		{name: fullSessFloodName, path: json0, conns: c, flood: floodConns, floodPath: "/healthz", redis: full, against: roomSessFloodName,
+			before: full.fill},
+		{name: fullNewFloodName, path: json0, conns: c, flood: floodConns, floodPath: "/healthz", redis: full, noSession: true,
+			against: roomNewFloodName},
+	}
+}
+
+// floodTargets holds each row that names the /healthz flood it is
+// measured against to half its rate and twice its p99.
+func floodTargets(row func(string) result, table []scenario) []target {
+	var out []target
+	for _, sc := range table {
+		if sc.against == "" {
+			continue
+		}
+		r, base := row(sc.name), row(sc.against)
+		out = append(out,
+			newTarget(sc.name+" vs "+sc.against, r.RPS/base.RPS, 0.50, false, "%", fmt.Sprintf("%.0f vs %.0f req/s", r.RPS, base.RPS)),
+			newTarget(sc.name+", p99 vs "+sc.against, measured(float64(r.P99)/float64(base.P99), r.P99 > 0 && base.P99 > 0), 2, true, "×",
+				fmt.Sprintf("p99 %s vs %s", r.P99, base.P99)))
+	}
+	return out
+}
+
+// longQueryPath is the JSON endpoint with 6 000 junk pairs, a 63 KB query
+// string: answered 414 before any of it is decoded.
+func longQueryPath() string {
+	var b strings.Builder
+	b.WriteString("/load-more.php?start=0")
+	for i := range 6000 {
+		fmt.Fprintf(&b, "&j%d=%d", i, i)
+	}
+	return b.String()
+}
+
+// manyRanges is a Range header of 5 000 one-byte ranges: answered with
+// the whole file, as more than a few ranges are.
+func manyRanges() string {
+	var b strings.Builder
+	b.WriteString("Range: bytes=0-0")
+	for i := 1; i < 5000; i++ {
+		fmt.Fprintf(&b, ",%d-%d", i*2, i*2)
+	}
+	return b.String()
+}
+
+// rawRequest is one request as written on the wire, gzip welcome.
+func rawRequest(method, addr, path, cookie string) []byte {
+	return fmt.Appendf(nil, "%s %s HTTP/1.1\r\nHost: %s\r\nCookie: %s=%s\r\nAccept-Encoding: gzip\r\n\r\n",
+		method, path, addr, sessionCookie, cookie)
+}
+
+// headFlood floods the server at addr from conns keep-alive connections,
+// each on a session of attackers (past -max-page-posts), until the
+// returned stop is called: a JSON request of one post, which changes the
+// session's count, then a HEAD of the page with posts=100..200, so no
+// page is one rendered before. It is the bench's own Go, not wrk: wrk
+// waits for the body a HEAD's Content-Length announces. stop returns the
+// answers' statuses.
+func headFlood(ctx context.Context, addr string, conns int, attackers []string) (stop func() string) {
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	statuses := map[string]int{}
+	for i := range conns {
+		cookie := attackers[i%len(attackers)]
+		wg.Go(func() {
+			var c net.Conn
+			var br *bufio.Reader
+			for n := 0; ctx.Err() == nil; n++ {
+				if c == nil {
+					var err error
+					if c, err = (&net.Dialer{}).DialContext(ctx, "tcp", addr); err != nil {
+						time.Sleep(10 * time.Millisecond)
+						continue
+					}
+					context.AfterFunc(ctx, func() { c.Close() })
+					br = bufio.NewReader(c)
+				}
+				method, path := http.MethodGet, "/load-more.php?start=0&desiredPosts=1"
+				if n%2 == 1 {
+					method, path = http.MethodHead, fmt.Sprintf("/load-more.php?posts=%d", 100+rand.IntN(101))
+				}
+				status, ok := exchange(c, br, method, rawRequest(method, addr, path, cookie))
+				if !ok {
+					c.Close()
+					c = nil
+				}
+				if ctx.Err() == nil {
+					mu.Lock()
+					statuses[method+" "+strconv.Itoa(status)]++
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	return func() string {
+		cancel()
+		wg.Wait()
+		return fmt.Sprintf("HEAD flood answered (0: none): %v", statuses)
+	}
+}
+
+// exchange writes req on c and reads its answer through br; it returns
+// the answer's status (0: none) and whether the connection is still
+// usable.
+func exchange(c net.Conn, br *bufio.Reader, method string, req []byte) (status int, ok bool) {
+	if _, err := c.Write(req); err != nil {
+		return 0, false
+	}
+	resp, err := http.ReadResponse(br, &http.Request{Method: method})
+	if err != nil {
+		return 0, false
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, err == nil && !resp.Close
+}
+
+// idleFlood opens n keep-alive connections to addr, each from one of the
+// loopback addresses 127.0.2.1 on, 50 a client (under
+// -max-conns-per-client), has one /healthz answered on each and leaves
+// it idle; it reopens those the server closes, at most refill a second,
+// until the returned stop is called, which says how many were opened
+// and reopened. It returns once all n were opened, or after 30 s.
+func idleFlood(ctx context.Context, addr string, n, refill int) (stop func() string) {
+	ctx, cancel := context.WithCancel(ctx)
+	limit := rate.NewLimiter(rate.Limit(refill), 1)
+	var wg, opened sync.WaitGroup
+	var first, reopened, failed atomic.Int64
+	opened.Add(n)
+	for i := range n {
+		local := &net.TCPAddr{IP: net.IPv4(127, 0, byte(2+i/50/250), byte(1+i/50%250))}
+		wg.Go(func() {
+			isFirst := true
+			for ctx.Err() == nil {
+				if !isFirst && limit.Wait(ctx) != nil {
+					return
+				}
+				c, err := (&net.Dialer{LocalAddr: local}).DialContext(ctx, "tcp", addr)
+				if err == nil {
+					stopped := context.AfterFunc(ctx, func() { c.Close() })
+					if _, ok := exchange(c, bufio.NewReader(c), http.MethodGet, []byte("GET /healthz HTTP/1.1\r\nHost: "+addr+"\r\n\r\n")); ok {
+						if isFirst {
+							first.Add(1)
+							opened.Done()
+							isFirst = false
+						} else {
+							reopened.Add(1)
+						}
+						c.Read(make([]byte, 1)) // idle until the server closes it
+					} else if ctx.Err() == nil {
+						failed.Add(1)
+					}
+					stopped()
+					c.Close()
+				} else if ctx.Err() == nil {
+					failed.Add(1)
+				}
+				if isFirst {
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
+		})
+	}
+	done := make(chan struct{})
+	go func() { opened.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+	}
+	return func() string {
+		cancel()
+		wg.Wait()
+		return fmt.Sprintf("idle flood: %d of %d opened and answered, then %d reopened; %d dials or answers failed",
+			first.Load(), n, reopened.Load(), failed.Load())
+	}
+}
+
+// bigSessionID is the session a PHP page grew to bigSessionBytes, that
+// the big-session flood clicks on.
+const (
+	bigSessionID    = "b16b16b16b16b16b16b16b16b16b16b1"
+	bigSessionBytes = 3 << 20
+)
+
+// storeBigSession stores the big session under the bench's prefix: its
+// posts_start first, as this server creates it, then a list of short
+// records a PHP page appended, in PHP's "php" format.
+func storeBigSession(ctx context.Context, b *bench) error {
+	var list strings.Builder
+	n := 0
+	for ; list.Len() < bigSessionBytes; n++ {
+		item := "viewed:" + strconv.Itoa(n)
+		fmt.Fprintf(&list, `i:%d;s:%d:"%s";`, n, len(item), item)
+	}
+	value := "posts_start|i:2;history|a:" + strconv.Itoa(n) + ":{" + list.String() + "}"
+	c, err := redis.DialURLContext(ctx, b.o.redis)
+	if err != nil {
+		return fmt.Errorf("big session: %w", err)
+	}
+	defer c.Close()
+	if _, err := redis.DoContext(c, ctx, "SETEX", b.prefix+bigSessionID, 1440, value); err != nil {
+		return fmt.Errorf("big session: %w", err)
+	}
+	return nil
+}
