@@ -18,28 +18,28 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// The floods measured against a /healthz flood of as many connections in
-// the same run, each row's visitors the same as its /healthz row's.
+// The floods measured in turns with their twins, each row's visitors the
+// same as its twin's.
 const (
-	pagesFloodName   = "visitors during a flood of distinct archive pages, 64 conns"
-	headFloodName    = "visitors during a HEAD flood of pages whose count changes, 64 conns"
-	cheapFlood4Name  = "visitors during a /healthz flood, 4 conns"
-	bigSessFloodName = "visitors during a flood of one 3 MB session, 4 conns"
+	// The floors of the long-query and many-ranges floods: the same
+	// bytes asked of /healthz, and of the asset with no Range.
+	longQueryFloorName = "visitors during a flood of /healthz with the same 63 KB query string, 64 conns"
+	rangesFloorName    = "visitors during a flood of the same asset with a header as big but no Range, 64 conns"
+	pagesFloodName     = "visitors during a flood of distinct archive pages, 64 conns"
+	headFloodName      = "visitors during a HEAD flood of pages whose count changes, 64 conns"
+	bigSessFloodName   = "visitors during a flood of one 3 MB session, 4 conns"
 	// New visitors, a connection each, on a server at -max-conns 10000.
-	newCheapFloodName = "new visitors (a connection each) during a /healthz flood, 64 conns"
-	idleFloodName     = "new visitors (a connection each) during an idle flood: 10 000 keep-alives at -max-conns"
-	// Visitors with a session and new ones (no cookie), during the
-	// /healthz flood, on a Redis of the bench's own, first with room,
-	// then full.
-	roomSessFloodName = "visitors with a session during a /healthz flood, Redis with room"
+	idleFloodName = "new visitors (a connection each) during an idle flood: 10 000 keep-alives at -max-conns"
+	// Visitors with a session and new ones (no cookie), during a
+	// /healthz flood, on a Redis of the bench's own, full in turns with
+	// having room.
 	fullSessFloodName = "visitors with a session during a /healthz flood, Redis full (noeviction)"
-	roomNewFloodName  = "new sessions during a /healthz flood, Redis with room"
 	fullNewFloodName  = "new sessions during a /healthz flood, Redis full (noeviction)"
 )
 
 // floodCategories are the seeded site's twelve largest categories, each
-// of some thousands of posts at the default -n: pages of 100 to 200 of
-// them are full.
+// of some hundreds of posts at -n 20000: pages of 100 to 200 of them are
+// full.
 var floodCategories = []string{"news", "food-drink", "europe", "travel", "recipes", "technology",
 	"asia", "science", "health", "france", "sports", "music"}
 
@@ -53,49 +53,60 @@ const (
 )
 
 // floodRows are the rows of the floods above, in the order they run.
-// Their visitors are those of the /healthz flood they are measured
-// against (against).
 func floodRows(c int, visitors, attackers []string, json0 string) []scenario {
-	maxConns := []string{"-max-conns", strconv.Itoa(idleConns)}
 	full := &fullRedis{sessions: c}
+	ranges := manyRanges()
 	return []scenario{
-		{name: pagesFloodName, path: json0, cookies: visitors, conns: c, flood: floodConns, against: cheapFloodName,
+		{name: longQueryFloorName, path: json0, cookies: visitors, conns: c, flood: floodConns, twin: healthzTwin,
+			floodPath: "/healthz" + strings.TrimPrefix(longQueryPath(), "/load-more.php")},
+		{name: rangesFloorName, path: json0, cookies: visitors, conns: c, flood: floodConns, twin: healthzTwin,
+			floodPath: "/assets/vendor/mustache.mjs", floodHeaders: []string{"X-Padding: " + strings.Repeat("0", len(ranges)-len("Range: "))}},
+		{name: pagesFloodName, path: json0, cookies: visitors, conns: c, flood: floodConns, twin: healthzTwin,
 			floodEnv:     []string{"BENCH_FLOOD=pages", "BENCH_CATEGORIES=" + strings.Join(floodCategories, " ")},
 			floodHeaders: []string{"Accept-Encoding: gzip"}},
-		{name: headFloodName, path: json0, cookies: visitors, conns: c, against: cheapFloodName,
+		{name: headFloodName, path: json0, cookies: visitors, conns: c, twin: healthzTwin,
 			attack: func(ctx context.Context, addr string) func() string {
 				return headFlood(ctx, addr, floodConns, attackers)
 			}},
-		{name: cheapFlood4Name, path: json0, cookies: visitors, conns: c, flood: 4, floodPath: "/healthz"},
-		{name: bigSessFloodName, path: json0, cookies: visitors, conns: c, flood: 4, floodPath: json0, against: cheapFlood4Name,
+		{name: bigSessFloodName, path: json0, cookies: visitors, conns: c, flood: 4, floodPath: json0, twin: healthzTwin,
 			floodHeaders: []string{"Cookie: " + sessionCookie + "=" + bigSessionID}, before: storeBigSession},
-		{name: newCheapFloodName, path: "/healthz", conns: c, flags: maxConns, headers: []string{"Connection: close"},
-			flood: floodConns, floodPath: "/healthz"},
-		{name: idleFloodName, path: "/healthz", conns: c, flags: maxConns, headers: []string{"Connection: close"}, against: newCheapFloodName,
+		{name: idleFloodName, path: "/healthz", conns: c, flags: []string{"-max-conns", strconv.Itoa(idleConns)},
+			headers: []string{"Connection: close"}, twin: healthzTwin,
 			attack: func(ctx context.Context, addr string) func() string {
 				return idleFlood(ctx, addr, idleConns, idleRefill)
 			}},
-		{name: roomSessFloodName, path: json0, conns: c, flood: floodConns, floodPath: "/healthz", redis: full},
-		{name: roomNewFloodName, path: json0, conns: c, flood: floodConns, floodPath: "/healthz", redis: full, noSession: true},
-		{name: fullSessFloodName, path: json0, conns: c, flood: floodConns, floodPath: "/healthz", redis: full, against: roomSessFloodName,
-			before: full.fill},
+		{name: fullSessFloodName, path: json0, conns: c, flood: floodConns, floodPath: "/healthz", redis: full, before: full.full, twin: full.roomTwin},
 		{name: fullNewFloodName, path: json0, conns: c, flood: floodConns, floodPath: "/healthz", redis: full, noSession: true,
-			against: roomNewFloodName},
+			before: full.full, twin: full.roomTwin},
 	}
 }
 
-// floodTargets holds each row that names the /healthz flood it is
-// measured against to half its rate and twice its p99.
+// healthzTwin is sc's visitors during a /healthz flood from as many
+// connections as sc's flood: what any busy clients take of the cores,
+// whatever they ask.
+func healthzTwin(sc scenario) scenario {
+	t := sc
+	t.name = "twin of " + sc.name + ": a /healthz flood instead"
+	if sc.attack != nil {
+		t.flood = floodConns
+	}
+	t.floodPath, t.floodHeaders, t.floodEnv, t.floodPosts, t.attack, t.before, t.twin = "/healthz", nil, nil, 0, nil, nil, nil
+	return t
+}
+
+// floodTargets holds each row with a twin to half the twin's rate and
+// twice its p99.
 func floodTargets(row func(string) result, table []scenario) []target {
 	var out []target
 	for _, sc := range table {
-		if sc.against == "" {
+		if sc.twin == nil {
 			continue
 		}
-		r, base := row(sc.name), row(sc.against)
+		twin := sc.twin(sc).name
+		r, base := row(sc.name), row(twin)
 		out = append(out,
-			newTarget(sc.name+" vs "+sc.against, r.RPS/base.RPS, 0.50, false, "%", fmt.Sprintf("%.0f vs %.0f req/s", r.RPS, base.RPS)),
-			newTarget(sc.name+", p99 vs "+sc.against, measured(float64(r.P99)/float64(base.P99), r.P99 > 0 && base.P99 > 0), 2, true, "×",
+			newTarget(sc.name+" vs its twin", r.RPS/base.RPS, 0.50, false, "%", fmt.Sprintf("%.0f vs %.0f req/s", r.RPS, base.RPS)),
+			newTarget(sc.name+", p99 vs its twin", measured(float64(r.P99)/float64(base.P99), r.P99 > 0 && base.P99 > 0), 2, true, "×",
 				fmt.Sprintf("p99 %s vs %s", r.P99, base.P99)))
 	}
 	return out

@@ -42,11 +42,10 @@ func (b *bench) startFullRedis(ctx context.Context, table []scenario) (stop func
 	return stop, nil
 }
 
-// start runs the redis-server, with room for the rows before fill
-// (maxmemory 64 MB, noeviction), and makes its sessions under the bench's
-// prefix. The stop returned kills it.
+// start runs the redis-server (noeviction), makes its sessions under the
+// bench's prefix and fills it. The stop returned kills it.
 func (f *fullRedis) start(ctx context.Context, b *bench) (stop func(), err error) {
-	f.url, stop, err = startRedis(ctx, "--maxmemory", "64mb", "--maxmemory-policy", "noeviction")
+	f.url, stop, err = startRedis(ctx, "--maxmemory-policy", "noeviction")
 	if err != nil {
 		return nil, err
 	}
@@ -55,6 +54,9 @@ func (f *fullRedis) start(ctx context.Context, b *bench) (stop func(), err error
 		f.cookies, err = newSessions(ctx, s, f.sessions, 2)
 		s.Close()
 	}
+	if err == nil {
+		err = f.fill(ctx)
+	}
 	if err != nil {
 		stop()
 		return nil, fmt.Errorf("full Redis: %w", err)
@@ -62,27 +64,41 @@ func (f *fullRedis) start(ctx context.Context, b *bench) (stop func(), err error
 	return stop, nil
 }
 
-// fill writes values until Redis refuses one for want of memory, then
-// lowers maxmemory under what it holds: at the edge, a refused big write
-// frees its buffer and would leave room for the next small one.
-func (f *fullRedis) fill(ctx context.Context, _ *bench) error {
+// fill writes values of 64 KB until Redis holds 4 MB more than it did;
+// full then lowers maxmemory under what it holds, and room lifts it.
+func (f *fullRedis) fill(ctx context.Context) error {
 	c, err := redis.DialURLContext(ctx, f.url)
 	if err != nil {
 		return fmt.Errorf("full Redis: %w", err)
 	}
 	defer c.Close()
 	value := strings.Repeat("x", 64<<10)
-	for i := 0; ; i++ {
-		if i > 10_000 {
-			return fmt.Errorf("full Redis: 640 MB written and no write refused")
-		}
+	for i := range 64 {
 		if _, err := redis.DoContext(c, ctx, "SET", fmt.Sprintf("filler:%d", i), value); err != nil {
-			if !strings.Contains(err.Error(), "OOM ") {
-				return fmt.Errorf("full Redis: %w", err)
-			}
-			break
+			return fmt.Errorf("full Redis: %w", err)
 		}
 	}
-	_, err = redis.DoContext(c, ctx, "CONFIG", "SET", "maxmemory", "1mb")
-	return err
+	return nil
+}
+
+func (f *fullRedis) full(ctx context.Context, _ *bench) error { return f.maxmemory(ctx, "1mb") }
+func (f *fullRedis) room(ctx context.Context, _ *bench) error { return f.maxmemory(ctx, "0") }
+
+func (f *fullRedis) maxmemory(ctx context.Context, size string) error {
+	c, err := redis.DialURLContext(ctx, f.url)
+	if err == nil {
+		_, err = redis.DoContext(c, ctx, "CONFIG", "SET", "maxmemory", size)
+		c.Close()
+	}
+	if err != nil {
+		return fmt.Errorf("full Redis: maxmemory %s: %w", size, err)
+	}
+	return nil
+}
+
+// roomTwin is sc with a Redis that has room.
+func (f *fullRedis) roomTwin(sc scenario) scenario {
+	t := sc
+	t.name, t.before, t.twin = "twin of "+sc.name+": Redis with room instead", f.room, nil
+	return t
 }

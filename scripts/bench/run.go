@@ -63,11 +63,6 @@ func (b *bench) runAll(ctx context.Context, table []scenario) (rows []result, er
 			}
 		}
 		b.logf("scenario: %s", sc.name)
-		if sc.before != nil {
-			if err := sc.before(ctx, b); err != nil {
-				return nil, err
-			}
-		}
 		r, err := b.runScenario(ctx, srv, sc)
 		if err != nil {
 			return nil, err
@@ -77,21 +72,39 @@ func (b *bench) runAll(ctx context.Context, table []scenario) (rows []result, er
 	return rows, nil
 }
 
-// limitRounds is how many rounds a scenario and its limit take turns in, so
-// a neighbour's burst on this shared machine weighs on both alike.
-const limitRounds = 3
+// limitRounds is how many rounds a scenario and its limit take turns in,
+// and floodRounds a flood and its twin, so a neighbour's burst on this
+// shared machine weighs on both alike.
+const (
+	limitRounds = 3
+	floodRounds = 4
+)
 
 // runScenario drives sc against srv and returns its row; with a limit, in
 // rounds of whole seconds (as wrk's -d takes them) taking turns with the
 // limit, and the limit's row too.
 func (b *bench) runScenario(ctx context.Context, srv *serverProcess, sc scenario) ([]result, error) {
 	rounds, d := 1, b.o.duration
-	if sc.limit != "" {
+	switch {
+	case sc.limit != "":
 		rounds, d = limitRounds, max((b.o.duration/limitRounds).Round(time.Second), time.Second)
+	case sc.twin != nil:
+		rounds, d = floodRounds, max((b.o.duration/floodRounds).Round(time.Second), time.Second)
 	}
-	server, limit := &result{}, &result{}
+	var twin scenario
+	if sc.twin != nil {
+		twin = sc.twin(sc)
+	}
+	server, limit, twinned := &result{}, &result{}, &result{}
 	for range rounds {
-		m, err := b.measure(ctx, srv, sc, d)
+		if sc.twin != nil {
+			m, err := b.measureAfter(ctx, srv, twin, d)
+			if err != nil {
+				return nil, err
+			}
+			twinned.add(m)
+		}
+		m, err := b.measureAfter(ctx, srv, sc, d)
 		if err != nil {
 			return nil, err
 		}
@@ -100,11 +113,25 @@ func (b *bench) runScenario(ctx context.Context, srv *serverProcess, sc scenario
 			limit.add(runDirect(ctx, sc.conns, d, sc.direct))
 		}
 	}
-	rows := []result{server.finish(sc.name, sc.conns)}
+	var rows []result
+	if sc.twin != nil {
+		rows = append(rows, twinned.finish(twin.name, twin.conns))
+	}
+	rows = append(rows, server.finish(sc.name, sc.conns))
 	if sc.limit != "" {
 		rows = append(rows, limit.finish(sc.limit, sc.conns))
 	}
 	return rows, nil
+}
+
+// measureAfter runs sc's before, if any, then measures sc.
+func (b *bench) measureAfter(ctx context.Context, srv *serverProcess, sc scenario, d time.Duration) (*result, error) {
+	if sc.before != nil {
+		if err := sc.before(ctx, b); err != nil {
+			return nil, err
+		}
+	}
+	return b.measure(ctx, srv, sc, d)
 }
 
 // measure runs sc once with wrk and counts around it what Redis and

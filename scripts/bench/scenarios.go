@@ -42,10 +42,13 @@ type scenario struct {
 	// goroutines, for what wrk cannot send, until the stop it returns is
 	// called; stop says what the attack was answered.
 	attack func(ctx context.Context, addr string) (stop func() string)
-	// against names the row of the same visitors during a /healthz flood
-	// that this one is measured against: half its rate, twice its p99.
-	against string
-	// before, when set, runs before the row is measured (the server is up).
+	// twin, when set, makes the row this one is measured against, in
+	// turns with it on the same server: the same visitors during a
+	// /healthz flood of as many connections (healthzTwin), or with a
+	// Redis that has room. The row must keep half its twin's rate and
+	// at most twice its p99.
+	twin func(scenario) scenario
+	// before, when set, runs before each of the row's rounds.
 	before func(ctx context.Context, b *bench) error
 	// redis, when set, is the Redis the row's server uses instead of the
 	// bench's; the row sends its sessions, or none when noSession.
@@ -78,7 +81,7 @@ const (
 	calmName       = "visitors, start=0, before the flood"
 	floodName      = "visitors during a deep-range flood, 64 attacking conns"
 	cheapFloodName = "visitors during a /healthz flood, 64 conns"
-	// Measured against cheapFloodName too (floodRows has more): a
+	// Each measured in turns with its twin (floodRows has more): a
 	// category's readers through the deep-range flood, and visitors
 	// through a flood of the longest query strings and of many ranges.
 	archiveFloodName   = "archive readers during a deep-range flood, 64 attacking conns"
@@ -178,10 +181,10 @@ func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 		// is: what any 64 busy clients take of two cores, whatever they
 		// ask. The deep-range flood is measured against it too.
 		{name: cheapFloodName, path: json(0), cookies: visitors[:c], conns: c, flood: floodConns, floodPath: "/healthz"},
-		{name: archiveFloodName, path: json(0) + "&" + denseArchive, conns: c, flood: floodConns, floodPosts: o.posts, against: cheapFloodName},
-		{name: longQueryFloodName, path: json(0), cookies: visitors[:c], conns: c, flood: floodConns, floodPath: longQueryPath(), against: cheapFloodName},
+		{name: archiveFloodName, path: json(0) + "&" + denseArchive, conns: c, flood: floodConns, floodPosts: o.posts, twin: healthzTwin},
+		{name: longQueryFloodName, path: json(0), cookies: visitors[:c], conns: c, flood: floodConns, floodPath: longQueryPath(), twin: healthzTwin},
 		{name: rangesFloodName, path: json(0), cookies: visitors[:c], conns: c, flood: floodConns, floodPath: "/assets/vendor/mustache.mjs",
-			floodHeaders: []string{manyRanges()}, against: cheapFloodName},
+			floodHeaders: []string{manyRanges()}, twin: healthzTwin},
 	}...)
 	table = append(table, floodRows(c, visitors[:c], attackers, json(0))...)
 	table = append(table, []scenario{
