@@ -80,9 +80,9 @@ const (
 	floodRounds = 4
 )
 
-// runScenario drives sc against srv and returns its row; with a limit, in
-// rounds of whole seconds (as wrk's -d takes them) taking turns with the
-// limit, and the limit's row too.
+// runScenario drives sc against srv and returns its row; with a limit or
+// a twin, in rounds of whole seconds (as wrk's -d takes them) taking turns
+// with it, and its row too: the twin's before sc's, the limit's after.
 func (b *bench) runScenario(ctx context.Context, srv *serverProcess, sc scenario) ([]result, error) {
 	rounds, d := 1, b.o.duration
 	switch {
