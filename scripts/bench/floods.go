@@ -216,9 +216,9 @@ func exchange(c net.Conn, br *bufio.Reader, method string, req []byte) (status i
 func idleFlood(ctx context.Context, addr string, n, refill int) (stop func() string) {
 	ctx, cancel := context.WithCancel(ctx)
 	limit := rate.NewLimiter(rate.Limit(refill), 1)
-	var wg, opened sync.WaitGroup
+	var wg sync.WaitGroup
 	var first, reopened, failed atomic.Int64
-	opened.Add(n)
+	allOpen := make(chan struct{})
 	for i := range n {
 		local := &net.TCPAddr{IP: net.IPv4(127, 0, byte(2+i/50/250), byte(1+i/50%250))}
 		wg.Go(func() {
@@ -232,8 +232,9 @@ func idleFlood(ctx context.Context, addr string, n, refill int) (stop func() str
 					stopped := context.AfterFunc(ctx, func() { c.Close() })
 					if _, ok := exchange(c, bufio.NewReader(c), http.MethodGet, []byte("GET /healthz HTTP/1.1\r\nHost: "+addr+"\r\n\r\n")); ok {
 						if isFirst {
-							first.Add(1)
-							opened.Done()
+							if first.Add(1) == int64(n) {
+								close(allOpen)
+							}
 							isFirst = false
 						} else {
 							reopened.Add(1)
@@ -253,10 +254,9 @@ func idleFlood(ctx context.Context, addr string, n, refill int) (stop func() str
 			}
 		})
 	}
-	done := make(chan struct{})
-	go func() { opened.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-allOpen:
+	case <-ctx.Done():
 	case <-time.After(30 * time.Second):
 	}
 	return func() string {
