@@ -27,8 +27,10 @@ import (
 //
 // Archives through a flood: the head of an archive that readers came back
 // to (read before, within recentHeadFor) may also run in ReservedHeads
-// slots that first reads, and so a flood of distinct archives, never
-// take. When its query is refused or fails anyway, the head it replaces
+// slots, which a first read takes only when free and for at most a
+// fifth of the time (firstHeadRest), so a flood of distinct archives
+// keeps them mostly free.
+// When its query is refused or fails anyway, the head it replaces
 // is served stale, up to staleFactor times ttl old, counted and marked
 // (see ServedAge), rather than a 503.
 
@@ -53,6 +55,7 @@ type Cache struct {
 	misses   admission // the queries for pages other than the head
 	reserved admission // archive heads readers came back to, when misses are full
 	mu       sync.Mutex
+	firstOK  time.Time                   // under mu: when a first read may next take a reserved slot
 	heads    recentHeads                 // under mu: when each archive's head was last read
 	entries  map[pageRange]*list.Element // of *cachedPage
 	lru      list.List                   // front: most recently used
@@ -249,7 +252,7 @@ func (c *Cache) get(ctx context.Context, key pageRange, in wpdb.Listing) (p *cac
 				// The blog's head is never refused (it is not admitted);
 				// an archive's may be, and a later reader tries again.
 				// Pinned, neither is cancelled.
-				if _, err := c.startLocked(ctx, key, in, true, cameBack); err == nil {
+				if _, err := c.startLocked(ctx, key, in, true, headRead(archiveHead, cameBack)); err == nil {
 					p.refreshing = true
 					c.observer.CacheRefresh()
 				}
@@ -261,7 +264,7 @@ func (c *Cache) get(ctx context.Context, key pageRange, in wpdb.Listing) (p *cac
 			stale = p
 		}
 	}
-	f, err := c.joinLocked(ctx, key, in, cameBack)
+	f, err := c.joinLocked(ctx, key, in, headRead(archiveHead, cameBack))
 	c.mu.Unlock()
 	if err == nil {
 		p, err = c.wait(ctx, key, f)
