@@ -294,3 +294,62 @@ func checkSearch(t *testing.T, store *wpdb.Store, q wpdb.Search, name string, c 
 		}
 	}
 }
+
+// TestSearchSQLite searches a copy of the WordPress site in SQLite, whose
+// LIKE folds ASCII letters alone and no accents: the searches in ASCII
+// whose matches hold none list what WP_Query lists on MariaDB, and every
+// other search answers.
+func TestSearchSQLite(t *testing.T) {
+	t.Parallel()
+	wp := newSearchSite(t)
+	var cases []searchCase
+	for _, s := range searchStrings() {
+		cases = append(cases, searchCase{S: s, Vars: map[string]string{}})
+	}
+	searchWordPress(t, wp, "", cases)
+	sqlite := wpdbtest.SQLite(t)
+	copySite(t, wp.Config, sqlite)
+	store := open(t, sqlite)
+	same := []string{"apple", "apple pie", "APPLE PIE", `"apple pie"`, "apple -pie", "the apple", "100%", "under_score",
+		`back\slash`, "tie", "tie -apple", "0", "one two three four five six seven eight nine ten", "e -mail"}
+	compared := 0
+	for _, c := range cases {
+		q := wpdb.ParseSearch(c.S, nil)
+		if slices.Contains(same, c.S) {
+			checkSearch(t, store, q, fmt.Sprintf("sqlite %q", c.S), c)
+			compared++
+			continue
+		}
+		if _, err := store.Posts(context.Background(), wpdb.Page{In: q, Limit: 10}); err != nil {
+			t.Errorf("sqlite %q: %v", c.S, err)
+		}
+	}
+	if compared != len(same) {
+		t.Errorf("%d searches compared, want %d", compared, len(same))
+	}
+}
+
+// TestSearchKey checks that a search's key names what it lists: one key
+// however s is spelt where WordPress reads it alike, another where not.
+func TestSearchKey(t *testing.T) {
+	key := func(s string) string { return wpdb.ParseSearch(s, nil).Key() }
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{"apple\r\npie", "applepie", true},
+		{strings.Repeat("a", 1601), "", true},
+		{"apple pie", "apple  pie", false},
+		{"apple", "Apple", false},
+	} {
+		if got := key(c.a) == key(c.b); got != c.same {
+			t.Errorf("%q and %q: same key %v, want %v", c.a, c.b, got, c.same)
+		}
+	}
+	if key("apple") == wpdb.ParseSearch("apple", nil).WithinNothing().Key() {
+		t.Error("a search within an archive the site lacks has the key of the search alone")
+	}
+	if key("") == (wpdb.Blog{}).Key() {
+		t.Error("an empty search has the whole blog's key")
+	}
+}
