@@ -1,0 +1,185 @@
+package listing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+)
+
+// countingStore is a real store that counts its scans, which wait for
+// release when it is set.
+type countingStore struct {
+	*wpdb.Store
+	scans   atomic.Int64
+	release chan struct{}
+}
+
+func (s *countingStore) Rank(ctx context.Context, q wpdb.Search) (*wpdb.Ranking, error) {
+	s.scans.Add(1)
+	if s.release != nil {
+		select {
+		case <-s.release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return s.Store.Rank(ctx, q)
+}
+
+// searchStore is a store of n posts, "Post 1" to "Post n", on driver.
+func searchStore(t *testing.T, driver string, n int) *countingStore {
+	t.Helper()
+	cfg := wpdbtest.New(t, driver, "wp_")
+	wpdbtest.Insert(t, cfg, wpdbtest.Posts(n)...)
+	return &countingStore{Store: wpdbtest.Store(t, cfg)}
+}
+
+func postIDs(posts []Post) []uint64 {
+	ids := []uint64{}
+	for _, p := range posts {
+		ids = append(ids, p.ID)
+	}
+	return ids
+}
+
+// TestSearchScannedOnce asks for one search from many readers at once,
+// then for its pages at offsets and a whole lastPost walk, deeper than the
+// head: one scan answers them all until the freshness bound passes.
+func TestSearchScannedOnce(t *testing.T) {
+	t.Parallel()
+	for _, driver := range wpdbtest.Drivers() {
+		t.Run(driver, func(t *testing.T) {
+			t.Parallel()
+			store := searchStore(t, driver, 12)
+			store.release = make(chan struct{})
+			c, clock := newTestCache(t, store, CacheLimits{TTL: time.Second, Depth: 3, MaxEntries: 100, MaxBytes: 1 << 20, MaxMisses: 2, SearchBytes: 1 << 20})
+			q := wpdb.ParseSearch("post -7.", nil) // every post but 7, whose content holds "7."
+			ctx := context.Background()
+			var wg sync.WaitGroup
+			errs := make(chan error, 8)
+			for range 8 {
+				wg.Go(func() {
+					_, err := c.Posts(ctx, wpdb.Page{In: q, Limit: 2})
+					errs <- err
+				})
+			}
+			for store.scans.Load() == 0 {
+				time.Sleep(time.Millisecond)
+			}
+			time.Sleep(20 * time.Millisecond) // the others join the scan
+			close(store.release)
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			want := []uint64{12, 11, 10, 9, 8, 6, 5, 4, 3, 2, 1}
+			for _, size := range []int{1, 2, 5} {
+				var walked []uint64
+				page, err := c.Posts(ctx, wpdb.Page{In: q, Limit: size})
+				for err == nil && len(page) > 0 && len(walked) < 20 {
+					walked = append(walked, postIDs(page)...)
+					page, err = c.Posts(ctx, wpdb.Page{In: q, LastPost: walked[len(walked)-1], Offset: len(walked), Limit: size})
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(want, walked); diff != "" {
+					t.Errorf("walk by %d (-want +got):\n%s", size, diff)
+				}
+			}
+			page, err := c.Posts(ctx, wpdb.Page{In: q, Offset: 7, Limit: 3})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want[7:10], postIDs(page)); diff != "" {
+				t.Errorf("offset 7 (-want +got):\n%s", diff)
+			}
+			if n := store.scans.Load(); n != 1 {
+				t.Errorf("%d scans within the freshness bound; want 1", n)
+			}
+			clock.Advance(time.Second)
+			if _, err := c.Posts(ctx, wpdb.Page{In: q, Offset: 7, Limit: 3}); err != nil {
+				t.Fatal(err)
+			}
+			if n := store.scans.Load(); n != 2 {
+				t.Errorf("%d scans once the bound passed; want 2", n)
+			}
+		})
+	}
+}
+
+// TestSearchBytes keeps rankings within SearchBytes: the least recently
+// used is dropped, and asked again, scanned again; the others are not.
+func TestSearchBytes(t *testing.T) {
+	t.Parallel()
+	store := searchStore(t, wpdb.DriverSQLite, 40)
+	ctx := context.Background()
+	one, err := store.Store.Rank(ctx, wpdb.ParseSearch("post 1", nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	budget := 3 * (one.Bytes() + rankOverhead + 2*len(wpdb.ParseSearch("post 1", nil).Key()))
+	c, _ := newTestCache(t, store, CacheLimits{TTL: time.Hour, Depth: 3, MaxEntries: 100, MaxBytes: 1 << 20, MaxMisses: 2, SearchBytes: budget})
+	search := func(s string) {
+		t.Helper()
+		if _, err := c.Posts(ctx, wpdb.Page{In: wpdb.ParseSearch(s, nil), Limit: 2}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i := 1; i <= 4; i++ { // "post 1" to "post 4": each finds post N and posts 10N to 10N+9
+		search(fmt.Sprintf("post %d", i))
+	}
+	if c.searches.bytes > budget || c.searches.lru.Len() != 3 {
+		t.Fatalf("%d rankings in %d bytes; want 3 in at most %d", c.searches.lru.Len(), c.searches.bytes, budget)
+	}
+	scans := store.scans.Load()
+	search("post 4")
+	search("post 2")
+	if n := store.scans.Load(); n != scans {
+		t.Errorf("%d scans for searches kept", n-scans)
+	}
+	search("post 1")
+	if n := store.scans.Load(); n != scans+1 {
+		t.Errorf("%d scans for the search dropped; want 1", n-scans)
+	}
+}
+
+// TestSearchAdmitted admits scans among the misses: while they are all
+// taken, another search is refused with ErrBusy, and the blog's head is
+// still served.
+func TestSearchAdmitted(t *testing.T) {
+	t.Parallel()
+	store := searchStore(t, wpdb.DriverSQLite, 5)
+	store.release = make(chan struct{})
+	c, _ := newTestCache(t, store, CacheLimits{TTL: time.Second, Depth: 3, MaxEntries: 100, MaxBytes: 1 << 20, MaxMisses: 1, SearchBytes: 1 << 20})
+	ctx := context.Background()
+	first := make(chan error, 1)
+	go func() {
+		_, err := c.Posts(ctx, wpdb.Page{In: wpdb.ParseSearch("post", nil), Limit: 2})
+		first <- err
+	}()
+	for store.scans.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := c.Posts(ctx, wpdb.Page{In: wpdb.ParseSearch("content", nil), Limit: 2}); !errors.Is(err, ErrBusy) {
+		t.Errorf("a second search while the first scans: %v; want ErrBusy", err)
+	}
+	if posts, err := c.Posts(ctx, wpdb.Page{Limit: 2}); err != nil || len(posts) != 2 {
+		t.Errorf("the blog during a scan: %d posts, %v", len(posts), err)
+	}
+	close(store.release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+}
