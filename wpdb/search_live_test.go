@@ -58,9 +58,10 @@ func TestSearchLiveWalk(t *testing.T) {
 				if last := walked[len(walked)-1]; last > 5 && !slices.Contains(walked, last-5) {
 					trash(last - 5)
 				}
-				fresh := wpdbtest.Posts(int(next))[next-1]
-				wpdbtest.Insert(t, cfg, fresh)
-				next++
+				// Two new posts, newer than any: the offset a walk would
+				// have kept is two posts off, and less the trashed one.
+				wpdbtest.Insert(t, cfg, wpdbtest.Posts(int(next) + 1)[next-1:]...)
+				next += 2
 			}
 			seen := map[uint64]bool{}
 			for _, id := range walked {
