@@ -35,8 +35,11 @@ type loadMore struct {
 	format   *listing.Format // for an archive page's titles
 	csp      *pagePolicy
 	failures *slog.Logger
-	endpoint string        // the JSON endpoint's path, for the next batch's Link
-	maxAge   time.Duration // how long any cache may keep a public answer
+	endpoint string // the JSON endpoint's path, for the next batch's Link
+	// stopwords are the site's search stopwords (wpdb.Stopwords); nil is
+	// WordPress's English list.
+	stopwords []string
+	maxAge    time.Duration // how long any cache may keep a public answer
 
 	batch, maxBatch, maxPagePosts int
 }
@@ -50,7 +53,10 @@ func (lm *loadMore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = sessionCookiesOnly(r, lm.cookie.Name)
 	q, err := parseLoadMoreQuery(r.URL.RawQuery, lm.batch, lm.maxBatch)
 	var a archiveRequest
-	if err == nil {
+	switch {
+	case err == nil && q.search != nil:
+		a, err = lm.terms.resolveSearch(q.archive, *q.search, lm.stopwords)
+	case err == nil:
 		a, err = lm.terms.resolve(q.archive)
 	}
 	if err == nil {
@@ -101,8 +107,8 @@ func (lm *loadMore) firstPosts(ctx context.Context, a archiveRequest, shown int)
 	if err != nil {
 		return listing.PageView{}, err
 	}
-	if len(found) == 0 && a.isArchive() {
-		if err := a.archive.NoPosts(); err != nil {
+	if len(found) == 0 {
+		if err := a.noPosts(); err != nil {
 			return listing.PageView{}, err
 		}
 	}

@@ -260,12 +260,19 @@ func (q Search) Values() url.Values {
 		v = url.Values{}
 	}
 	v.Set("s", q.text)
-	if q.nothing {
-		// No archive the site has: one key for all of them.
-		v.Set("archive", "none")
-	}
 	return v
 }
 
 // Key is q's Values encoded: one search, however its link spelled it.
-func (q Search) Key() string { return q.Values().Encode() }
+// A search within an archive the site lacks has a key of its own, the
+// same for all of them.
+func (q Search) Key() string {
+	if q.nothing {
+		return q.Values().Encode() + "&archive=none"
+	}
+	return q.Values().Encode()
+}
+
+// Nothing reports whether q is within an archive the site lacks, and so
+// lists nothing.
+func (q Search) Nothing() bool { return q.nothing }

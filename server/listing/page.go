@@ -52,6 +52,10 @@ type pageData struct {
 	// ArchiveVars are the archive's query vars, which the "more" form
 	// sends along with posts; none on the main listing.
 	ArchiveVars []QueryVar
+	// Search is the s the page lists, which the search form shows; and
+	// NothingFound says it found no post.
+	Search       string
+	NothingFound bool
 }
 
 // pageBatch is one click's worth of posts on the page.
@@ -81,6 +85,8 @@ type PageView struct {
 	MaxPosts   int    // the most posts a page may show
 	// Archive is the archive the page lists, nil for the whole listing.
 	Archive *PageArchive
+	// Search is the s the page lists the results of, nil for none.
+	Search *string
 }
 
 // RenderSettings are what a Renderer is made with.
@@ -309,6 +315,11 @@ func (r *Renderer) sizeBound(v PageView) int {
 			n += 2 * (len(qv.Name) + len(qv.Value))
 		}
 	}
+	if v.Search != nil {
+		// s stands in the heading, the title, the search form and the
+		// "more" form, each escaped up to five bytes a byte (&#34;).
+		n += 4 * 5 * len(*v.Search)
+	}
 	return n
 }
 
@@ -363,6 +374,9 @@ func (r *Renderer) renderView(w io.Writer, v PageView) error {
 	}
 	if a := v.Archive; a != nil {
 		data.Title, data.Heading, data.ArchiveVars = a.Titles.Title, a.Titles.Heading, a.Vars
+	}
+	if v.Search != nil {
+		data.Search, data.NothingFound = *v.Search, len(v.Posts) == 0
 	}
 	if err := r.page.Execute(w, data); err != nil {
 		return fmt.Errorf("render %s: %w", PageTemplate, err)
