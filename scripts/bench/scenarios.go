@@ -37,6 +37,7 @@ type scenario struct {
 	// this scenario's visitors are measured, or asks floodPath over and
 	// over when that is set.
 	flood, floodPosts int
+	floodSearches     bool // flood.lua asks distinct searches instead of ranges
 	floodPath         string
 	floodHeaders      []string // request headers of the flood of floodPath, "Name: value"
 	// archive, when set, is the archive's query vars, e.g.
@@ -72,6 +73,7 @@ const (
 	archiveFloodName   = "archive readers during a deep-range flood, 64 attacking conns"
 	longQueryFloodName = "visitors during a long-query flood, 64 conns"
 	rangesFloodName    = "visitors during a many-ranges flood, 64 conns"
+	searchFloodName    = "visitors during a distinct-search flood, 64 conns"
 )
 
 // floodConns is the attackers' connections in floodName: twice the
@@ -167,6 +169,9 @@ func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 		{name: longQueryFloodName, path: json(0), cookies: visitors[:c], conns: c, flood: floodConns, floodPath: longQueryPath()},
 		{name: rangesFloodName, path: json(0), cookies: visitors[:c], conns: c, flood: floodConns, floodPath: "/assets/vendor/mustache.mjs",
 			floodHeaders: []string{manyRanges()}},
+		// Each search is a scan of every post: admitted among the misses,
+		// it must not reach the blog's visitors.
+		{name: searchFloodName, path: json(0), cookies: visitors[:c], conns: c, flood: floodConns, floodPosts: o.posts, floodSearches: true},
 		// The reference: every request queries the database. Then whether
 		// the database or the server sets the pace at a deep offset.
 		{name: referenceName, path: json(0), cookies: visitors[:c], conns: c, flags: uncached},
@@ -356,6 +361,7 @@ func targets(rep *report, table []scenario) []target {
 	first, fresh, one, page := row(table[0].name), row(newSessionName), row(oneSessionName), row(page200Name)
 	calm, flooded, cheaply := row(calmName), row(floodName), row(cheapFloodName)
 	archiveFlooded, longQueries, ranges := row(archiveFloodName), row(longQueryFloodName), row(rangesFloodName)
+	searches := row(searchFloodName)
 	gzipped, plain := row(gzipName), row(plainName)
 	limitA, limitB := row(table[0].limit), row(limitBName)
 	mid := rep.QueryOffset
@@ -420,6 +426,9 @@ func targets(rep *report, table []scenario) []target {
 		newTarget("visitors during a many-ranges flood vs a /healthz flood", ranges.RPS/cheaply.RPS, 0.50, false, "%", rps(ranges, cheaply)),
 		newTarget("visitors' p99, many-ranges flood vs /healthz flood", measured(float64(ranges.P99)/float64(cheaply.P99), cheaply.P99 > 0 && ranges.P99 > 0), 2, true, "×",
 			fmt.Sprintf("p99 %s vs %s", ranges.P99, cheaply.P99)),
+		newTarget("visitors during a distinct-search flood vs a /healthz flood", searches.RPS/cheaply.RPS, 0.50, false, "%", rps(searches, cheaply)),
+		newTarget("visitors' p99, distinct-search flood vs /healthz flood", measured(float64(searches.P99)/float64(cheaply.P99), cheaply.P99 > 0 && searches.P99 > 0), 1.5, true, "×",
+			fmt.Sprintf("p99 %s vs %s", searches.P99, cheaply.P99)),
 		newTarget(fmt.Sprintf("head refresh of %d posts with their cards: statements", headDepth),
 			measured(float64(rep.HeadRefreshNext), rep.HeadRefreshNext > 0), 6, true, "",
 			fmt.Sprintf("%d the first time, mean %s", rep.HeadRefreshFirst, rep.HeadRefresh)),

@@ -59,7 +59,7 @@ func newWrk(dir string, threads int) (*wrk, error) {
 // startFlood starts a second wrk, of one thread, that floods srv from
 // sc.flood connections until the returned stop is called: the JSON
 // endpoint with distinct ranges over sc.floodPosts posts (flood.lua), or
-// sc.floodPath over and over. What it is answered is not measured: the
+// sc.floodPath over and over, or distinct searches (sc.floodSearches). What it is answered is not measured: the
 // scenario is its visitors.
 func (w *wrk) startFlood(ctx context.Context, srv *serverProcess, sc scenario) (stop func(), err error) {
 	ctx, cancel := context.WithCancel(ctx)
@@ -74,6 +74,9 @@ func (w *wrk) startFlood(ctx context.Context, srv *serverProcess, sc scenario) (
 	}
 	cmd := exec.CommandContext(ctx, w.bin, args...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "BENCH_POSTS=" + strconv.Itoa(sc.floodPosts)}
+	if sc.floodSearches {
+		cmd.Env = append(cmd.Env, "BENCH_FLOOD=search")
+	}
 	if err := cmd.Start(); err != nil {
 		cancel()
 		return nil, fmt.Errorf("wrk flood: %w", err)
