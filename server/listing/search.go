@@ -19,6 +19,19 @@ import (
 // key, and kept as other pages are, never past the ranking's freshness.
 // Rankings are kept within SearchBytes, the least recently used dropped
 // first; one larger than that is used once and not kept.
+//
+// A scan reads every post's title, excerpt and content: it holds one of
+// the database's cores for its whole time, where a page's query holds one
+// for a millisecond. So scans are also bounded over time, as renders are
+// (renderClock): they may take scanShare of one core, over time, with
+// scanBurst at once after a quiet spell; past that a new search is
+// refused with ErrBusy, and kept ones are still served. A flood of
+// distinct searches so takes a bounded share of a machine that the
+// database and the server may share, whatever its cores.
+const (
+	scanShare = 0.5
+	scanBurst = time.Second
+)
 
 // Ranker reads a search's ranking in one scan; a *wpdb.Store is one.
 type Ranker interface {
@@ -42,6 +55,7 @@ type rankings struct {
 	lru      list.List                // front: most recently used
 	bytes    int
 	flights  map[string]*rankFlight
+	scanTime *renderClock // the scans' share of time, by the wall clock
 }
 
 // keptRanking is one search's ranking; immutable once kept.
@@ -64,7 +78,8 @@ type rankFlight struct {
 
 func newRankings(next Source, maxBytes int) rankings {
 	r, _ := next.(Ranker)
-	return rankings{ranker: r, maxBytes: maxBytes, entries: map[string]*list.Element{}, flights: map[string]*rankFlight{}}
+	return rankings{ranker: r, maxBytes: maxBytes, entries: map[string]*list.Element{}, flights: map[string]*rankFlight{},
+		scanTime: newRenderClock(scanShare, scanBurst, time.Now)}
 }
 
 // rank returns q paging through its ranking: the kept one while it is
@@ -90,6 +105,11 @@ func (c *Cache) rank(ctx context.Context, q wpdb.Search) (wpdb.Listing, error) {
 		if ctx.Err() != nil {
 			c.mu.Unlock()
 			return nil, context.Cause(ctx)
+		}
+		if !c.searches.scanTime.admit() {
+			c.mu.Unlock()
+			c.observer.CacheRefused()
+			return nil, fmt.Errorf("listing: search %q: scans have had their share of time: %w", key, ErrBusy)
 		}
 		if !c.misses.try() {
 			c.mu.Unlock()
@@ -126,7 +146,9 @@ func (c *Cache) rank(ctx context.Context, q wpdb.Search) (wpdb.Listing, error) {
 func (c *Cache) scan(ctx context.Context, key string, q wpdb.Search, f *rankFlight) {
 	defer f.cancel()
 	fetched := c.now() // before the scan: what it reads is at least this fresh
+	began := time.Now()
 	ranking, err := c.searches.ranker.Rank(ctx, q)
+	c.searches.scanTime.charge(time.Since(began))
 	c.misses.done()
 	c.mu.Lock()
 	if err == nil {

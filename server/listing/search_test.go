@@ -183,3 +183,26 @@ func TestSearchAdmitted(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSearchScanTime bounds scans over time: once they have had their
+// share, a new search is refused with ErrBusy, and a kept one is still
+// served from its ranking.
+func TestSearchScanTime(t *testing.T) {
+	t.Parallel()
+	store := searchStore(t, wpdb.DriverSQLite, 5)
+	c, _ := newTestCache(t, store, CacheLimits{TTL: time.Hour, Depth: 3, MaxEntries: 100, MaxBytes: 1 << 20, MaxMisses: 2, SearchBytes: 1 << 20})
+	c.searches.scanTime = newRenderClock(0, time.Nanosecond, time.Now) // one scan's worth of credit, never more
+	ctx := context.Background()
+	if _, err := c.Posts(ctx, wpdb.Page{In: wpdb.ParseSearch("post", nil), Limit: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Posts(ctx, wpdb.Page{In: wpdb.ParseSearch("content", nil), Limit: 2}); !errors.Is(err, ErrBusy) {
+		t.Errorf("a new search past the scans' share: %v; want ErrBusy", err)
+	}
+	if posts, err := c.Posts(ctx, wpdb.Page{In: wpdb.ParseSearch("post", nil), Offset: 2, Limit: 2}); err != nil || len(posts) != 2 {
+		t.Errorf("the kept search past the scans' share: %d posts, %v", len(posts), err)
+	}
+	if n := store.scans.Load(); n != 1 {
+		t.Errorf("%d scans; want 1", n)
+	}
+}
