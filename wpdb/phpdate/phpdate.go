@@ -12,7 +12,28 @@ var (
 	monthNames = [...]string{"January", "February", "March", "April", "May", "June",
 		"July", "August", "September", "October", "November", "December"}
 	dayNames = [...]string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
+	english  = Names{
+		Weekdays:       dayNames,
+		WeekdayAbbrevs: [7]string{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"},
+		Months:         monthNames,
+		MonthAbbrevs:   [12]string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"},
+		Meridiems:      [4]string{"am", "pm", "AM", "PM"},
+	}
 )
+
+// Names are the words written for the letters D, F, l, M, a and A, which
+// WordPress's wp_date() takes from the site's language. Every other
+// letter, r included, stays PHP's own English.
+type Names struct {
+	Weekdays       [7]string  // l, Sunday first
+	WeekdayAbbrevs [7]string  // D
+	Months         [12]string // F, January first
+	MonthAbbrevs   [12]string // M
+	Meridiems      [4]string  // a before noon, a after, A before, A after
+}
+
+// English returns PHP's own names, those [Format] writes.
+func English() Names { return english }
 
 // Format returns t formatted by layout as PHP's date() does, in English, in
 // t's location:
@@ -32,6 +53,12 @@ func Format(layout string, t time.Time) string {
 
 // AppendFormat is [Format] appending to b.
 func AppendFormat(b []byte, layout string, t time.Time) []byte {
+	return AppendFormatNames(b, layout, t, &english)
+}
+
+// AppendFormatNames is [AppendFormat] writing names for D, F, l, M, a and
+// A, as they are, in place of English ones.
+func AppendFormatNames(b []byte, layout string, t time.Time, names *Names) []byte {
 	year, month, day := t.Date()
 	hour, minute, sec := t.Clock()
 	abbr, offset := t.Zone()
@@ -47,11 +74,11 @@ func AppendFormat(b []byte, layout string, t time.Time) []byte {
 		case 'd':
 			b = pad2(b, day)
 		case 'D':
-			b = append(b, dayNames[t.Weekday()][:3]...)
+			b = append(b, names.WeekdayAbbrevs[t.Weekday()]...)
 		case 'j':
 			b = strconv.AppendInt(b, int64(day), 10)
 		case 'l':
-			b = append(b, dayNames[t.Weekday()]...)
+			b = append(b, names.Weekdays[t.Weekday()]...)
 		case 'N':
 			b = strconv.AppendInt(b, int64((int(t.Weekday())+6)%7+1), 10)
 		case 'S':
@@ -73,11 +100,11 @@ func AppendFormat(b []byte, layout string, t time.Time) []byte {
 			b = strconv.AppendInt(b, int64(isoYear), 10)
 		// month
 		case 'F':
-			b = append(b, monthNames[month-1]...)
+			b = append(b, names.Months[month-1]...)
 		case 'm':
 			b = pad2(b, int(month))
 		case 'M':
-			b = append(b, monthNames[month-1][:3]...)
+			b = append(b, names.MonthAbbrevs[month-1]...)
 		case 'n':
 			b = strconv.AppendInt(b, int64(month), 10)
 		case 't':
@@ -108,17 +135,9 @@ func AppendFormat(b []byte, layout string, t time.Time) []byte {
 			b = pad(b, year%100, 2)
 		// time
 		case 'a':
-			if hour >= 12 {
-				b = append(b, "pm"...)
-			} else {
-				b = append(b, "am"...)
-			}
+			b = append(b, names.Meridiems[hour/12]...)
 		case 'A':
-			if hour >= 12 {
-				b = append(b, "PM"...)
-			} else {
-				b = append(b, "AM"...)
-			}
+			b = append(b, names.Meridiems[2+hour/12]...)
 		case 'B':
 			b = pad(b, swatchBeat(t.Unix()), 3)
 		case 'g':
@@ -276,7 +295,8 @@ func pad2(b []byte, n int) []byte { return pad(b, n, 2) }
 
 // pad is C's "%0*d": at least width characters, the sign included.
 func pad(b []byte, n, width int) []byte {
-	s := strconv.Itoa(n)
+	var digits [20]byte
+	s := strconv.AppendInt(digits[:0], int64(n), 10)
 	if n < 0 {
 		b = append(b, '-')
 		s = s[1:]
