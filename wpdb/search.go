@@ -19,6 +19,11 @@ import (
 // (context "Comma-separated list of search stopwords in your language").
 const DefaultStopwords = "about,an,are,as,at,be,by,com,for,from,how,in,is,it,of,on,or,that,the,this,to,was,what,when,where,who,will,with,www"
 
+// StopwordsContext is the context of DefaultStopwords's catalogue entry:
+// a site's list is Stopwords of its catalogue's translation of
+// DefaultStopwords in this context (_x).
+const StopwordsContext = "Comma-separated list of search stopwords in your language"
+
 // MaxSearchBytes is the longest `s` WP_Query searches for, counted as the
 // front end hands it over, with a backslash before each quote, backslash
 // and NUL (wp_magic_quotes). A longer one is searched for as empty: every

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/internal/pomo"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -226,6 +227,16 @@ func TestSearchWordPress(t *testing.T) {
 		catalogue, stopwords, mbstring := searchWordPress(t, wp, locale, cases)
 		if diff := cmp.Diff(stopwords, wpdb.Stopwords(catalogue)); diff != "" {
 			t.Fatalf("%q: stopwords (-get_search_stopwords +Stopwords):\n%s", locale, diff)
+		}
+		if locale != "" {
+			// The list as the server reads it from the site's catalogue.
+			mo, err := pomo.ReadMO("/usr/share/wordpress/wp-content/languages/" + locale + ".mo")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := mo.Translate(wpdb.StopwordsContext, wpdb.DefaultStopwords); got != catalogue {
+				t.Errorf("%q: the catalogue's stopwords %q; WordPress's _x() %q", locale, got, catalogue)
+			}
 		}
 		var found, compared int
 		for _, c := range cases {
