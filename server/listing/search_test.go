@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -204,5 +205,64 @@ func TestSearchScanTime(t *testing.T) {
 	}
 	if n := store.scans.Load(); n != 1 {
 		t.Errorf("%d scans; want 1", n)
+	}
+}
+
+// TestSearchMemory runs distinct searches through the cache, 5 000 and
+// then 5 000 more, each kept until the bounds drop it: what the cache
+// holds stays within -search-bytes of rankings and -cache-bytes of pages,
+// plus the keys and bookkeeping of -cache-entries pages, and the second
+// 5 000 grow it no further. (Unbounded, 10 000 rankings of 20 posts and
+// their pages would take over 10 MB.)
+func TestSearchMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: 10 000 searches")
+	}
+	t.Parallel()
+	store := searchStore(t, wpdb.DriverSQLite, 20)
+	limits := CacheLimits{TTL: time.Hour, Depth: 3, MaxEntries: 1024, MaxBytes: 1 << 20, MaxMisses: 16, SearchBytes: 1 << 20}
+	c, _ := newTestCache(t, store, limits)
+	c.searches.scanTime = newRenderClock(1e6, time.Hour, time.Now) // no bound over time: every search is scanned
+	ctx := context.Background()
+	heap := func() int64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return int64(m.HeapAlloc)
+	}
+	search := func(from, to int) {
+		const workers = 8
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() {
+				for i := from + w; i < to; i += workers {
+					// Each finds every post but one: "post" is in every title.
+					if _, err := c.Posts(ctx, wpdb.Page{In: wpdb.ParseSearch(fmt.Sprintf("post -%d.", i), nil), Limit: 2}); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+	}
+	before := heap()
+	search(0, 5_000)
+	half := heap()
+	search(5_000, 10_000)
+	after := heap()
+	// Each kept page costs its key (a search's Values, tens of bytes) and
+	// an entry beside its posts, under 2 KiB.
+	bound := int64(limits.SearchBytes + limits.MaxBytes + limits.MaxEntries<<11)
+	t.Logf("heap grew by %d KiB after 5 000 searches, %d KiB after 10 000; bound %d KiB; rankings %d in %d bytes",
+		(half-before)>>10, (after-before)>>10, bound>>10, c.searches.lru.Len(), c.searches.bytes)
+	if after-before > bound {
+		t.Errorf("heap grew by %d bytes, over the bound %d", after-before, bound)
+	}
+	if after-half > 512<<10 {
+		t.Errorf("the second 5 000 searches grew the heap by %d KiB", (after-half)>>10)
+	}
+	if c.searches.bytes > limits.SearchBytes {
+		t.Errorf("rankings take %d bytes, over -search-bytes %d", c.searches.bytes, limits.SearchBytes)
 	}
 }
