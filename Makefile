@@ -41,6 +41,19 @@ build: assets ## Build the server binary into bin/
 docs: ## Regenerate docs/configuration.md, the configuration reference, from the settings' tables
 	$(GO) test ./server -run '^TestConfigurationReference$$' -count=1 -update
 
+# The widget's words: the .pot from their table in server/listing/pagewords,
+# each .po brought up to it, and the .mo the binary embeds compiled from
+# each .po (gettext's msgmerge and msgfmt). Tests fail while any is stale.
+LANGUAGES := templates/languages
+
+.PHONY: pot
+pot: ## Regenerate the widget's .pot, merge it into every .po and compile the .mo files (gettext)
+	$(GO) run ./scripts/pot -o $(LANGUAGES)/wploadmore.pot
+	for po in $(LANGUAGES)/*.po; do \
+	  msgmerge --quiet --update --backup=none --no-fuzzy-matching --no-wrap "$$po" $(LANGUAGES)/wploadmore.pot && \
+	  msgfmt --check-format -o "$${po%.po}.mo" "$$po" || exit 1; \
+	done
+
 .PHONY: services
 services: ## Start the local MariaDB and Redis when they are down
 	.ci/services

@@ -5,15 +5,10 @@
 // and renders them with the same template the server used for the first ones.
 // Every URL is relative to the page, so the widget works under any base path.
 import Mustache from './vendor/mustache.mjs';
+import { batchLabel, loaded, number, readWords } from './words.js';
 
 // A request that hangs would leave the button busy forever.
 const REQUEST_TIMEOUT_MS = 15000;
-
-const MESSAGES = {
-  templateFailed: 'Posts cannot be loaded right now: the post template is unavailable.',
-  requestFailed: 'Loading more posts failed. Please try again.',
-  noMore: 'No more data',
-};
 
 /**
  * positiveInt reads a data- attribute as a positive integer.
@@ -43,17 +38,6 @@ async function get(url, init) {
     throw new Error(`GET ${url.pathname}: HTTP ${res.status}`);
   }
   return res;
-}
-
-/**
- * batchLabel is the text of the separator before posts from to to (from 1),
- * worded as the server words it.
- * @param {number} from
- * @param {number} to
- * @returns {string}
- */
-function batchLabel(from, to) {
-  return from >= to ? `Post ${from}` : `Posts ${from} to ${to}`;
 }
 
 /**
@@ -126,6 +110,7 @@ function mount(doc) {
   const batch = positiveInt(widget.dataset.batch, 2);
   const reduceMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
   const countInput = widget.elements.namedItem('posts');
+  const words = readWords(doc);
 
   /**
    * announce shows msg in the live region, which screen readers read out.
@@ -153,7 +138,7 @@ function mount(doc) {
     });
   template.catch((err) => {
     console.warn('load-more: template:', err);
-    announce(MESSAGES.templateFailed, 'error');
+    announce(words.templateFailed, 'error');
     widget.remove();
     reveal();
   });
@@ -208,19 +193,25 @@ function mount(doc) {
     const holder = doc.createElement('template');
     holder.innerHTML = Mustache.render(tpl, {
       data: data.map((post, i) => ({ ...post, posinset: shown + i + 1, setsize: -1, eager: shown + i === 0 })),
+      no_posts: words.noPosts,
+      protected_excerpt: words.protectedExcerpt,
     });
     const separator = doc.createElement('div');
     separator.className = 'batch';
     separator.id = `batch-${shown + 1}`;
-    separator.textContent = batchLabel(shown + 1, shown + data.length);
+    separator.textContent = batchLabel(shown + 1, shown + data.length, words);
     // The server renders "No posts yet." into an empty list; it is stale now.
     posts.querySelectorAll('.no-posts').forEach((el) => el.remove());
     if (shown > 0) {
       posts.append(separator);
     }
     posts.append(holder.content);
-    badge.textContent = String(positiveInt(badge.textContent, 0) + data.length);
-    announce(data.length === 1 ? '1 more post loaded.' : `${data.length} more posts loaded.`);
+    // The badge's text is grouped in the site's language ("1.234"); its
+    // count travels as digits beside it.
+    const count = positiveInt(badge.dataset.count ?? badge.textContent, 0) + data.length;
+    badge.dataset.count = String(count);
+    badge.textContent = number(count, words);
+    announce(loaded(data.length, words));
     follow(shown + data.length);
     const first = articles()[shown];
     if (first) {
@@ -273,12 +264,12 @@ function mount(doc) {
       }
     } catch (err) {
       console.warn('load-more: request:', err);
-      announce(MESSAGES.requestFailed, 'error');
+      announce(words.requestFailed, 'error');
       reveal();
       return;
     }
     if (data.length === 0) {
-      announce(MESSAGES.noMore);
+      announce(words.noMore);
       widget.remove();
       ended();
       reveal();
@@ -286,7 +277,7 @@ function mount(doc) {
     }
     show(tpl, data);
     if (atEnd) {
-      announce(`${status.textContent} ${MESSAGES.noMore}`);
+      announce(`${status.textContent} ${words.noMore}`);
       widget.remove();
       ended();
     }

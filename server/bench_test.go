@@ -22,9 +22,9 @@ import (
 // block-editor posts (2 to 20 KB) and in-memory sessions, with one visitor
 // session at postsStart whose id it returns. With cacheTTL > 0 the posts go
 // through the cache.
-func benchHandler(b *testing.B, cacheTTL time.Duration, postsStart int) (http.Handler, string) {
+func benchHandler(b *testing.B, cacheTTL time.Duration, postsStart int, args ...string) (http.Handler, string) {
 	b.Helper()
-	cfg, err := parseConfig([]string{"wploadmore"}, nil, io.Discard)
+	cfg, err := parseConfig(append([]string{"wploadmore"}, args...), nil, io.Discard)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -85,6 +85,21 @@ func BenchmarkLoadMorePage(b *testing.B) {
 			h, id := benchHandler(b, time.Second, postsStart)
 			serveLoop(b, h, id, "/load-more.php")
 		})
+	}
+}
+
+// BenchmarkLanguage is the warm JSON answer and the page of the same site
+// in English and in German (Debian's de_DE.mo): everything a language
+// changes is prepared when the options are read, so the two cost the same.
+func BenchmarkLanguage(b *testing.B) {
+	wpdbtest.NeedGettext(b)
+	for _, target := range []string{"/load-more.php?start=0&desiredPosts=2", "/load-more.php"} {
+		for _, locale := range []string{"en_US", "de_DE"} {
+			b.Run(fmt.Sprintf("%s/%s", target, locale), func(b *testing.B) {
+				h, id := benchHandler(b, time.Minute, 2, "-locale", locale, "-wp-languages", wpdbtest.DebianLanguages)
+				serveLoop(b, h, id, target)
+			})
+		}
 	}
 }
 

@@ -37,7 +37,7 @@ import (
 // chromiumPath is where Debian's chromium package puts the browser.
 const chromiumPath = "/usr/bin/chromium"
 
-// The widget's messages, as public/load-more.js words them.
+// The widget's messages in English, as public/words.js words them.
 const (
 	msgNoMore         = "No more data"
 	msgRequestFailed  = "Loading more posts failed. Please try again."

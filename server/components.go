@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"log/slog"
 	"net/http"
 	"time"
@@ -67,9 +68,23 @@ func (c *Config) cacheLimits(poolSize int) listing.CacheLimits {
 // from its request's headers: a query's time plus writeSlack.
 func (c *Config) writeTimeout() time.Duration { return c.QueryTimeout + writeSlack }
 
-// site resolves the site settings from the flags, then the site's options o.
-func (c *Config) site(o wpdb.Options, logger *slog.Logger) listing.Site {
-	return listing.NewSite(c.Choices, o, logger)
+// site resolves the site settings from the flags, then the site's options
+// o, in language lang.
+func (c *Config) site(o wpdb.Options, lang listing.Language, logger *slog.Logger) listing.Site {
+	return listing.NewSite(c.Choices, o, lang, logger)
+}
+
+// language is the site's language for options o: -locale over the one
+// get_locale() finds, with its catalogue from -wp-languages, else from
+// the folder WordPress finds (see wpdb.Language.Dir).
+func (c *Config) language(o wpdb.Options, catalogues *listing.Catalogues) listing.Language {
+	return catalogues.Load(c.languagesDir(o), cmp.Or(c.Locale, o.Locale()))
+}
+
+// languagesDir is the site's languages folder, WP_LANG_DIR: -wp-languages,
+// else the folder WordPress finds for options o; "" when unknown.
+func (c *Config) languagesDir(o wpdb.Options) string {
+	return cmp.Or(c.LanguagesDir, o.Language.Dir())
 }
 
 // renderSettings are the page renderer's, with the page titled title.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
@@ -197,6 +198,7 @@ func TestParseConfigRefusals(t *testing.T) {
 		{"stray argument", []string{"serve"}, nil, `unexpected argument "serve"`},
 		{"batch above max", []string{"-batch", "20", "-max-batch", "10"}, nil, "-batch: 20 is not from 1 to -max-batch (10)"},
 		{"zero batch", []string{"-batch", "0"}, nil, "-batch: 0"},
+		{"locale that is a path", []string{"-locale", "../../etc/de_DE"}, nil, `-locale: "../../etc/de_DE" is not a locale name`},
 		{"max batch too large", []string{"-max-batch", "5000"}, nil, "-max-batch: 5000"},
 		{"db and wp-config", []string{"-db", "sqlite:x", "-wp-config", "wp-config.php"}, nil, "-db and -wp-config"},
 		{"bad post type", []string{"-post-types", "post,Page;"}, nil, `-post-types: "Page;" is not a WordPress post type`},
@@ -285,7 +287,7 @@ func TestSiteSettings(t *testing.T) {
 				t.Fatal(err)
 			}
 			var logs strings.Builder
-			s := cfg.site(tt.options, slog.New(slog.NewTextHandler(&logs, nil)))
+			s := cfg.site(tt.options, listing.Language{Locale: "en_US"}, slog.New(slog.NewTextHandler(&logs, nil)))
 			if diff := cmp.Diff(tt.want, [3]string{s.Title, s.DateFormat, s.Zone.String()}); diff != "" {
 				t.Errorf("title, date format, zone (-want +got)\n%s", diff)
 			}

@@ -34,12 +34,10 @@ type loadMore struct {
 	renderer *listing.Renderer
 	format   *listing.Format // for an archive page's titles
 	csp      *pagePolicy
+	words    *siteWords // the page's own words
 	failures *slog.Logger
-	endpoint string // the JSON endpoint's path, for the next batch's Link
-	// stopwords are the site's search stopwords (wpdb.Stopwords); nil is
-	// WordPress's English list.
-	stopwords []string
-	maxAge    time.Duration // how long any cache may keep a public answer
+	endpoint string        // the JSON endpoint's path, for the next batch's Link
+	maxAge   time.Duration // how long any cache may keep a public answer
 
 	batch, maxBatch, maxPagePosts int
 }
@@ -55,7 +53,7 @@ func (lm *loadMore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var a archiveRequest
 	switch {
 	case err == nil && q.search != nil:
-		a, err = lm.terms.resolveSearch(q.archive, *q.search, lm.stopwords)
+		a, err = lm.terms.resolveSearch(q.archive, *q.search, lm.format.Stopwords())
 	case err == nil:
 		a, err = lm.terms.resolve(q.archive)
 	}
@@ -112,7 +110,10 @@ func (lm *loadMore) firstPosts(ctx context.Context, a archiveRequest, shown int)
 			return listing.PageView{}, err
 		}
 	}
-	view := listing.PageView{AtCap: shown == lm.maxPagePosts, MaxPosts: lm.maxPagePosts}
+	// The page is titled and worded by the site the posts were formatted
+	// for, as last set.
+	view := listing.PageView{AtCap: shown == lm.maxPagePosts, MaxPosts: lm.maxPagePosts, Site: lm.format.Site(),
+		Words: lm.words.words()}
 	if len(found) > shown {
 		view.Next = &found[shown]
 		found = found[:shown]

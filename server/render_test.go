@@ -83,7 +83,7 @@ func testPageRenderer(t *testing.T) (*listing.Renderer, *listing.Format) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p, listing.NewFormat(cfg.site(wpdb.Options{}, slog.New(slog.DiscardHandler)))
+	return p, listing.NewFormat(cfg.site(wpdb.Options{}, listing.Language{Locale: "en_US"}, slog.New(slog.DiscardHandler)))
 }
 
 // pageViewsRSS is the bound TestPageViewsAtCapRSS holds the server to: what

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
+	"github.com/wploadmore/wploadmore/server/listing/pagewords"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
@@ -70,9 +71,12 @@ type server struct {
 	config Config
 	logger *slog.Logger
 	format *listing.Format
-	csp    *pagePolicy
-	sticky *listing.Sticky // nil unless -sticky-posts
-	terms  *archiveTerms
+	// catalogues keeps the site's catalogue between reads of the options.
+	catalogues *listing.Catalogues
+	csp        *pagePolicy
+	sticky     *listing.Sticky // nil unless -sticky-posts
+	terms      *archiveTerms
+	words      *siteWords
 }
 
 // newServer builds the whole HTTP handler. Everything a request needs that
@@ -99,9 +103,12 @@ func newServer(deps serverDeps) (*server, error) {
 		return nil, fmt.Errorf("assets: %s is missing from the build: run `make assets` (npm ci) before building", vendoredMustache)
 	}
 	cfg := deps.Config
-	site := cfg.site(deps.Options, deps.Logger)
-	s := &server{config: cfg, logger: deps.Logger, format: listing.NewFormat(site), csp: newPagePolicy(site),
-		terms: newArchiveTerms(deps.Terms)}
+	catalogues := listing.NewCatalogues(deps.Logger)
+	site := cfg.site(deps.Options, cfg.language(deps.Options, catalogues), deps.Logger)
+	s := &server{config: cfg, logger: deps.Logger, format: listing.NewFormat(site), catalogues: catalogues,
+		csp: newPagePolicy(site), terms: newArchiveTerms(deps.Terms),
+		words: newSiteWords(deps.Templates, pagewords.Sizes{Batch: cfg.Batch, MaxPosts: cfg.MaxPagePosts}, deps.Logger)}
+	s.useWords(deps.Options, site)
 	var views pages = listing.NewDirect(deps.Posts, s.format)
 	if cfg.CacheTTL > 0 {
 		// One cache for the blog and its archives: each hot archive's head
@@ -125,7 +132,7 @@ func newServer(deps serverDeps) (*server, error) {
 	loadMore := &loadMore{
 		pages: views, terms: s.terms, sessions: deps.Sessions, cookie: cfg.cookie(),
 		unsent: newUnsentAnswers(cfg.UnsentBytes), coder: coder,
-		renderer: renderer, format: s.format, csp: s.csp, failures: failures,
+		renderer: renderer, format: s.format, csp: s.csp, words: s.words, failures: failures,
 		endpoint: cfg.BasePath + loadMorePath, maxAge: cfg.CacheTTL,
 		batch: cfg.Batch, maxBatch: cfg.MaxBatch, maxPagePosts: cfg.MaxPagePosts,
 	}
@@ -137,17 +144,26 @@ func newServer(deps serverDeps) (*server, error) {
 }
 
 // useOptions makes the posts read after it follow the site's options read
-// again: links, images, dates and the sticky posts. The page title stays
-// as read at start, as the rendered pages are not keyed by it.
+// again: links, images, dates, the language, its catalogue as it is on
+// disk now, and the sticky posts.
 func (s *server) useOptions(o wpdb.Options) {
-	site := s.config.site(o, s.logger)
+	site := s.config.site(o, s.config.language(o, s.catalogues), s.logger)
 	// The policy first: a page that links to the new uploads address is
 	// never sent with the old one's.
 	s.csp.set(site)
 	s.format.Set(site)
+	s.useWords(o, site)
 	if s.sticky != nil {
 		s.sticky.SetIDs(o.StickyPosts)
 	}
+}
+
+// useWords makes pages say their own words in site's language, from the
+// site's catalogue of them in the languages folder options o lead to, or
+// the shipped one.
+func (s *server) useWords(o wpdb.Options, site listing.Site) {
+	s.words.use(s.config.languagesDir(o), pagewords.Language{Locale: site.Locale,
+		ThousandsSep: site.ThousandsSep(), ProtectedExcerpt: site.ProtectedExcerpt()})
 }
 
 // useTerms makes archives be looked up in the terms snapshot read again.

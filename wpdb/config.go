@@ -59,6 +59,9 @@ type Config struct {
 	// Addresses are the site addresses wp-config.php defines, which
 	// [Store.Options] puts in place of the options, as WordPress does.
 	Addresses Addresses
+	// Language is what wp-config.php says of the site's language, which
+	// [Store.Options] hands on with the options (see [Options.Locale]).
+	Language Language
 }
 
 // Addresses are wp-config.php's WP_HOME, WP_SITEURL and WP_CONTENT_URL;

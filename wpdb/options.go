@@ -46,6 +46,14 @@ type Options struct {
 	// StickyPosts is sticky_posts: the IDs of the posts stuck to the top
 	// of the blog's home, in the option's order (see [Store.StickyPosts]).
 	StickyPosts []uint64
+
+	// WPLang is the WPLANG option, the site's language; HasWPLang says
+	// the option exists, as an empty one still overrides wp-config.php's
+	// constant (see [Options.Locale]).
+	WPLang    string
+	HasWPLang bool
+	// Language is wp-config.php's, as the Store was configured with.
+	Language Language
 }
 
 // optionNames are the rows Options reads, by option_name.
@@ -54,7 +62,7 @@ var optionNames = []string{"blogname", "date_format", "timezone_string", "gmt_of
 	"upload_url_path", "upload_path",
 	"thumbnail_size_w", "thumbnail_size_h", "medium_size_w", "medium_size_h",
 	"medium_large_size_w", "medium_large_size_h", "large_size_w", "large_size_h",
-	"sticky_posts"}
+	"sticky_posts", "WPLANG"}
 
 // Options reads the site's settings the server shows posts with from
 // <prefix>options. The server reads them at start and again in the
@@ -132,6 +140,8 @@ func (s *Store) readOptions(ctx context.Context, t *target) (Options, error) {
 			o.UploadPath = value
 		case "sticky_posts":
 			o.StickyPosts = stickyIDs(value)
+		case "WPLANG":
+			o.WPLang, o.HasWPLang = value, true
 		default: // the image size limits, <size>_size_w and _h
 			if o.ImageSizes == nil {
 				o.ImageSizes = map[string]string{}
@@ -156,6 +166,7 @@ func (s *Store) keep(o Options) Options {
 		o.SiteURL = strings.TrimRight(a.SiteURL, `/\`)
 	}
 	o.ContentURL = s.addresses.ContentURL
+	o.Language = s.language
 	s.site.Store(&o)
 	return o
 }

@@ -57,6 +57,8 @@ func TestOptions(t *testing.T) {
 		{"other prefix", "blog2_", map[string]string{"blogname": "Second site", "gmt_offset": "-3.5"},
 			wpdb.Options{BlogName: "Second site", GMTOffset: "-3.5"}},
 		{"empty table", "wp_", map[string]string{}, wpdb.Options{}},
+		{"language", "wp_", map[string]string{"WPLANG": "de_DE"}, wpdb.Options{WPLang: "de_DE", HasWPLang: true}},
+		{"empty language", "wp_", map[string]string{"WPLANG": ""}, wpdb.Options{HasWPLang: true}},
 		{"no table", "wp_", nil, wpdb.Options{}},
 		{"wp-config addresses", "wp_", install, wpdb.Options{
 			BlogName: "Fish &amp; Chips &#8211; a blog", DateFormat: "j. F Y", TimezoneString: "Europe/Paris",
@@ -78,6 +80,9 @@ func TestOptions(t *testing.T) {
 					// their trailing slash, as in WordPress.
 					cfg.Addresses = wpdb.Addresses{Home: "https://www.example.org/", SiteURL: "https://cms.example.org/wp",
 						ContentURL: "https://cdn.example.org/content"}
+					// wp-config.php's language is handed on with them.
+					cfg.Language = wpdb.Language{WPLang: "ja", ABSPath: "/srv/wp/"}
+					tt.want.Language = cfg.Language
 				}
 				if tt.options != nil {
 					wpdbtest.Options(t, cfg, tt.options)

@@ -82,6 +82,7 @@ type Store struct {
 	memo   *excerpt.Memo
 
 	addresses Addresses
+	language  Language
 	// site is the last Options read: which rows the links need.
 	site atomic.Pointer[Options]
 	// tables are the site's tables the cards read, beyond posts: a posts
@@ -145,6 +146,7 @@ func open(ctx context.Context, cfg Config, rep Replication, logger *slog.Logger,
 		driver:      cfg.Driver,
 		prefix:      cfg.TablePrefix,
 		addresses:   cfg.Addresses,
+		language:    cfg.Language,
 		table:       table,
 		options:     cfg.TablePrefix + "options",
 		timeout:     cfg.QueryTimeout,

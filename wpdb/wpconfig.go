@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -12,7 +13,9 @@ import (
 )
 
 // LoadWPConfig reads the database settings of a WordPress site from its
-// wp-config.php at path; see [ParseWPConfig].
+// wp-config.php at path; see [ParseWPConfig]. Knowing the file's folder,
+// it also reads values built from __DIR__ and dirname(__FILE__), and
+// takes that folder for ABSPATH, where WordPress lives (see [Language]).
 //
 // It returns an error when the file cannot be read or ParseWPConfig fails.
 func LoadWPConfig(path string) (Config, error) {
@@ -20,7 +23,11 @@ func LoadWPConfig(path string) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("wpdb: read wp-config: %w", err)
 	}
-	cfg, err := ParseWPConfig(src)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return Config{}, fmt.Errorf("wpdb: read wp-config: %w", err)
+	}
+	cfg, err := parseWPConfig(src, filepath.Dir(abs))
 	if err != nil {
 		return Config{}, fmt.Errorf("%w (in %s)", err, path)
 	}
@@ -36,12 +43,20 @@ func LoadWPConfig(path string) (Config, error) {
 // LocalSocket (see [ResolveLocalSocket]). DB_CHARSET utf8 becomes utf8mb4,
 // as in WordPress; DB_COLLATE is ignored, as only ASCII types and statuses
 // are compared. Its error names the setting missing or not a literal.
+// A value may also be literals and constants defined before it joined by
+// ".", as in 'wp_' . 'blog'.
 func ParseWPConfig(src []byte) (Config, error) {
+	return parseWPConfig(src, "")
+}
+
+// parseWPConfig is ParseWPConfig for the wp-config.php in folder dir; ""
+// is unknown, and then __DIR__ is no literal.
+func parseWPConfig(src []byte, dir string) (Config, error) {
 	toks, err := lexPHP(string(src))
 	if err != nil {
 		return Config{}, fmt.Errorf("wpdb: wp-config: %w", err)
 	}
-	w := readWPSettings(toks)
+	w := readWPSettings(toks, dir)
 	mc, local, err := w.mysqlConfig()
 	if err != nil {
 		return Config{}, err
@@ -52,7 +67,8 @@ func ParseWPConfig(src []byte) (Config, error) {
 	// Only literals are read, as for the credentials; a computed address
 	// (a site that builds WP_HOME from $_SERVER) is left to the options.
 	cfg := Config{Driver: DriverMySQL, DSN: mc.FormatDSN(), LocalSocket: local,
-		Addresses: Addresses{Home: w.consts["WP_HOME"], SiteURL: w.consts["WP_SITEURL"], ContentURL: w.consts["WP_CONTENT_URL"]}}
+		Addresses: Addresses{Home: w.consts["WP_HOME"], SiteURL: w.consts["WP_SITEURL"], ContentURL: w.consts["WP_CONTENT_URL"]},
+		Language:  w.language(dir)}
 	if w.prefixSet {
 		if err := validatePrefix(w.prefix); err != nil {
 			return Config{}, fmt.Errorf("wpdb: wp-config: $table_prefix: %w", err)
@@ -64,6 +80,7 @@ func ParseWPConfig(src []byte) (Config, error) {
 
 // wpSettings are the constants and the table prefix a wp-config.php sets.
 type wpSettings struct {
+	dir        string            // the file's folder, __DIR__; "" unknown
 	consts     map[string]string // each constant set to a string literal
 	notLiteral map[string]bool   // each constant set to anything else
 	// prefix is the last $table_prefix assigned, when prefixSet;
@@ -73,9 +90,9 @@ type wpSettings struct {
 }
 
 // readWPSettings finds the define() calls, const declarations and
-// $table_prefix assignments among toks.
-func readWPSettings(toks []token) wpSettings {
-	w := wpSettings{consts: map[string]string{}, notLiteral: map[string]bool{}, prefixLiteral: true}
+// $table_prefix assignments among toks, of a file in folder dir.
+func readWPSettings(toks []token, dir string) wpSettings {
+	w := wpSettings{dir: dir, consts: map[string]string{}, notLiteral: map[string]bool{}, prefixLiteral: true}
 	for i := range toks {
 		switch {
 		case toks[i].kind == tokIdent && strings.EqualFold(toks[i].text, "define") &&
@@ -85,7 +102,7 @@ func readWPSettings(toks []token) wpSettings {
 			i+2 < len(toks) && toks[i+1].kind == tokIdent && toks[i+2].is("="):
 			w.define(toks[i+1].text, toks[i+3:], ";")
 		case toks[i].kind == tokVar && toks[i].text == "$table_prefix" && i+1 < len(toks) && toks[i+1].is("="):
-			if value, ok := stringLiteral(toks[i+2:], ";"); ok {
+			if value, ok := w.stringExpr(toks[i+2:], ";"); ok {
 				w.prefix, w.prefixSet, w.prefixLiteral = value, true, true
 			} else {
 				w.prefixLiteral = false
@@ -101,20 +118,71 @@ func (w *wpSettings) define(name string, rest []token, end string) {
 	if _, ok := w.consts[name]; ok || w.notLiteral[name] {
 		return
 	}
-	if value, ok := stringLiteral(rest, end); ok {
+	if value, ok := w.stringExpr(rest, end); ok {
 		w.consts[name] = value
 	} else {
 		w.notLiteral[name] = true
 	}
 }
 
-// stringLiteral returns the string of toks when they start with a string
-// literal followed by end.
-func stringLiteral(toks []token, end string) (string, bool) {
-	if len(toks) >= 2 && toks[0].kind == tokString && toks[1].is(end) {
-		return toks[0].text, true
+// maxConstLen bounds a value read from wp-config.php: paths and names are
+// short, and a value built by joining constants must not grow without end.
+const maxConstLen = 64 << 10
+
+// stringExpr returns the string toks start with, before end, when it is
+// known without running PHP: string literals, constants already defined,
+// __DIR__ and dirname(__FILE__), joined by ".". wp-config.php builds
+// paths that way: define('WP_CONTENT_DIR', __DIR__ . '/wp-content').
+func (w *wpSettings) stringExpr(toks []token, end string) (string, bool) {
+	var b strings.Builder
+	for i := 0; ; {
+		n, ok := w.stringOperand(toks[i:], &b)
+		if !ok {
+			return "", false
+		}
+		i += n
+		switch {
+		case b.Len() > maxConstLen:
+			// Constants joined to each other double at each define.
+			return "", false
+		case i < len(toks) && toks[i].is(end):
+			return b.String(), true
+		case i < len(toks) && toks[i].is("."):
+			i++
+		default:
+			return "", false
+		}
 	}
-	return "", false
+}
+
+// stringOperand writes the value of the operand toks start with to b,
+// and returns how many tokens it spans.
+func (w *wpSettings) stringOperand(toks []token, b *strings.Builder) (int, bool) {
+	if len(toks) == 0 {
+		return 0, false
+	}
+	t := toks[0]
+	switch {
+	case t.kind == tokString:
+		b.WriteString(t.text)
+		return 1, true
+	case t.kind != tokIdent:
+		return 0, false
+	case t.text == "__DIR__" && w.dir != "":
+		b.WriteString(w.dir)
+		return 1, true
+	case strings.EqualFold(t.text, "dirname") && w.dir != "" && len(toks) >= 4 &&
+		toks[1].is("(") && toks[2].kind == tokIdent && toks[2].text == "__FILE__" && toks[3].is(")"):
+		b.WriteString(w.dir)
+		return 4, true
+	}
+	// A constant defined earlier: not followed by "(", which would call a
+	// function.
+	if v, ok := w.consts[t.text]; ok && !(len(toks) > 1 && toks[1].is("(")) {
+		b.WriteString(v)
+		return 1, true
+	}
+	return 0, false
 }
 
 // get returns the constant name, or an error when it is not defined or

@@ -115,6 +115,9 @@ func TestTargets(t *testing.T) {
 		if sc.limit != "" {
 			rep.Scenarios = append(rep.Scenarios, result{Name: sc.limit, RPS: 1})
 		}
+		if sc.versus != nil {
+			rep.Scenarios = append(rep.Scenarios, result{Name: sc.versus.name, RPS: 1})
+		}
 	}
 	for _, tg := range targets(rep, table) {
 		want := 1.0

@@ -44,6 +44,9 @@ type scenario struct {
 	// "category_name=news"; deep tells its lastPost page from its head.
 	archive string
 	deep    bool
+	// versus, when set, is a scenario run on a server of its own, taking
+	// turns with this one (see runVersus): two rows measured side by side.
+	versus *scenario
 }
 
 // json tells whether the answer must be a non-empty JSON array of posts.
@@ -182,7 +185,9 @@ func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 	// The archives' deep pages right after the main listing's, on the same
 	// uncached server.
 	table = append(table, deepArchives...)
-	return append(table, scenario{name: offsetName(deep), path: json(deep), cookies: visitors[:c], conns: c, flags: uncached}), nil
+	table = append(table, scenario{name: offsetName(deep), path: json(deep), cookies: visitors[:c], conns: c, flags: uncached})
+	languages, err := languageScenarios(visitors[:c], pagers, c)
+	return append(table, languages...), err
 }
 
 // selectScenarios keeps the scenarios whose name matches pattern, all of
@@ -268,6 +273,9 @@ const limitRounds = 3
 // rounds of whole seconds (as wrk's -d takes them) taking turns with the
 // limit, and the limit's row too.
 func (b *bench) runScenario(ctx context.Context, srv *serverProcess, sc scenario) ([]result, error) {
+	if sc.versus != nil {
+		return b.runVersus(ctx, srv, sc)
+	}
 	rounds, d := 1, b.o.duration
 	if sc.limit != "" {
 		rounds, d = limitRounds, max((b.o.duration/limitRounds).Round(time.Second), time.Second)
@@ -432,7 +440,7 @@ func targets(rep *report, table []scenario) []target {
 		newTarget(fmt.Sprintf("head refresh of %d posts with their cards: statements", headDepth),
 			measured(float64(rep.HeadRefreshNext), rep.HeadRefreshNext > 0), 6, true, "",
 			fmt.Sprintf("%d the first time, mean %s", rep.HeadRefreshFirst, rep.HeadRefresh)),
-	}, archiveTargets(row, table, first, keyset)...)
+	}, append(archiveTargets(row, table, first, keyset), languageTargets(row)...)...)
 }
 
 // longQueryPath is the JSON endpoint with 6 000 junk pairs, a 63 KB query

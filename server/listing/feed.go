@@ -1,7 +1,6 @@
 package listing
 
 import (
-	"fmt"
 	"reflect"
 	"strings"
 )
@@ -52,13 +51,4 @@ func feedData(posts []Post, first, setSize int) map[string]any {
 		item["eager"] = first+i == 1
 	}
 	return data
-}
-
-// batchLabel is the separator's text for posts from to to (from 1), as
-// load-more.js words it.
-func batchLabel(from, to int) string {
-	if from >= to {
-		return fmt.Sprintf("Post %d", from)
-	}
-	return fmt.Sprintf("Posts %d to %d", from, to)
 }

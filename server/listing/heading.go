@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/wploadmore/wploadmore/wpdb"
-	"github.com/wploadmore/wploadmore/wpdb/phpdate"
 )
 
 // ArchiveTitles are what an archive's page is titled by, in plain text:
@@ -16,27 +15,21 @@ type ArchiveTitles struct {
 	Title   string
 }
 
-// The date formats of WordPress's archive headings (the "yearly",
-// "monthly" and "daily archives date format" strings, untranslated): not
-// the site's date_format, which only a day's document title uses.
-const (
-	yearFormat  = "Y"
-	monthFormat = "F Y"
-	dayFormat   = "F j, Y"
-)
-
 // ArchiveTitles returns a's titles. WordPress picks one kind in this
 // order: a category the archive names, a tag, an author, then a year, a
 // month or a day. Like WordPress, a date heading shows the date of the
 // archive's first post (first; nil when it has none, and then the date the
 // archive names): monthnum=6 alone reads "Month: June 2024" when its
-// newest post is of 2024.
+// newest post is of 2024. The words and the date formats are the site's
+// language's (see words); a day's document title is get_the_date(), in
+// the site's date format.
 func (f *Format) ArchiveTitles(a wpdb.Archive, first *Post) ArchiveTitles {
 	site := f.site.Load()
+	w := &site.words
 	titled := func(prefix, name string) ArchiveTitles {
-		return ArchiveTitles{Heading: prefix + " " + name, Title: name + " – " + site.Title}
+		return ArchiveTitles{Heading: w.archiveHeading(prefix, name), Title: w.documentTitle(name, site.Title)}
 	}
-	for _, taxonomy := range []struct{ name, prefix string }{{"category", "Category:"}, {"post_tag", "Tag:"}} {
+	for _, taxonomy := range []struct{ name, prefix string }{{"category", w.category}, {"post_tag", w.tag}} {
 		for _, t := range a.Terms {
 			if t.Taxonomy == taxonomy.name {
 				return titled(taxonomy.prefix, f.text.plain(t.Name))
@@ -44,21 +37,20 @@ func (f *Format) ArchiveTitles(a wpdb.Archive, first *Post) ArchiveTitles {
 		}
 	}
 	if a.Author != nil {
-		return titled("Author:", f.text.plain(a.Author.DisplayName))
+		return titled(w.author, f.text.plain(a.Author.DisplayName))
 	}
 	date, ok := archiveDate(a, first)
 	switch {
 	case !ok:
-		return ArchiveTitles{Heading: "Archives", Title: "Archives – " + site.Title}
+		return titled("", w.archives)
 	case a.Day != 0:
-		// The document title of a day is get_the_date(): the site's format.
-		t := titled("Day:", phpdate.Format(dayFormat, date))
-		t.Title = phpdate.Format(site.DateFormat, date) + " – " + site.Title
+		t := titled(w.day, site.formatDate(w.dayFormat, date))
+		t.Title = w.documentTitle(site.formatDate(site.DateFormat, date), site.Title)
 		return t
 	case a.Month != 0:
-		return titled("Month:", phpdate.Format(monthFormat, date))
+		return titled(w.month, site.formatDate(w.monthFormat, date))
 	}
-	return titled("Year:", phpdate.Format(yearFormat, date))
+	return titled(w.year, site.formatDate(w.yearFormat, date))
 }
 
 // archiveDate is the date a date archive's titles show: its first post's,

@@ -24,7 +24,7 @@ func TestImageJSON(t *testing.T) {
 	unknown := &wpdb.Attachment{ID: 11, MimeType: "image/png", GUID: "https://example.com/wp-content/uploads/2024/06/plain.png",
 		File: "2024/06/plain.png"}
 	format := NewFormat(NewSite(Choices{ImageSize: DefaultImageSize}, wpdb.Options{SiteURL: "https://example.com", Home: "https://example.com"},
-		slog.New(slog.DiscardHandler)))
+		Language{Locale: "en_US"}, slog.New(slog.DiscardHandler)))
 	posts := mustPosts(t, []wpdb.Post{
 		{ID: 1, Title: "Sized", Name: "sized", Date: "2024-06-30 18:00:00", Type: "post", Thumbnail: photo},
 		{ID: 2, Title: "Unsized", Name: "unsized", Date: "2024-06-29 18:00:00", Type: "post", Thumbnail: unknown},

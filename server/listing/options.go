@@ -9,10 +9,10 @@ import (
 )
 
 // OptionsEvery is how often the site's options are read again: an operator
-// who changes the permalink structure, the site's address or the uploads
-// path sees links and images follow within a minute, without a restart.
-// The page title stays as it was read at start: the Renderer is made with
-// it, and the pages it keeps are not keyed by it.
+// who changes the permalink structure, the site's address, the uploads
+// path, the title or the language sees the pages follow within a minute,
+// without a restart (the pages kept are keyed by what they show of the
+// site: see PageView.Site).
 const OptionsEvery = time.Minute
 
 // OptionsReader is what WatchOptions needs of the database; a *wpdb.Store

@@ -2,6 +2,7 @@ package listing
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +19,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/wploadmore/wploadmore/server/compress"
+	"github.com/wploadmore/wploadmore/server/listing/pagewords"
 )
 
 // The templates a Renderer reads: PageTemplate, an html/template executed
@@ -36,9 +38,16 @@ var ErrBusy = errors.New("server busy")
 
 // pageData is what PageTemplate is executed with.
 type pageData struct {
+	// Lang and Dir are the <html> element's lang and dir attributes, as
+	// get_language_attributes() prints them: "de-DE", and "rtl" for a
+	// language written right to left, else "" (no dir attribute).
+	Lang, Dir  string
 	Title      string // the document's title, plain text
 	Heading    string // the page's heading: the site's title, or an archive's
-	PostsStart int    // the badge
+	PostsStart string // the badge: posts_start as number_format_i18n() writes it
+	// PostsCount is posts_start as digits, for the script: the badge's text
+	// has the language's thousands separator, which it cannot read back.
+	PostsCount int
 	// Posts is PostsTemplate rendered with every post shown, without
 	// separators: what a page.html that predates Batches prints, so an
 	// operator's own copy of it keeps working.
@@ -52,10 +61,20 @@ type pageData struct {
 	// ArchiveVars are the archive's query vars, which the "more" form
 	// sends along with posts; none on the main listing.
 	ArchiveVars []QueryVar
-	// Search is the s the page lists, which the search form shows; and
-	// NothingFound says it found no post.
+	// Search is the s the page lists, which the search form shows, and
+	// SearchForm the form's words; NothingFound says the search found no
+	// post.
 	Search       string
+	SearchForm   SearchForm
 	NothingFound bool
+	Words        pageWords
+}
+
+// pageWords are the page's own words in the site's language.
+type pageWords struct {
+	More, PostsShown, Description, Cap string
+	// Script is the JSON public/words.js reads the widget's words from.
+	Script template.JS
 }
 
 // pageBatch is one click's worth of posts on the page.
@@ -87,11 +106,18 @@ type PageView struct {
 	Archive *PageArchive
 	// Search is the s the page lists the results of, nil for none.
 	Search *string
+	// Site is the site as the posts were formatted for: the page's title,
+	// language and number format. Nil is the Renderer's title, in
+	// English.
+	Site *Site
+	// Words are the page's own words, in the site's language; nil for the
+	// English.
+	Words *pagewords.Words
 }
 
 // RenderSettings are what a Renderer is made with.
 type RenderSettings struct {
-	// Title is the page title, plain text.
+	// Title is the page title, plain text, of a view that names no Site.
 	Title string
 	// Batch is the posts one click adds: the page groups posts by it, and
 	// its "more" link asks for that many more. At least 1 is used.
@@ -112,10 +138,12 @@ type RenderSettings struct {
 // reader of a view being rendered waits for that render. It is safe for
 // concurrent use.
 type Renderer struct {
-	page  *template.Template
-	posts *mustache.Template
-	title string
-	batch int
+	page    *template.Template
+	posts   *mustache.Template
+	english *Site // a view's site when it names none
+	batch   int
+	// englishWords are a view's Words when it has none.
+	englishWords *pagewords.Words
 
 	seed     maphash.Seed
 	rendered *renderedPages
@@ -167,11 +195,13 @@ func NewRenderer(s RenderSettings, templates fs.FS, postsTemplate string, coder 
 	}
 	slots := max(renderBudget/renderBytesPerPost, s.MaxPagePosts)
 	// A batch under 1 would never move on through the posts.
-	r := &Renderer{page: page, posts: posts, title: s.Title, batch: max(s.Batch, 1),
+	r := &Renderer{page: page, posts: posts, english: englishSite(s.Title), batch: max(s.Batch, 1),
 		seed: maphash.MakeSeed(), rendered: newRenderedPages(renderedPagesBytes),
 		rendering: make(admission, max(runtime.GOMAXPROCS(0)/2, 1)), renders: semaphore.NewWeighted(int64(slots)),
 		clock:   newRenderClock(renderShare*float64(runtime.GOMAXPROCS(0)), renderBurst, time.Now),
-		flights: map[uint64]*renderFlight{}, coder: coder}
+		flights: map[uint64]*renderFlight{}, coder: coder,
+		englishWords: pagewords.Prepare(nil, pagewords.Language{Locale: "en_US", ThousandsSep: ","},
+			pagewords.Sizes{Batch: max(s.Batch, 1), MaxPosts: s.MaxPagePosts})}
 	// What the templates print around the posts' fields, measured once.
 	var empty bytes.Buffer
 	if err := r.renderView(&empty, PageView{Next: &Post{}, MaxPosts: s.MaxPagePosts}); err != nil {
@@ -309,6 +339,14 @@ func (r *Renderer) sizeBound(v PageView) int {
 	for i := range v.Posts {
 		n += len(v.Posts[i].Record)
 	}
+	if v.Site != nil {
+		// The title, three times in the embedded page.
+		n += 4 * len(v.Site.pageKey)
+	}
+	if v.Words != nil {
+		// The words the page was measured with are English.
+		n += max(len(v.Words.Script())-len(r.englishWords.Script()), 0) + 4*len(v.Words.More)
+	}
 	if a := v.Archive; a != nil {
 		n += 2 * (len(a.Titles.Heading) + len(a.Titles.Title))
 		for _, qv := range a.Vars {
@@ -325,8 +363,10 @@ func (r *Renderer) sizeBound(v PageView) int {
 
 // renderView renders the page for v.
 func (r *Renderer) renderView(w io.Writer, v PageView) error {
+	site := cmp.Or(v.Site, r.english)
 	// Batches start at 1, 1+batch, 1+2·batch…: the clicks of a visitor who
 	// started at the first batch. The last one is short when the blog ends.
+	say := cmp.Or(v.Words, r.englishWords)
 	var batches []pageBatch
 	var all strings.Builder
 	setSize := -1 // unknown while more posts may follow
@@ -340,14 +380,17 @@ func (r *Renderer) renderView(w io.Writer, v PageView) error {
 			// batches the readers waiting for this core go first.
 			runtime.Gosched()
 		}
-		rendered, err := r.posts.Render(feedData(v.Posts[from:to], from+1, setSize))
+		data := feedData(v.Posts[from:to], from+1, setSize)
+		data["protected_excerpt"] = site.words.protectedExcerpt
+		data["no_posts"] = say.NoPosts
+		rendered, err := r.posts.Render(data)
 		if err != nil {
 			return fmt.Errorf("render %s: %w", PostsTemplate, err)
 		}
 		all.WriteString(rendered)
 		batches = append(batches, pageBatch{
 			From:  from + 1,
-			Label: batchLabel(from+1, to),
+			Label: say.BatchLabel(from+1, to),
 			Posts: template.HTML(rendered), // mustache escaped every field
 		})
 	}
@@ -361,9 +404,11 @@ func (r *Renderer) renderView(w io.Writer, v PageView) error {
 		}
 	}
 	data := pageData{
-		Title:       r.title,
-		Heading:     r.title,
-		PostsStart:  v.PostsStart,
+		Lang:        site.WPLocale.LangAttr(),
+		Title:       site.Title,
+		Heading:     site.Title,
+		PostsStart:  site.count(v.PostsStart),
+		PostsCount:  v.PostsStart,
 		Posts:       template.HTML(all.String()), // mustache escaped every field
 		Batches:     batches,
 		More:        more,
@@ -372,12 +417,18 @@ func (r *Renderer) renderView(w io.Writer, v PageView) error {
 		TemplateURL: "load-more.mustache",
 		EndpointURL: "load-more.php",
 	}
+	if site.WPLocale.IsRTL() {
+		data.Dir = "rtl"
+	}
 	if a := v.Archive; a != nil {
 		data.Title, data.Heading, data.ArchiveVars = a.Titles.Title, a.Titles.Heading, a.Vars
 	}
+	data.SearchForm = site.words.search.form
 	if v.Search != nil {
 		data.Search, data.NothingFound = *v.Search, len(v.Posts) == 0
 	}
+	data.Words = pageWords{More: say.More, PostsShown: say.PostsShown, Description: say.Description(data.Title),
+		Cap: say.Cap(v.MaxPosts), Script: template.JS(say.Script())} // JSON that escapes <, > and &
 	if err := r.page.Execute(w, data); err != nil {
 		return fmt.Errorf("render %s: %w", PageTemplate, err)
 	}

@@ -37,6 +37,9 @@ func TestRenderedPages(t *testing.T) {
 		{PostsStart: 2, Posts: base[:2], Next: &base[2], MaxPosts: 2, AtCap: true},
 		{PostsStart: 2, Posts: base, MaxPosts: 1000},
 		{PostsStart: 2, Posts: base[:2], Next: &base[2], MaxPosts: 1000}, // the first again
+		// The same posts on a site of another title, or in another language.
+		{PostsStart: 2, Posts: base[:2], Next: &base[2], MaxPosts: 1000, Site: englishSite("Another title")},
+		{PostsStart: 2, Posts: base[:2], Next: &base[2], MaxPosts: 1000, Site: rtlSite(t)},
 	}
 	seen := map[string]int{}
 	for round := range 2 {
@@ -62,8 +65,8 @@ func TestRenderedPages(t *testing.T) {
 	// Views 0 and 2 differ only inside a record, as a post edited since:
 	// they share a hash, and the later one kept replaces the earlier.
 	kept := p.rendered
-	if len(kept.byHash) != 6 {
-		t.Errorf("%d pages kept after 7 distinct views, 2 of them under one hash, want 6", len(kept.byHash))
+	if len(kept.byHash) != 8 {
+		t.Errorf("%d pages kept after 9 distinct views, 2 of them under one hash, want 8", len(kept.byHash))
 	}
 
 	// Room too small for two pages keeps at most one.

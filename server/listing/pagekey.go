@@ -40,7 +40,7 @@ func (r *Renderer) viewHash(v PageView) uint64 {
 
 // writeViewHead writes what v's page shows besides its posts.
 func writeViewHead(w io.Writer, v PageView) {
-	var num [64]byte
+	var num [96]byte // room for the longest head: five numbers, a bool, spaces
 	head := strconv.AppendInt(num[:0], int64(v.PostsStart), 10)
 	head = append(head, ' ')
 	head = strconv.AppendBool(head, v.AtCap)
@@ -50,7 +50,17 @@ func writeViewHead(w io.Writer, v PageView) {
 	if v.Next != nil {
 		head = strconv.AppendUint(head, v.Next.ID, 10)
 	}
+	if v.Words != nil {
+		// Pages in two languages differ by their words alone.
+		head = append(head, ' ')
+		head = strconv.AppendUint(head, v.Words.Key(), 16)
+	}
 	w.Write(head)
+	if v.Site != nil {
+		// The same posts on a page of another title or language.
+		w.Write([]byte{3})
+		io.WriteString(w, v.Site.pageKey)
+	}
 	if a := v.Archive; a != nil {
 		// An archive's page differs from the listing's with the same
 		// posts by its titles and its form's fields.
@@ -67,6 +77,9 @@ func writeViewHead(w io.Writer, v PageView) {
 		// The search form shows s.
 		w.Write([]byte{3})
 		io.WriteString(w, *v.Search)
+	}
+	if v.Site != nil {
+		v.Site.words.search.form.writeKey(w)
 	}
 }
 

@@ -70,7 +70,13 @@ func NewFormat(site Site) *Format {
 
 // Set makes later posts follow site: a changed permalink structure or
 // uploads address shows in every page read after it.
-func (f *Format) Set(site Site) { f.site.Store(&site) }
+func (f *Format) Set(site Site) {
+	site.pageKey = site.makePageKey()
+	f.site.Store(&site)
+}
+
+// Site is the site as last set, which the posts formatted now follow.
+func (f *Format) Site() *Site { return f.site.Load() }
 
 // Posts formats posts, each with its JSON record. Its error, from the JSON
 // encoder, names the post it could not encode.
@@ -88,7 +94,7 @@ func (f *Format) Posts(posts []wpdb.Post) ([]Post, error) {
 			TitleText: f.text.plain(p.Title), Protected: p.Protected}
 		if p.Protected {
 			// WordPress's protected_title_format, as the_title() shows it.
-			v.TitleText = "Protected: " + v.TitleText
+			v.TitleText = site.words.protectedTitle(v.TitleText)
 		}
 		v.LocalDate, v.DateTime = site.date(p.Date)
 		v.Link, v.Image = site.card(&p)

@@ -3,23 +3,27 @@ package listing
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/wploadmore/wploadmore/internal/pomo"
 )
 
 // SearchTitles returns the titles of the page of a search for s (as
-// searched, wpdb.Search.Text): its heading, the search part of
-// wp_get_document_title() ("Search Results for “s”"), and its document
-// title, that and the site's title. s reads as WordPress shows it there:
+// searched, wpdb.Search.Text), in the site's language: its heading, the
+// search part of wp_get_document_title() ("Search Results for “s”"), and
+// its document title, that and the site's title. s reads as WordPress
+// shows it there:
 // with the typographic replacements wptexturize makes in it (dashes, an
 // ellipsis, 2×4) and "WordPress" spelt so; its quotes stay straight, as
 // WordPress escapes them before.
 func (f *Format) SearchTitles(s string) ArchiveTitles {
 	site := f.site.Load()
-	heading := "Search Results for “" + titleText(s) + "”"
-	return ArchiveTitles{Heading: heading, Title: heading + " – " + site.Title}
+	heading := pomo.Sprintf(site.words.search.results, titleText(s))
+	return ArchiveTitles{Heading: heading, Title: site.words.documentTitle(heading, site.Title)}
 }
 
 // titleText is s as wp_get_document_title() shows it within its curly
-// quotes: wptexturize's replacements that apply to escaped text (its
+// quotes (or a translation's quotes, taken for characters that are no
+// space and no letter): wptexturize's replacements that apply to escaped text (its
 // static ones, dashes and times, in its order), then capital_P_dangit's.
 // Neither end of s is the start or end of the title, nor next to a space.
 func titleText(s string) string {

@@ -21,6 +21,10 @@ type Settings struct {
 	SearchBytes  int  // most bytes of searches' rankings the cache keeps
 	StickyPosts  bool // the site's sticky posts first, as the blog's home has them
 	Choices           // the title, date format and image size, over the site's own
+	// Locale, when set, is the site's locale over get_locale()'s, and
+	// LanguagesDir the folder of its catalogues over WP_LANG_DIR's.
+	Locale       string
+	LanguagesDir string
 }
 
 // The defaults of the settings.
@@ -77,6 +81,10 @@ func (s *Settings) Group() setting.Group {
 				Usage: "the WordPress image `size` each post's featured image is shown at: thumbnail, medium, medium_large, large, full, or one a theme registers"},
 			{Name: "date-format", Value: setting.String(&s.DateFormat, ""),
 				Usage: "PHP date() `letters` post dates are shown with (default: the site's date_format, else \"" + DefaultDateFormat + "\")"},
+			{Name: "locale", Value: setting.String(&s.Locale, ""), Check: s.checkLocale,
+				Usage: "the site's `locale` (de_DE, ja…) over the one WordPress's get_locale() finds (the WPLANG option, else the WPLANG constant of -wp-config, else en_US), for a site whose language comes from a plugin"},
+			{Name: "wp-languages", Value: setting.String(&s.LanguagesDir, ""),
+				Usage: "`folder` of WordPress's catalogues ({locale}.mo), over the one WordPress finds from -wp-config (WP_LANG_DIR, else wp-content/languages, else wp-includes/languages); needed for a translated site with -db"},
 		},
 	}
 }
@@ -101,6 +109,13 @@ func (s *Settings) checkBatch() error {
 func (s *Settings) checkCacheTTL() error {
 	if s.CacheTTL < 0 {
 		return fmt.Errorf("%v is negative", s.CacheTTL)
+	}
+	return nil
+}
+
+func (s *Settings) checkLocale() error {
+	if s.Locale != "" && !validLocale(s.Locale) {
+		return fmt.Errorf("%q is not a locale name (letters, digits, _, - and @, as de_DE or sr@latin)", s.Locale)
 	}
 	return nil
 }

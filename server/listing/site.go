@@ -3,16 +3,17 @@ package listing
 import (
 	"cmp"
 	"fmt"
+	"html"
 	"log/slog"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/wploadmore/wploadmore/internal/wplocale"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/media"
 	"github.com/wploadmore/wploadmore/wpdb/permalink"
-	"github.com/wploadmore/wploadmore/wpdb/phpdate"
 )
 
 // What the page shows when neither the operator nor the site's options
@@ -45,10 +46,10 @@ type Choices struct {
 	ImageSize  string // a size name, as IsImageSizeName accepts
 }
 
-// Site is how the listing shows the site: the page title, how post dates
-// read, and what each post's link and featured image are built from.
-// NewSite resolves it at start, and again whenever the options are read
-// again (see WatchOptions).
+// Site is how the listing shows the site: the page title, its language,
+// how post dates read, and what each post's link and featured image are
+// built from. NewSite resolves it at start, and again whenever the
+// options are read again (see WatchOptions).
 type Site struct {
 	Title      string         // plain text
 	DateFormat string         // PHP date() letters
@@ -56,21 +57,39 @@ type Site struct {
 	Links      permalink.Site // Home "" when the site's address is unknown: no links
 	Images     media.Settings
 	ImageSize  string
+	// Locale is the site's locale ("de_DE"), as get_locale() finds it or
+	// -locale sets it.
+	Locale string
+	// WPLocale is the site's language as WordPress's WP_Locale holds it:
+	// month and day names, number format, direction.
+	WPLocale *wplocale.Locale
+	// words are WordPress's words for a visitor, in the site's language.
+	words words
+	// pageKey is what a page shows of the site beside its posts, for
+	// telling kept pages apart (see writeViewHead); Format.Set makes it.
+	pageKey string
 }
 
 // NewSite resolves the settings from chosen, then the site's options o
-// (zero when it has no options table), then the defaults. Options
-// WordPress would not accept either (an unknown zone name, a gmt_offset
-// that is no number) are logged to logger and skipped.
-func NewSite(chosen Choices, o wpdb.Options, logger *slog.Logger) Site {
-	s := Site{Title: chosen.Title, DateFormat: chosen.DateFormat, ImageSize: chosen.ImageSize}
+// (zero when it has no options table), then the defaults, in language
+// lang. Options WordPress would not accept either (an unknown zone name,
+// a gmt_offset that is no number) are logged to logger and skipped.
+func NewSite(chosen Choices, o wpdb.Options, lang Language, logger *slog.Logger) Site {
+	text := newHTMLText()
+	s := Site{Title: chosen.Title, DateFormat: chosen.DateFormat, ImageSize: chosen.ImageSize,
+		Locale: lang.Locale, WPLocale: wplocale.New(wplocale.Config{Locale: lang.Locale, Catalogue: lang.Catalogue,
+			TextDirection: lang.TextDirection}),
+		words: newWords(lang.Catalogue, text)}
 	if s.Title == "" {
 		// blogname is stored escaped ("Fish &amp; Chips"); the page template
 		// escapes the title again.
-		s.Title = cmp.Or(newHTMLText().plain(o.BlogName), DefaultTitle)
+		s.Title = cmp.Or(text.plain(o.BlogName), DefaultTitle)
 	}
 	if s.DateFormat == "" {
-		s.DateFormat = cmp.Or(o.DateFormat, DefaultDateFormat)
+		// WordPress's installer stores __('F j, Y') in the install's
+		// language; a site without the option reads as one installed in
+		// its language now.
+		s.DateFormat = cmp.Or(o.DateFormat, lang.Catalogue.Translate("", DefaultDateFormat))
 	}
 	zone, err := siteZone(o)
 	if err != nil {
@@ -87,6 +106,33 @@ func NewSite(chosen Choices, o wpdb.Options, logger *slog.Logger) Site {
 		Limits:     media.LimitsFromOptions(o.ImageSizes),
 	}
 	return s
+}
+
+// englishSite is the site a page is rendered for when its view names
+// none: titled title, in English.
+func englishSite(title string) *Site {
+	s := &Site{Title: title, Locale: wpdb.DefaultLocale, WPLocale: wplocale.New(wplocale.Config{Locale: wpdb.DefaultLocale}),
+		words: newWords(nil, newHTMLText())}
+	s.pageKey = s.makePageKey()
+	return s
+}
+
+// ProtectedExcerpt is what WordPress shows in place of a protected post's
+// excerpt, in the site's language (plain text): the page's template
+// reads it as protected_excerpt, and a script rendering posts in the
+// browser can hand it the same.
+func (s *Site) ProtectedExcerpt() string { return s.words.protectedExcerpt }
+
+// count is n as number_format_i18n() writes it, in text: "1.234" on a
+// German site, "1\u00a0234" on a French one.
+func (s *Site) count(n int) string {
+	return html.UnescapeString(s.WPLocale.Number(float64(n), 0))
+}
+
+// makePageKey is what pageKey holds: the title, the html lang and dir, and
+// the number format (as a number with a thousands separator shows it).
+func (s *Site) makePageKey() string {
+	return strings.Join([]string{s.Title, s.WPLocale.LangAttr(), strconv.FormatBool(s.WPLocale.IsRTL()), s.count(1000)}, "\x00")
 }
 
 // siteZone is the zone WordPress's wp_timezone() gives: timezone_string
@@ -142,7 +188,12 @@ func (s *Site) date(stored string) (local, datetime string) {
 		return stored, ""
 	}
 	// Parsed, so stored is "YYYY-MM-DD HH:MM:SS".
-	return phpdate.Format(s.DateFormat, t), stored[:10] + "T" + stored[11:]
+	return s.formatDate(s.DateFormat, t), stored[:10] + "T" + stored[11:]
+}
+
+// formatDate is wp_date() of t in format, in the site's language.
+func (s *Site) formatDate(format string, t time.Time) string {
+	return s.WPLocale.Date(format, t)
 }
 
 // card returns p's link and featured image.

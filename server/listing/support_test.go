@@ -11,7 +11,7 @@ import (
 // the default image size, as a server started with no flags shows it.
 func testFormat(t *testing.T) *Format {
 	t.Helper()
-	return NewFormat(NewSite(Choices{ImageSize: DefaultImageSize}, wpdb.Options{}, slog.New(slog.DiscardHandler)))
+	return NewFormat(NewSite(Choices{ImageSize: DefaultImageSize}, wpdb.Options{}, Language{Locale: "en_US"}, slog.New(slog.DiscardHandler)))
 }
 
 func mustPosts(t *testing.T, posts []wpdb.Post, format *Format) []Post {
