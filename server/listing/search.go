@@ -29,7 +29,7 @@ import (
 // distinct searches so takes a bounded share of a machine that the
 // database and the server may share, whatever its cores.
 const (
-	scanShare = 0.5
+	scanShare = 0.25
 	scanBurst = time.Second
 )
 
