@@ -90,6 +90,7 @@ const (
 	archiveFloodName   = "archive readers during a deep-range flood, 64 attacking conns"
 	longQueryFloodName = "visitors during a long-query flood, 64 conns"
 	rangesFloodName    = "visitors during a many-ranges flood, 64 conns"
+	searchFloodName    = "visitors during a distinct-search flood, 64 conns"
 )
 
 // floodConns is the attackers' connections in floodName: twice the
@@ -190,6 +191,12 @@ func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 			floodHeaders: []string{manyRanges()}, twin: healthzTwin},
 	}...)
 	table = append(table, floodRows(c, visitors[:c], attackers, json(0))...)
+	table = append(table, []scenario{
+		// Each search is a scan of every post: admitted among the misses,
+		// it must not reach the blog's visitors.
+		{name: searchFloodName, path: json(0), cookies: visitors[:c], conns: c, flood: floodConns, floodPosts: o.posts,
+			floodEnv: []string{"BENCH_FLOOD=search"}, twin: healthzTwin},
+	}...)
 	table = append(table, []scenario{
 		// The reference: every request queries the database. Then whether
 		// the database or the server sets the pace at a deep offset.
