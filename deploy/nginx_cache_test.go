@@ -14,8 +14,8 @@ import (
 
 // TestNginxArchiveCache runs Debian's nginx with wploadmore.conf including
 // wploadmore-cache.conf, as their comments say, in front of the server,
-// and counts what reaches the server: a repeated archive answer is served
-// by nginx, and the main listing's answers, which carry the visitor's
+// and counts what reaches the server: a repeated archive or search answer
+// is served by nginx, and the main listing's answers, which carry the visitor's
 // session, always reach the server.
 func TestNginxArchiveCache(t *testing.T) {
 	nginx := requireTool(t, "nginx", "nginx", "/usr/sbin/nginx")
@@ -62,7 +62,8 @@ func TestNginxArchiveCache(t *testing.T) {
 		resp.Body.Close()
 		return resp
 	}
-	for _, path := range []string{"/load-more.php?start=0&desiredPosts=2&year=2024", "/load-more.php?year=2024"} {
+	for _, path := range []string{"/load-more.php?start=0&desiredPosts=2&year=2024", "/load-more.php?year=2024",
+		"/load-more.php?start=0&desiredPosts=2&s=post", "/load-more.php?s=post+%22a+b%22", "/load-more.php?s=post&category_name=none"} {
 		t.Run(path, func(t *testing.T) {
 			first := get(path, nil)
 			second := get(path, nil)

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -9,26 +11,41 @@ import (
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
-// archiveRequest is the archive a request names, looked up: zero for the
-// whole blog.
+// archiveRequest is the archive a request names, looked up, or its
+// search within one: zero for the whole blog.
 type archiveRequest struct {
 	archive wpdb.Archive
+	search  *wpdb.Search // nil when the request searches for nothing
 	// canonical is the archive's query vars in one spelling, for the next
 	// batch's link and the page's "more" form.
 	canonical url.Values
 }
 
-// isArchive reports whether the request names an archive: then it leaves
-// the session alone and its answer may be kept by any cache.
+// isArchive reports whether the request names an archive or a search:
+// then it leaves the session alone and its answer may be kept by any
+// cache.
 func (a archiveRequest) isArchive() bool { return len(a.canonical) > 0 }
 
-// listing is what the request pages through: the archive, or nil for the
-// whole blog.
+// listing is what the request pages through: the search, the archive, or
+// nil for the whole blog.
 func (a archiveRequest) listing() wpdb.Listing {
-	if !a.isArchive() {
+	switch {
+	case a.search != nil:
+		return *a.search
+	case !a.isArchive():
 		return nil
 	}
 	return a.archive
+}
+
+// noPosts is the 404 of a date archive with no posts (see
+// wpdb.Archive.NoPosts); nil for any other listing, and for a search,
+// which WordPress never answers with a 404.
+func (a archiveRequest) noPosts() error {
+	if a.search != nil || !a.isArchive() {
+		return nil
+	}
+	return a.archive.NoPosts()
 }
 
 // archiveTerms holds the latest terms snapshot the archives are looked up
@@ -68,6 +85,27 @@ func (a *archiveTerms) resolve(vars url.Values) (archiveRequest, error) {
 		return archiveRequest{}, err
 	}
 	return archiveRequest{archive: archive, canonical: archive.Values()}, nil
+}
+
+// resolveSearch is resolve, for a request searching for s with stopwords:
+// a search within the archive its vars name, or, when the site does not
+// have its category, tag or author, within nothing, as WordPress lists
+// nothing for it with no 404. A malformed archive var is still a
+// *wpdb.QueryVarError, and a date past the calendar (monthnum=13) a
+// *wpdb.NotFoundError, a 404 as WordPress's query parser makes it.
+func (a *archiveTerms) resolveSearch(vars url.Values, s string, stopwords []string) (archiveRequest, error) {
+	q := wpdb.ParseSearch(s, stopwords)
+	found, err := a.resolve(vars)
+	var missing *wpdb.NotFoundError
+	switch {
+	case errors.As(err, &missing) && slices.Contains([]string{"category", "tag", "author"}, missing.Kind):
+		q = q.WithinNothing()
+	case err != nil:
+		return archiveRequest{}, err
+	default:
+		q = q.Within(found.archive)
+	}
+	return archiveRequest{archive: q.Archive(), search: &q, canonical: q.Values()}, nil
 }
 
 // nextLink is the Link header (RFC 8288) of a JSON answer that has posts

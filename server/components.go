@@ -30,6 +30,7 @@ func (c *Config) databaseConfig(location wpdb.Config) wpdb.Config {
 		cfg.TablePrefix = wpdb.DefaultTablePrefix
 	}
 	cfg.PostTypes = c.PostTypes
+	cfg.SearchPostTypes = c.SearchPostTypes
 	cfg.QueryTimeout = c.QueryTimeout
 	cfg.Shortcodes = c.StripShortcodes
 	cfg.ExcerptMemoEntries, cfg.ExcerptMemoBytes = wpdb.ExcerptMemoEntries, wpdb.ExcerptMemoBytes

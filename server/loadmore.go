@@ -51,7 +51,10 @@ func (lm *loadMore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = sessionCookiesOnly(r, lm.cookie.Name)
 	q, err := parseLoadMoreQuery(r.URL.RawQuery, lm.batch, lm.maxBatch)
 	var a archiveRequest
-	if err == nil {
+	switch {
+	case err == nil && q.search != nil:
+		a, err = lm.terms.resolveSearch(q.archive, *q.search, lm.format.Stopwords())
+	case err == nil:
 		a, err = lm.terms.resolve(q.archive)
 	}
 	if err == nil {
@@ -102,8 +105,8 @@ func (lm *loadMore) firstPosts(ctx context.Context, a archiveRequest, shown int)
 	if err != nil {
 		return listing.PageView{}, err
 	}
-	if len(found) == 0 && a.isArchive() {
-		if err := a.archive.NoPosts(); err != nil {
+	if len(found) == 0 {
+		if err := a.noPosts(); err != nil {
 			return listing.PageView{}, err
 		}
 	}

@@ -121,7 +121,12 @@ func (lm *loadMore) servePublicPage(w http.ResponseWriter, r *http.Request, q lo
 	if len(view.Posts) > 0 {
 		first = &view.Posts[0]
 	}
-	view.Archive = &listing.PageArchive{Titles: lm.format.ArchiveTitles(a.archive, first), Vars: queryVars(a.canonical)}
+	titles := lm.format.ArchiveTitles(a.archive, first)
+	if a.search != nil {
+		text := a.search.Text()
+		titles, view.Search = lm.format.SearchTitles(text), &text
+	}
+	view.Archive = &listing.PageArchive{Titles: titles, Vars: queryVars(a.canonical)}
 	// As on the blog's page, GET takes room before the page is rendered.
 	var room *unsentRoom
 	defer func() { room.release() }()

@@ -17,10 +17,10 @@ func (lm *loadMore) readBatch(ctx context.Context, q loadMoreQuery, a archiveReq
 	if err != nil {
 		return nil, "", err
 	}
-	if a.isArchive() && len(found) == 0 && q.start == 0 && q.lastPost == 0 {
+	if len(found) == 0 && q.start == 0 && q.lastPost == 0 {
 		// The archive's first batch: a date with no posts is a 404, as on
 		// the page. A later batch past the end is an empty one, as ever.
-		if err := a.archive.NoPosts(); err != nil {
+		if err := a.noPosts(); err != nil {
 			return nil, "", err
 		}
 	}

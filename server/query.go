@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wploadmore/wploadmore/internal/headlist"
 )
@@ -54,12 +55,15 @@ type loadMoreQuery struct {
 	posts     int    // the page's posts=N; 0 when absent, and on the JSON endpoint
 	// archive holds the archive vars as sent, decoded; nil when none is.
 	archive url.Values
+	// search is s, decoded, the last one given as PHP reads it; nil
+	// when none is. It is valid UTF-8.
+	search *string
 }
 
 // queryParams are the raw values of the parameters the server reads.
 type queryParams struct {
-	start, desired, lastPost, posts []string
-	archive                         [len(archiveVars)][]string
+	start, desired, lastPost, posts, search []string
+	archive                                 [len(archiveVars)][]string
 }
 
 // parseLoadMoreQuery reads a raw query string in one pass, keeping only
@@ -95,6 +99,9 @@ func parseLoadMoreQuery(raw string, defaultDesired, maxDesired int) (loadMoreQue
 	} else if q.posts, err = parsePagePosts(params.posts); err != nil {
 		return q, err
 	}
+	if q.search, err = parseSearch(params.search); err != nil {
+		return q, err
+	}
 	for i, name := range archiveVars {
 		for _, rv := range params.archive[i] {
 			v, err := url.QueryUnescape(rv)
@@ -124,6 +131,30 @@ func queryTooLong(raw string) bool {
 // queryHead is the start of raw within the bounds: at most maxQueryPairs
 // whole pairs in at most maxQueryBytes.
 func queryHead(raw string) string { return headlist.Head(raw, '&', maxQueryBytes, maxQueryPairs) }
+
+// searchParam is WordPress's search query var.
+const searchParam = "s"
+
+// parseSearch reads s from its raw values: the last, as PHP takes it; nil
+// when absent. Its errors are 400s naming s: an array (s[]=, which PHP
+// reads as no text), a value that is not URL-encoded or not UTF-8.
+func parseSearch(rawValues []string) (*string, error) {
+	if len(rawValues) == 0 {
+		return nil, nil
+	}
+	raw := rawValues[len(rawValues)-1]
+	if raw == "[]" {
+		return nil, badRequest("s must be text")
+	}
+	s, err := url.QueryUnescape(raw)
+	if err != nil {
+		return nil, badRequest("s is not URL-encoded")
+	}
+	if !utf8.ValidString(s) {
+		return nil, badRequest("s is not UTF-8")
+	}
+	return &s, nil
+}
 
 // parsePagePosts reads the page's posts from its raw values: 0 when
 // absent. It is validated as start is; the page caps it later by
@@ -161,6 +192,8 @@ func readParams(raw string) queryParams {
 			p.lastPost = append(p.lastPost, rawValue)
 		case pagePostsParam:
 			p.posts = append(p.posts, rawValue)
+		case searchParam:
+			p.search = append(p.search, rawValue)
 		default:
 			for i, name := range archiveVars {
 				if key == name {

@@ -407,9 +407,9 @@ func copySite(t *testing.T, from, to wpdb.Config) {
 	db := wpdbtest.OpenDB(t, from)
 	var posts []wpdb.SeedRow
 	copyRows(t, db, "SELECT ID, post_author, CAST(post_date AS CHAR), CAST(post_date_gmt AS CHAR), post_content, post_title, post_status,"+
-		" post_name, CAST(post_modified AS CHAR), post_parent, post_type, post_password FROM wp_posts", func(rows *sql.Rows) error {
+		" post_name, CAST(post_modified AS CHAR), post_parent, post_type, post_password, post_excerpt FROM wp_posts", func(rows *sql.Rows) error {
 		var r wpdb.SeedRow
-		err := rows.Scan(&r.ID, &r.Author, &r.Date, &r.DateGMT, &r.Content, &r.Title, &r.Status, &r.Name, &r.Modified, &r.Parent, &r.Type, &r.Password)
+		err := rows.Scan(&r.ID, &r.Author, &r.Date, &r.DateGMT, &r.Content, &r.Title, &r.Status, &r.Name, &r.Modified, &r.Parent, &r.Type, &r.Password, &r.Excerpt)
 		posts = append(posts, r)
 		return err
 	})

@@ -28,11 +28,14 @@ const maxPostTypeLen = 20
 // required: the server's configuration owns the defaults, and Open refuses
 // a zero value rather than guess one.
 type Config struct {
-	Driver       string        // "mysql" or "sqlite"
-	DSN          string        // the driver's data source name
-	TablePrefix  string        // $table_prefix: [A-Za-z0-9_]+ as WordPress requires
-	PostTypes    []string      // the post types to list, each checked by ValidatePostType
-	QueryTimeout time.Duration // every query runs under min(ctx deadline, this)
+	Driver      string   // "mysql" or "sqlite"
+	DSN         string   // the driver's data source name
+	TablePrefix string   // $table_prefix: [A-Za-z0-9_]+ as WordPress requires
+	PostTypes   []string // the post types to list, each checked by ValidatePostType
+	// SearchPostTypes are the post types a search lists, each checked by
+	// ValidatePostType; none means DefaultSearchPostTypes.
+	SearchPostTypes []string
+	QueryTimeout    time.Duration // every query runs under min(ctx deadline, this)
 	// LocalSocket says the MySQL host is localhost, which PHP's mysqli
 	// reaches through the local Unix socket, never TCP. Parsing sets it and
 	// leaves DSN at TCP localhost:port; only ResolveLocalSocket, given the
@@ -89,6 +92,14 @@ func (cfg Config) validate() error {
 		if slices.Contains(cfg.PostTypes[:i], pt) {
 			// A repeated type would return its posts twice.
 			return fmt.Errorf("config: post type %q is listed twice", pt)
+		}
+	}
+	for i, pt := range cfg.SearchPostTypes {
+		if err := ValidatePostType(pt); err != nil {
+			return fmt.Errorf("config: search: %w", err)
+		}
+		if slices.Contains(cfg.SearchPostTypes[:i], pt) {
+			return fmt.Errorf("config: search post type %q is listed twice", pt)
 		}
 	}
 	for _, tag := range cfg.Shortcodes {

@@ -24,6 +24,7 @@ type Settings struct {
 	MaxReplicaLag   time.Duration
 	TablePrefix     string // overrides the prefix of -db or -wp-config when set
 	PostTypes       []string
+	SearchPostTypes []string // the post types a search lists
 	StripShortcodes []string // stripped from excerpts
 	QueryTimeout    time.Duration
 }
@@ -76,6 +77,8 @@ func (s *Settings) Group() setting.Group {
 				Usage: "WordPress table `prefix` (default " + DefaultTablePrefix + ", or $table_prefix from -wp-config)"},
 			{Name: "post-types", Value: setting.Parsed(&s.PostTypes, DefaultPostType, parsePostTypes),
 				Usage: "comma-separated post `types` to list"},
+			{Name: "search-post-types", Value: setting.Parsed(&s.SearchPostTypes, strings.Join(DefaultSearchPostTypes, ","), parsePostTypes),
+				Usage: "comma-separated post `types` a search (s=) lists, as WordPress's search page lists posts and pages (attachments are left out)"},
 			{Name: "strip-shortcodes", Value: setting.Parsed(&s.StripShortcodes, strings.Join(excerpt.CoreShortcodes(), ","), parseShortcodes),
 				Usage: "comma-separated shortcode `tags` removed from excerpts, as WordPress removes its registered ones (empty or \",\": none); add your plugins' tags"},
 			{Name: "query-timeout", Value: setting.Duration(&s.QueryTimeout, DefaultQueryTimeout), Check: setting.Positive(&s.QueryTimeout),

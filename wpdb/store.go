@@ -61,6 +61,8 @@ type Store struct {
 	options string // <prefix>options, read by [Store.Options]
 	timeout time.Duration
 	types   []string // the configured post types, bound as parameters
+	// searchTypes are the post types a search lists, bound as parameters.
+	searchTypes []string
 	// primary is the database the Config names; replicas are its read
 	// replicas, each watched in the background (see replica.go), and next
 	// turns the round robin over them.
@@ -141,19 +143,20 @@ func open(ctx context.Context, cfg Config, rep Replication, logger *slog.Logger,
 	}
 	table := cfg.TablePrefix + "posts"
 	s := &Store{
-		driver:    cfg.Driver,
-		prefix:    cfg.TablePrefix,
-		addresses: cfg.Addresses,
-		language:  cfg.Language,
-		table:     table,
-		options:   cfg.TablePrefix + "options",
-		timeout:   cfg.QueryTimeout,
-		types:     slices.Clone(cfg.PostTypes),
-		maxLag:    rep.MaxLag,
-		logger:    cmp.Or(logger, slog.New(slog.DiscardHandler)),
-		queries:   buildQueries(cfg.Driver, table, len(cfg.PostTypes), r.startChars),
-		shaper:    r.shaper,
-		memo:      excerpt.NewMemo(cfg.ExcerptMemoEntries, cfg.ExcerptMemoBytes),
+		driver:      cfg.Driver,
+		prefix:      cfg.TablePrefix,
+		addresses:   cfg.Addresses,
+		language:    cfg.Language,
+		table:       table,
+		options:     cfg.TablePrefix + "options",
+		timeout:     cfg.QueryTimeout,
+		types:       slices.Clone(cfg.PostTypes),
+		searchTypes: searchTypes(cfg),
+		maxLag:      rep.MaxLag,
+		logger:      cmp.Or(logger, slog.New(slog.DiscardHandler)),
+		queries:     buildQueries(cfg.Driver, table, len(cfg.PostTypes), r.startChars),
+		shaper:      r.shaper,
+		memo:        excerpt.NewMemo(cfg.ExcerptMemoEntries, cfg.ExcerptMemoBytes),
 	}
 	primary, err := s.newTarget(ctx, cfg, logger)
 	if err != nil {
@@ -303,4 +306,12 @@ func (s *Store) Close() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// searchTypes are the post types cfg's searches list.
+func searchTypes(cfg Config) []string {
+	if len(cfg.SearchPostTypes) == 0 {
+		return slices.Clone(DefaultSearchPostTypes)
+	}
+	return slices.Clone(cfg.SearchPostTypes)
 }

@@ -118,6 +118,16 @@ func TestTargets(t *testing.T) {
 		if sc.versus != nil {
 			rep.Scenarios = append(rep.Scenarios, result{Name: sc.versus.name, RPS: 1})
 		}
+		if sc.twin != nil {
+			rep.Scenarios = append(rep.Scenarios, result{Name: sc.twin(sc).name, RPS: 1, P50: one, P99: one})
+		}
+	}
+	seen := map[string]bool{}
+	for _, r := range rep.Scenarios {
+		if seen[r.Name] {
+			t.Errorf("two rows named %q: targets read the first", r.Name)
+		}
+		seen[r.Name] = true
 	}
 	for _, tg := range targets(rep, table) {
 		want := 1.0

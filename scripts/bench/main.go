@@ -192,10 +192,11 @@ func (b *bench) openFloors(ctx context.Context, dbCfg wpdb.Config) (closeAll fun
 	}
 	closers = append(closers, func() { b.db.Close() })
 	prefix := "wploadmore_bench:" + rand.Text() + ":"
-	if b.sessions, err = session.OpenRedis(ctx, b.o.redis, session.Config{
+	b.prefix, b.sessionConfig = prefix, session.Config{
 		KeyPrefix: prefix, Format: session.FormatPHP, MaxLifetime: session.DefaultMaxLifetime,
 		InitialPostsStart: session.DefaultInitialPostsStart, OpTimeout: session.DefaultOpTimeout,
-	}, nil); err != nil {
+	}
+	if b.sessions, err = session.OpenRedis(ctx, b.o.redis, b.sessionConfig, nil); err != nil {
 		return closeAll, fmt.Errorf("-redis: %w", err)
 	}
 	closers = append(closers, func() { b.sessions.Close() }, func() {

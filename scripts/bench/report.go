@@ -65,6 +65,7 @@ type result struct {
 	RoundTrips     float64            `json:"redis_round_trips_per_request,omitempty"`
 	SelectsPer1000 float64            `json:"mariadb_selects_per_1000_requests,omitempty"`
 	Lost           *int               `json:"lost_increments,omitempty"`
+	Attack         string             `json:"attack,omitempty"` // what an attack of the bench's own was answered
 
 	lat     []time.Duration
 	elapsed time.Duration
@@ -81,6 +82,10 @@ func (r *result) add(o *result) {
 	r.Requests += o.Requests
 	r.Errors += o.Errors
 	r.ErrorSample = cmp.Or(r.ErrorSample, o.ErrorSample)
+	if r.Attack != "" && o.Attack != "" {
+		r.Attack += "; "
+	}
+	r.Attack += o.Attack
 	r.elapsed += o.elapsed
 	r.rss = max(r.rss, o.rss)
 	r.cpu += o.cpu

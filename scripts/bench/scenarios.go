@@ -3,11 +3,9 @@ package main
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -38,7 +36,24 @@ type scenario struct {
 	// over when that is set.
 	flood, floodPosts int
 	floodPath         string
-	floodHeaders      []string // request headers of the flood of floodPath, "Name: value"
+	floodHeaders      []string // request headers of the flood, "Name: value"
+	floodEnv          []string // flood.lua's settings beside BENCH_POSTS, "NAME=value"
+	// attack, when set, floods the server at addr from the bench's own
+	// goroutines, for what wrk cannot send, until the stop it returns is
+	// called; stop says what the attack was answered.
+	attack func(ctx context.Context, addr string) (stop func() string)
+	// twin, when set, makes the row this one is measured against, in
+	// turns with it on the same server: the same visitors during a
+	// /healthz flood of as many connections (healthzTwin), or with a
+	// Redis that has room. The row must keep half its twin's rate and
+	// at most twice its p99.
+	twin func(scenario) scenario
+	// before, when set, runs before each of the row's rounds.
+	before func(ctx context.Context, b *bench) error
+	// redis, when set, is the Redis the row's server uses instead of the
+	// bench's; the row sends its sessions, or none when noSession.
+	redis     *fullRedis
+	noSession bool
 	// archive, when set, is the archive's query vars, e.g.
 	// "category_name=news"; deep tells its lastPost page from its head.
 	archive string
@@ -69,12 +84,13 @@ const (
 	calmName       = "visitors, start=0, before the flood"
 	floodName      = "visitors during a deep-range flood, 64 attacking conns"
 	cheapFloodName = "visitors during a /healthz flood, 64 conns"
-	// Measured against cheapFloodName too: a category's readers through
-	// the deep-range flood, and visitors through a flood of the longest
-	// query strings.
+	// Each measured in turns with its twin (floodRows has more): a
+	// category's readers through the deep-range flood, and visitors
+	// through a flood of the longest query strings and of many ranges.
 	archiveFloodName   = "archive readers during a deep-range flood, 64 attacking conns"
 	longQueryFloodName = "visitors during a long-query flood, 64 conns"
 	rangesFloodName    = "visitors during a many-ranges flood, 64 conns"
+	searchFloodName    = "visitors during a distinct-search flood, 64 conns"
 )
 
 // floodConns is the attackers' connections in floodName: twice the
@@ -103,7 +119,10 @@ func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 	before, err5 := store.Posts(ctx, wpdb.Page{Offset: o.posts/2 - 1, Limit: 1})
 	capped, err6 := newSessions(ctx, sessions, 16, 1000) // ten desiredPosts=100 calls past the cap
 	heads, deepArchives, err7 := archiveScenarios(ctx, store, o)
-	if err := errors.Join(err1, err2, err3, err4, err5, err6, err7); err != nil {
+	// The HEAD flood's sessions: past -max-page-posts, so every page has
+	// as many posts whatever the count its badge shows.
+	attackers, err8 := newSessions(ctx, sessions, floodConns, 300)
+	if err := errors.Join(err1, err2, err3, err4, err5, err6, err7, err8); err != nil {
 		return nil, err
 	}
 	json := func(start int) string {
@@ -166,10 +185,19 @@ func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 		// is: what any 64 busy clients take of two cores, whatever they
 		// ask. The deep-range flood is measured against it too.
 		{name: cheapFloodName, path: json(0), cookies: visitors[:c], conns: c, flood: floodConns, floodPath: "/healthz"},
-		{name: archiveFloodName, path: json(0) + "&" + denseArchive, conns: c, flood: floodConns, floodPosts: o.posts},
-		{name: longQueryFloodName, path: json(0), cookies: visitors[:c], conns: c, flood: floodConns, floodPath: longQueryPath()},
+		{name: archiveFloodName, path: json(0) + "&" + denseArchive, conns: c, flood: floodConns, floodPosts: o.posts, twin: healthzTwin},
+		{name: longQueryFloodName, path: json(0), cookies: visitors[:c], conns: c, flood: floodConns, floodPath: longQueryPath(), twin: healthzTwin},
 		{name: rangesFloodName, path: json(0), cookies: visitors[:c], conns: c, flood: floodConns, floodPath: "/assets/vendor/mustache.mjs",
-			floodHeaders: []string{manyRanges()}},
+			floodHeaders: []string{manyRanges()}, twin: healthzTwin},
+	}...)
+	table = append(table, floodRows(c, visitors[:c], attackers, json(0))...)
+	table = append(table, []scenario{
+		// Each search is a scan of every post: admitted among the misses,
+		// it must not reach the blog's visitors.
+		{name: searchFloodName, path: json(0), cookies: visitors[:c], conns: c, flood: floodConns, floodPosts: o.posts,
+			floodEnv: []string{"BENCH_FLOOD=search"}, twin: healthzTwin},
+	}...)
+	table = append(table, []scenario{
 		// The reference: every request queries the database. Then whether
 		// the database or the server sets the pace at a deep offset.
 		{name: referenceName, path: json(0), cookies: visitors[:c], conns: c, flags: uncached},
@@ -209,137 +237,6 @@ func newSessions(ctx context.Context, s *session.Store, n, postsStart int) ([]st
 	return ids, nil
 }
 
-// bench runs the scenarios: the server it starts, wrk, and what the limits
-// and the counters call.
-type bench struct {
-	o          options
-	wrk        *wrk
-	dir        string // the binaries, wrk.lua and the server logs
-	serverBin  string
-	serverArgs []string // -db, -redis, -session-prefix
-	store      *wpdb.Store
-	sessions   *session.Store
-	db         *sql.DB // the bench's own connection to MariaDB, for its counters and the naive query
-	logf       func(format string, a ...any)
-}
-
-// runAll runs the table in order and returns its rows. It starts a server
-// for the first scenario, for one with other flags, and for a fresh one and
-// the one after it; a new server first runs its first scenario for two
-// seconds, so no scenario pays for filling the pools and caches.
-func (b *bench) runAll(ctx context.Context, table []scenario) (rows []result, err error) {
-	var srv *serverProcess
-	defer func() {
-		if srv != nil {
-			err = errors.Join(err, srv.stop())
-		}
-	}()
-	for i, sc := range table {
-		if i == 0 || sc.fresh || table[i-1].fresh || !slices.Equal(sc.flags, table[i-1].flags) {
-			if srv != nil {
-				if err := srv.stop(); err != nil {
-					return nil, err
-				}
-			}
-			if srv, err = startServer(ctx, b.serverBin, filepath.Join(b.dir, fmt.Sprintf("server-%d.log", i)),
-				append(slices.Clip(b.serverArgs), sc.flags...)); err != nil {
-				return nil, err
-			}
-			b.logf("server %q up at %s; each scenario runs for %ds", sc.flags, srv.baseURL, wrkSeconds(b.o.duration))
-			if _, err := b.wrk.run(ctx, srv, sc, 2*time.Second); err != nil {
-				return nil, err
-			}
-		}
-		b.logf("scenario: %s", sc.name)
-		r, err := b.runScenario(ctx, srv, sc)
-		if err != nil {
-			return nil, err
-		}
-		rows = append(rows, r...)
-	}
-	return rows, nil
-}
-
-// limitRounds is how many rounds a scenario and its limit take turns in, so
-// a neighbour's burst on this shared machine weighs on both alike.
-const limitRounds = 3
-
-// runScenario drives sc against srv and returns its row; with a limit, in
-// rounds of whole seconds (as wrk's -d takes them) taking turns with the
-// limit, and the limit's row too.
-func (b *bench) runScenario(ctx context.Context, srv *serverProcess, sc scenario) ([]result, error) {
-	if sc.versus != nil {
-		return b.runVersus(ctx, srv, sc)
-	}
-	rounds, d := 1, b.o.duration
-	if sc.limit != "" {
-		rounds, d = limitRounds, max((b.o.duration/limitRounds).Round(time.Second), time.Second)
-	}
-	server, limit := &result{}, &result{}
-	for range rounds {
-		m, err := b.measure(ctx, srv, sc, d)
-		if err != nil {
-			return nil, err
-		}
-		server.add(m)
-		if sc.limit != "" {
-			limit.add(runDirect(ctx, sc.conns, d, sc.direct))
-		}
-	}
-	rows := []result{server.finish(sc.name, sc.conns)}
-	if sc.limit != "" {
-		rows = append(rows, limit.finish(sc.limit, sc.conns))
-	}
-	return rows, nil
-}
-
-// measure runs sc once with wrk and counts around it what Redis and
-// MariaDB ran and, when all connections share one session, the increments
-// of its posts_start that were lost.
-func (b *bench) measure(ctx context.Context, srv *serverProcess, sc scenario, d time.Duration) (*result, error) {
-	var first, last session.State
-	var err error
-	one := len(sc.cookies) == 1 && sc.json()
-	if one {
-		first, err = b.postsStart(ctx, sc.cookies[0])
-	}
-	c0, err1 := readCount(ctx, b.o.redis, b.db)
-	if err := errors.Join(err, err1); err != nil {
-		return nil, err
-	}
-	m, err := b.wrk.run(ctx, srv, sc, d)
-	if err != nil {
-		return nil, err
-	}
-	c1, err := readCount(ctx, b.o.redis, b.db)
-	if err == nil {
-		m.count, err = c1.since(c0)
-	}
-	if err == nil && one {
-		last, err = b.postsStart(ctx, sc.cookies[0])
-		m.lost, m.checked = lostIncrements(first.PostsStart, last.PostsStart, m.ok), true
-	}
-	return m, err
-}
-
-// postsStart reads session id's posts_start through the store the server
-// uses, failing when the session is gone (the store would issue a new one).
-func (b *bench) postsStart(ctx context.Context, id string) (session.State, error) {
-	st, err := b.sessions.PostsStart(ctx, id)
-	if err == nil && st.ID != id {
-		err = fmt.Errorf("session %.8s… vanished during the bench", id)
-	}
-	return st, err
-}
-
-// lostIncrements is how far posts_start fell short of adding desiredPosts
-// for each JSON answer wrk saw. It never falls short when no update is lost:
-// it may overshoot, by the requests in flight when wrk stopped, which the
-// server counted with no answer seen.
-func lostIncrements(before, after, answers int) int {
-	return max(before+desiredPosts*answers-after, 0)
-}
-
 // pageRenderedAnew is the page's throughput at posts_start=200 on this
 // machine when every view queries the database and renders its 200 posts
 // (no posts cache, no rendered-page memo): the floor the page's target is
@@ -355,15 +252,8 @@ func targets(rep *report, table []scenario) []target {
 		}
 		return result{}
 	}
-	measured := func(v float64, ok bool) float64 {
-		if !ok {
-			return math.NaN() // the target is missed, not met
-		}
-		return v
-	}
 	first, fresh, one, page := row(table[0].name), row(newSessionName), row(oneSessionName), row(page200Name)
 	calm, flooded, cheaply := row(calmName), row(floodName), row(cheapFloodName)
-	archiveFlooded, longQueries, ranges := row(archiveFloodName), row(longQueryFloodName), row(rangesFloodName)
 	gzipped, plain := row(gzipName), row(plainName)
 	limitA, limitB := row(table[0].limit), row(limitBName)
 	mid := rep.QueryOffset
@@ -419,39 +309,17 @@ func targets(rep *report, table []scenario) []target {
 		newTarget("visitors during a deep-range flood vs a /healthz flood", flooded.RPS/cheaply.RPS, 0.80, false, "%", rps(flooded, cheaply)),
 		newTarget("visitors' p99, deep-range flood vs /healthz flood", measured(float64(flooded.P99)/float64(cheaply.P99), cheaply.P99 > 0 && flooded.P99 > 0), 1.5, true, "×",
 			fmt.Sprintf("p99 %s vs %s", flooded.P99, cheaply.P99)),
-		newTarget("archive readers during a deep-range flood vs a /healthz flood", archiveFlooded.RPS/cheaply.RPS, 0.50, false, "%", rps(archiveFlooded, cheaply)),
-		newTarget("archive readers' p99, deep-range flood vs /healthz flood", measured(float64(archiveFlooded.P99)/float64(cheaply.P99), cheaply.P99 > 0 && archiveFlooded.P99 > 0), 2, true, "×",
-			fmt.Sprintf("p99 %s vs %s", archiveFlooded.P99, cheaply.P99)),
-		newTarget("visitors during a long-query flood vs a /healthz flood", longQueries.RPS/cheaply.RPS, 0.50, false, "%", rps(longQueries, cheaply)),
-		newTarget("visitors' p99, long-query flood vs /healthz flood", measured(float64(longQueries.P99)/float64(cheaply.P99), cheaply.P99 > 0 && longQueries.P99 > 0), 2, true, "×",
-			fmt.Sprintf("p99 %s vs %s", longQueries.P99, cheaply.P99)),
-		newTarget("visitors during a many-ranges flood vs a /healthz flood", ranges.RPS/cheaply.RPS, 0.50, false, "%", rps(ranges, cheaply)),
-		newTarget("visitors' p99, many-ranges flood vs /healthz flood", measured(float64(ranges.P99)/float64(cheaply.P99), cheaply.P99 > 0 && ranges.P99 > 0), 2, true, "×",
-			fmt.Sprintf("p99 %s vs %s", ranges.P99, cheaply.P99)),
 		newTarget(fmt.Sprintf("head refresh of %d posts with their cards: statements", headDepth),
 			measured(float64(rep.HeadRefreshNext), rep.HeadRefreshNext > 0), 6, true, "",
 			fmt.Sprintf("%d the first time, mean %s", rep.HeadRefreshFirst, rep.HeadRefresh)),
-	}, append(archiveTargets(row, table, first, keyset), languageTargets(row)...)...)
+	}, slices.Concat(floodTargets(row, table), archiveTargets(row, table, first, keyset), languageTargets(row))...)
 }
 
-// longQueryPath is the JSON endpoint with 6 000 junk pairs, a 63 KB query
-// string: answered 414 before any of it is decoded.
-func longQueryPath() string {
-	var b strings.Builder
-	b.WriteString("/load-more.php?start=0")
-	for i := range 6000 {
-		fmt.Fprintf(&b, "&j%d=%d", i, i)
+// measured is v, or NaN when it was not measured (ok false): the target
+// is then missed, not met.
+func measured(v float64, ok bool) float64 {
+	if !ok {
+		return math.NaN()
 	}
-	return b.String()
-}
-
-// manyRanges is a Range header of 5 000 one-byte ranges: answered with
-// the whole file, as more than a few ranges are.
-func manyRanges() string {
-	var b strings.Builder
-	b.WriteString("Range: bytes=0-0")
-	for i := 1; i < 5000; i++ {
-		fmt.Fprintf(&b, ",%d-%d", i*2, i*2)
-	}
-	return b.String()
+	return v
 }

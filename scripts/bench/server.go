@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -84,6 +85,9 @@ func startServerOnce(ctx context.Context, bin, logPath string, args []string) (*
 	return nil, errors.Join(fmt.Errorf("server not ready after a minute:\n%s", logTail()), p.stop())
 }
 
+// addr is the server's host:port.
+func (p *serverProcess) addr() string { return strings.TrimPrefix(p.baseURL, "http://") }
+
 // stop sends SIGTERM, lets the server drain, and kills it if it hangs.
 func (p *serverProcess) stop() error {
 	p.cmd.Process.Signal(syscall.SIGTERM)
@@ -125,10 +129,10 @@ func watchProcess(pid int) (func() (*result, error), error) {
 }
 
 // startRedis runs redis-server from PATH on a free loopback port, without
-// persistence, for the bench alone: INFO commandstats counts the commands
+// persistence, with args, for the bench alone: INFO commandstats counts the commands
 // of every client of an instance, and on a shared Redis other work's would
 // count as the server's. It returns the URL and a function that kills it.
-func startRedis(ctx context.Context) (url string, stop func(), err error) {
+func startRedis(ctx context.Context, args ...string) (url string, stop func(), err error) {
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		return "", nil, errors.New("redis-server is not on PATH: install it (apt-get install redis-server) or pass -redis URL")
@@ -139,7 +143,7 @@ func startRedis(ctx context.Context) (url string, stop func(), err error) {
 	}
 	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 	l.Close()
-	cmd := exec.Command(bin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
+	cmd := exec.Command(bin, append([]string{"--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"}, args...)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // gone with the bench, however it ends
 	if err := cmd.Start(); err != nil {
 		return "", nil, fmt.Errorf("start redis-server: %w", err)

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -58,22 +59,22 @@ func newWrk(dir string, threads int) (*wrk, error) {
 
 // startFlood starts a second wrk, of one thread, that floods srv from
 // sc.flood connections until the returned stop is called: the JSON
-// endpoint with distinct ranges over sc.floodPosts posts (flood.lua), or
-// sc.floodPath over and over. What it is answered is not measured: the
+// endpoint with distinct ranges over sc.floodPosts posts or another of
+// flood.lua's floods (sc.floodEnv), or sc.floodPath over and over. What it is answered is not measured: the
 // scenario is its visitors.
 func (w *wrk) startFlood(ctx context.Context, srv *serverProcess, sc scenario) (stop func(), err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	args := []string{"-t", "1", "-c", strconv.Itoa(sc.flood), "-d", "1h", "--timeout", "30s"}
+	for _, h := range sc.floodHeaders {
+		args = append(args, "-H", h)
+	}
 	if sc.floodPath != "" {
-		for _, h := range sc.floodHeaders {
-			args = append(args, "-H", h)
-		}
 		args = append(args, srv.baseURL+sc.floodPath)
 	} else {
 		args = append(args, "-s", w.flood, srv.baseURL+"/load-more.php")
 	}
 	cmd := exec.CommandContext(ctx, w.bin, args...)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "BENCH_POSTS=" + strconv.Itoa(sc.floodPosts)}
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "BENCH_POSTS=" + strconv.Itoa(sc.floodPosts)}, sc.floodEnv...)
 	if err := cmd.Start(); err != nil {
 		cancel()
 		return nil, fmt.Errorf("wrk flood: %w", err)
@@ -119,6 +120,13 @@ func (w *wrk) run(ctx context.Context, srv *serverProcess, sc scenario, d time.D
 			return nil, err
 		}
 		defer stop()
+	}
+	stopAttack := func() string { return "" }
+	if sc.attack != nil {
+		stopAttack = sync.OnceValue(sc.attack(ctx, srv.addr()))
+		defer stopAttack()
+	}
+	if sc.flood > 0 || sc.attack != nil {
 		// The flood under way, as it was when visitors came in the
 		// attack: its connections open, the admission bound reached.
 		time.Sleep(time.Second)
@@ -152,6 +160,7 @@ func (w *wrk) run(ctx context.Context, srv *serverProcess, sc scenario, d time.D
 	}
 	m.elapsed, m.Requests, m.Errors = time.Duration(out.Runtime)*time.Microsecond, out.Answers, out.errors()
 	m.ok = out.Answers - out.Status - out.Bad // wrk counts every answer, statuses of 400 and above among them
+	m.Attack = stopAttack()
 	if m.Errors > 0 {
 		m.ErrorSample = fmt.Sprintf("non-2xx/3xx %d; socket errors: connect %d, read %d, write %d, timeout %d; bad answers %d, first: %.80q",
 			out.Status, out.Connect, out.Read, out.Write, out.Timeout, out.Bad, out.Sample)

@@ -27,8 +27,10 @@ import (
 //
 // Archives through a flood: the head of an archive that readers came back
 // to (read before, within recentHeadFor) may also run in ReservedHeads
-// slots that first reads, and so a flood of distinct archives, never
-// take. When its query is refused or fails anyway, the head it replaces
+// slots, which a first read takes only when free and for at most a
+// fifth of the time (firstHeadRest), so a flood of distinct archives
+// keeps them mostly free.
+// When its query is refused or fails anyway, the head it replaces
 // is served stale, up to staleFactor times ttl old, counted and marked
 // (see ServedAge), rather than a 503.
 
@@ -50,14 +52,16 @@ type Cache struct {
 	maxBytes   int
 	now        func() time.Time // the clock freshness is measured by
 
-	misses   admission // the queries for pages other than the head
+	misses   admission // the queries for pages other than the head, and searches' scans
 	reserved admission // archive heads readers came back to, when misses are full
 	mu       sync.Mutex
+	firstOK  time.Time                   // under mu: when a first read may next take a reserved slot
 	heads    recentHeads                 // under mu: when each archive's head was last read
 	entries  map[pageRange]*list.Element // of *cachedPage
 	lru      list.List                   // front: most recently used
 	bytes    int                         // of the pages in lru
 	flights  map[pageRange]*flight       // the queries in the air
+	searches rankings                    // under mu: see search.go
 }
 
 // pageRange names a page as wpdb.Page does, its listing by Key: the
@@ -112,6 +116,9 @@ type CacheLimits struct {
 	// readers came back to, when MaxMisses are in flight. They too must
 	// leave the store's pool a connection free.
 	ReservedHeads int
+	// SearchBytes is what the searches' kept rankings may take (see
+	// search.go).
+	SearchBytes int
 }
 
 // NewCache wraps next in a cache. limits.TTL must be positive: with no
@@ -139,6 +146,7 @@ func newCache(next Source, format *Format, limits CacheLimits, logger *slog.Logg
 		heads:      newRecentHeads(max(limits.MaxEntries, 1)),
 		entries:    map[pageRange]*list.Element{},
 		flights:    map[pageRange]*flight{},
+		searches:   newRankings(next, limits.SearchBytes),
 	}
 }
 
@@ -147,6 +155,14 @@ func newCache(next Source, format *Format, limits CacheLimits, logger *slog.Logg
 // does. It returns next's errors, which are not remembered, ctx's cause,
 // and an error wrapping ErrBusy when the query was not admitted.
 func (c *Cache) Posts(ctx context.Context, p wpdb.Page) ([]Post, error) {
+	if q, ok := p.In.(wpdb.Search); ok {
+		in, err := c.rank(ctx, q)
+		if err != nil {
+			c.observer.CacheMiss()
+			return nil, err
+		}
+		p.In = in
+	}
 	key := pageRange{listing: p.Key(), lastPost: p.LastPost, offset: p.Offset, limit: p.Limit}
 	in := p.Listing()
 	if key.offset < 0 || key.limit <= 0 {
@@ -245,11 +261,13 @@ func (c *Cache) get(ctx context.Context, key pageRange, in wpdb.Listing) (p *cac
 		age := now.Sub(p.fetched)
 		if age < c.ttl {
 			c.lru.MoveToFront(el)
-			if !p.refreshing && age >= c.ttl/2 && c.isHead(key) && c.flights[key] == nil {
+			// A search's head is cut from its ranking, which a refresh
+			// would not renew.
+			if !p.refreshing && age >= c.ttl/2 && c.isHead(key) && c.flights[key] == nil && !isSearch(in) {
 				// The blog's head is never refused (it is not admitted);
 				// an archive's may be, and a later reader tries again.
 				// Pinned, neither is cancelled.
-				if _, err := c.startLocked(ctx, key, in, true, cameBack); err == nil {
+				if _, err := c.startLocked(ctx, key, in, true, headRead(archiveHead, cameBack)); err == nil {
 					p.refreshing = true
 					c.observer.CacheRefresh()
 				}
@@ -261,7 +279,7 @@ func (c *Cache) get(ctx context.Context, key pageRange, in wpdb.Listing) (p *cac
 			stale = p
 		}
 	}
-	f, err := c.joinLocked(ctx, key, in, cameBack)
+	f, err := c.joinLocked(ctx, key, in, headRead(archiveHead, cameBack))
 	c.mu.Unlock()
 	if err == nil {
 		p, err = c.wait(ctx, key, f)
@@ -278,6 +296,9 @@ func (c *Cache) get(ctx context.Context, key pageRange, in wpdb.Listing) (p *cac
 // the answer.
 func (c *Cache) load(ctx context.Context, key pageRange, in wpdb.Listing) (*cachedPage, error) {
 	fetched := c.now() // before the query: what it reads is at least this fresh
+	if rs, ok := in.(rankedSearch); ok && rs.fetched.Before(fetched) {
+		fetched = rs.fetched
+	}
 	posts, err := c.fetch(ctx, key, in)
 	if err != nil {
 		return nil, err

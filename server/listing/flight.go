@@ -27,6 +27,7 @@ type flight struct {
 	cancel  context.CancelFunc
 	pinned  bool         // a head's background refresh
 	slot    admission    // the place it holds among the misses or the reserved; nil for none
+	first   time.Time    // when a first read of an archive's head took a reserved slot for it
 	listing wpdb.Listing // the listing the page's key names
 
 	waiters int // under Cache.mu
@@ -73,14 +74,14 @@ func (a admission) tryFor(ctx context.Context, d time.Duration) bool {
 // It returns ctx's cause when the reader is already gone (its client hung
 // up before the cache was asked: no query is started for it), and an
 // error wrapping ErrBusy when starting the query would pass MaxMisses.
-func (c *Cache) joinLocked(ctx context.Context, key pageRange, in wpdb.Listing, cameBack bool) (*flight, error) {
+func (c *Cache) joinLocked(ctx context.Context, key pageRange, in wpdb.Listing, head read) (*flight, error) {
 	f := c.flights[key]
 	if f == nil {
 		if ctx.Err() != nil {
 			return nil, context.Cause(ctx)
 		}
 		var err error
-		if f, err = c.startLocked(ctx, key, in, false, cameBack); err != nil {
+		if f, err = c.startLocked(ctx, key, in, false, head); err != nil {
 			return nil, err
 		}
 	}
@@ -88,19 +89,54 @@ func (c *Cache) joinLocked(ctx context.Context, key pageRange, in wpdb.Listing, 
 	return f, nil
 }
 
+// read tells an archive head's read (a first one, or one readers came
+// back to) from any other page's.
+type read int
+
+const (
+	otherPage read = iota
+	firstHead
+	cameBackHead
+)
+
+func headRead(archiveHead, cameBack bool) read {
+	switch {
+	case cameBack:
+		return cameBackHead
+	case archiveHead:
+		return firstHead
+	}
+	return otherPage
+}
+
+// firstHeadRest bounds the first reads of archives' heads in the
+// reserved slots: after one held a slot for d, no other may take one
+// before firstHeadRest times d has passed, so first reads hold them at
+// most a fifth of the time, however slow the database. A reader new to a
+// category during a flood of deep ranges is served, while a flood of
+// distinct archives' heads leaves the slots to the heads readers came
+// back to.
+const firstHeadRest = 4
+
 // startLocked starts key's query, in listing in, with no waiter yet: a
 // head's refresh when refresh is set. Queries for pages other than the
 // blog's head are admitted first; an archive's head is too, or a flood of
-// archives would pass the bound, but one readers came back to (cameBack)
-// may take a reserved slot when the misses are full. c.mu is held.
-func (c *Cache) startLocked(ctx context.Context, key pageRange, in wpdb.Listing, refresh, cameBack bool) (*flight, error) {
+// archives would pass the bound, but when the misses are full it may take
+// a reserved slot: one readers came back to whenever one is free, a
+// first read one at a time and then after a rest (firstHeadRest). c.mu is
+// held.
+func (c *Cache) startLocked(ctx context.Context, key pageRange, in wpdb.Listing, refresh bool, head read) (*flight, error) {
 	var slot admission
+	var first time.Time
 	if key != c.headKey() {
 		switch {
 		case c.misses.try():
 			slot = c.misses
-		case cameBack && c.reserved.try():
+		case head == cameBackHead && c.reserved.try():
 			slot = c.reserved
+		case head == firstHead && !c.now().Before(c.firstOK) && c.reserved.try():
+			// None other until this one's query ends (see fly).
+			slot, first, c.firstOK = c.reserved, c.now(), c.now().Add(time.Hour)
 		default:
 			c.observer.CacheRefused()
 			return nil, fmt.Errorf("listing: page of %d posts after offset %d, post %d: %d queries in flight: %w",
@@ -110,7 +146,7 @@ func (c *Cache) startLocked(ctx context.Context, key pageRange, in wpdb.Listing,
 	// The flight keeps ctx's values (the request id in logs), not its
 	// cancellation: it ends with its last waiter, see leave.
 	fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	f := &flight{done: make(chan struct{}), cancel: cancel, pinned: refresh, slot: slot, listing: in}
+	f := &flight{done: make(chan struct{}), cancel: cancel, pinned: refresh, slot: slot, first: first, listing: in}
 	c.flights[key] = f
 	go c.fly(fctx, key, f)
 	return f, nil
@@ -134,10 +170,14 @@ func (c *Cache) fly(ctx context.Context, key pageRange, f *flight) {
 		}
 	}
 	f.page, f.err = c.load(ctx, key, f.listing)
+	c.mu.Lock()
+	if !f.first.IsZero() {
+		now := c.now()
+		c.firstOK = now.Add(firstHeadRest * now.Sub(f.first))
+	}
 	if f.slot != nil {
 		f.slot.done()
 	}
-	c.mu.Lock()
 	if c.flights[key] == f {
 		delete(c.flights, key)
 	}

@@ -62,7 +62,13 @@ type pageData struct {
 	// ArchiveVars are the archive's query vars, which the "more" form
 	// sends along with posts; none on the main listing.
 	ArchiveVars []QueryVar
-	Words       pageWords
+	// Search is the s the page lists, which the search form shows, and
+	// SearchForm the form's words; NothingFound says the search found no
+	// post.
+	Search       string
+	SearchForm   SearchForm
+	NothingFound bool
+	Words        pageWords
 }
 
 // pageWords are the page's own words in the site's language.
@@ -99,6 +105,8 @@ type PageView struct {
 	MaxPosts   int    // the most posts a page may show
 	// Archive is the archive the page lists, nil for the whole listing.
 	Archive *PageArchive
+	// Search is the s the page lists the results of, nil for none.
+	Search *string
 	// Site is the site as the posts were formatted for: the page's title,
 	// language and number format. Nil is the Renderer's title, in
 	// English.
@@ -346,6 +354,11 @@ func (r *Renderer) sizeBound(v PageView) int {
 			n += 2 * (len(qv.Name) + len(qv.Value))
 		}
 	}
+	if v.Search != nil {
+		// s stands in the heading, the title, the search form and the
+		// "more" form, each escaped up to five bytes a byte (&#34;).
+		n += 4 * 5 * len(*v.Search)
+	}
 	return n
 }
 
@@ -411,6 +424,10 @@ func (r *Renderer) renderView(w io.Writer, v PageView) error {
 	}
 	if a := v.Archive; a != nil {
 		data.Title, data.Heading, data.ArchiveVars = a.Titles.Title, a.Titles.Heading, a.Vars
+	}
+	data.SearchForm = site.words.search.form
+	if v.Search != nil {
+		data.Search, data.NothingFound = *v.Search, len(v.Posts) == 0
 	}
 	data.Words = pageWords{More: say.More, PostsShown: say.PostsShown, Description: say.Description(data.Title),
 		Cap: say.Cap(v.MaxPosts), Script: template.JS(say.Script())} // JSON that escapes <, > and &

@@ -73,6 +73,14 @@ func writeViewHead(w io.Writer, v PageView) {
 			io.WriteString(w, qv.Name+"="+qv.Value)
 		}
 	}
+	if v.Search != nil {
+		// The search form shows s.
+		w.Write([]byte{3})
+		io.WriteString(w, *v.Search)
+	}
+	if v.Site != nil {
+		v.Site.words.search.form.writeKey(w)
+	}
 }
 
 // keyComparer consumes a kept key as the same bytes are written to it; it

@@ -18,6 +18,7 @@ type Settings struct {
 	CacheDepth   int  // the newest posts the cache keeps as one page
 	CacheEntries int  // most pages the cache keeps
 	CacheBytes   int  // most bytes of posts the cache keeps
+	SearchBytes  int  // most bytes of searches' rankings the cache keeps
 	StickyPosts  bool // the site's sticky posts first, as the blog's home has them
 	Choices           // the title, date format and image size, over the site's own
 	// Locale, when set, is the site's locale over get_locale()'s, and
@@ -38,6 +39,9 @@ const (
 	DefaultCacheDepth   = 256
 	DefaultCacheEntries = 1024
 	DefaultCacheBytes   = 16 << 20
+	// A ranking takes 24 bytes a post found: 16 MiB keep a few thousand
+	// searches of a few hundred posts each.
+	DefaultSearchBytes = 16 << 20
 )
 
 // minCacheBytes keeps -cache-bytes from being a typo that silently turns
@@ -67,6 +71,8 @@ func (s *Settings) Group() setting.Group {
 				Usage: "most pages of posts the cache keeps"},
 			{Name: "cache-bytes", Value: setting.Int(&s.CacheBytes, DefaultCacheBytes), Check: setting.AtLeast(&s.CacheBytes, minCacheBytes),
 				Usage: "most `bytes` of posts (titles, excerpts, names, dates) the cache keeps"},
+			{Name: "search-bytes", Value: setting.Int(&s.SearchBytes, DefaultSearchBytes), Check: setting.AtLeast(&s.SearchBytes, minCacheBytes),
+				Usage: "most `bytes` the cache keeps of searches' ranked results (about 24 a post found), for the freshness bound; the least recently used are dropped first"},
 			{Name: "sticky-posts", Value: setting.Bool(&s.StickyPosts, false),
 				Usage: "put the site's sticky posts first in the listing, as WordPress's blog home does (never in archives); the PHP script did not"},
 			{Name: "title", Value: setting.String(&s.Title, ""),
@@ -136,5 +142,5 @@ func (s *Settings) CacheLimits(poolSize int) CacheLimits {
 		reserved = 1
 	}
 	return CacheLimits{TTL: s.CacheTTL, Depth: s.CacheDepth, MaxEntries: s.CacheEntries, MaxBytes: s.CacheBytes,
-		MaxMisses: misses, ReservedHeads: reserved}
+		MaxMisses: misses, ReservedHeads: reserved, SearchBytes: s.SearchBytes}
 }

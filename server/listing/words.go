@@ -24,6 +24,8 @@ type words struct {
 	monthFormat  string
 	dayFormat    string
 	titleSep     string // wp_get_document_title()'s " - ", as wptexturize makes it: " – "
+
+	search searchWords // see search_words.go
 }
 
 // newWords looks the words up in cat (nil: English). Translations are
@@ -49,6 +51,7 @@ func newWords(cat *pomo.Catalogue, text htmlText) words {
 		// document_title filter's wptexturize turns into the en dash, as
 		// the catalogue spells it.
 		titleSep: " " + tr("en dash", "&#8211;") + " ",
+		search:   newSearchWords(cat, tr),
 	}
 }
 
