@@ -248,17 +248,7 @@ func TestSearchBrowser(t *testing.T) {
 			if !js {
 				return
 			}
-			if _, err := chromedp.Run(tb.ctx, chromedp.Evaluate[chromedp.Void](axe)); err != nil {
-				t.Fatalf("load axe-core: %v", err)
-			}
-			violations, err := chromedp.Run(tb.ctx, chromedp.Evaluate[[]string](`axe.run(document, {resultTypes: ['violations']}).then((r) =>
-				r.violations.map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ') + ' (' + n.failureSummary + ')').join(', ')))`, chromedp.EvalAwaitPromise))
-			if err != nil {
-				t.Fatalf("axe.run: %v", err)
-			}
-			if len(violations) > 0 {
-				t.Errorf("axe finds %d violations:\n%s", len(violations), strings.Join(violations, "\n"))
-			}
+			runAxe(t, tb, axe)
 			tb.noConsoleProblems(false)
 		})
 	}

@@ -89,10 +89,17 @@ func NeedWordPress(t testing.TB) {
 	if _, err := os.Stat(WordPressRoot + "wp-settings.php"); err != nil {
 		missing = append(missing, "wordpress")
 	}
+	needPackages(t, "WordPress tests", missing)
+}
+
+// needPackages skips t, or fails it under CI=true (where a test that
+// cannot run must not pass), when Debian packages are missing.
+func needPackages(t testing.TB, who string, missing []string) {
+	t.Helper()
 	if len(missing) == 0 {
 		return
 	}
-	msg := "WordPress tests need " + strings.Join(missing, ", ") + " (apt-get install " + strings.Join(missing, " ") + ")"
+	msg := who + " need " + strings.Join(missing, ", ") + " (apt-get install " + strings.Join(missing, " ") + ")"
 	if os.Getenv("CI") == "true" {
 		t.Fatal(msg)
 	}
