@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -17,9 +16,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/wploadmore/wploadmore/public"
 	"github.com/wploadmore/wploadmore/server/listing"
-	"github.com/wploadmore/wploadmore/templates"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -48,28 +45,7 @@ func TestLanguageFollowsOption(t *testing.T) {
 	}
 	wp.WriteLanguageFile(t, "de_DE.mo", wpdbtest.MO(t, "de_DE", ""))
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	store, err := wpdb.Open(ctx, wp.Config, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	options, err := store.Options(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := parseConfig([]string{"wploadmore", "-cache-ttl", "200ms", "-wp-languages", wp.LanguagesDir()}, envFunc(nil), io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logger := slog.New(slog.DiscardHandler)
-	h, err := newServer(serverDeps{Config: cfg, Logger: logger, Posts: store, Sessions: &fakeSessions{postsStart: 1},
-		Templates: templates.FS, Public: public.FS, Options: options})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go listing.WatchOptions(ctx, store, 50*time.Millisecond, h.useOptions, logger)
+	h := watchingServer(t, wp, 1, "-cache-ttl", "200ms", "-wp-languages", wp.LanguagesDir())
 	shown := func() [3]string {
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/load-more.php?start=0&desiredPosts=1", nil))

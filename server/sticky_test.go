@@ -187,34 +187,43 @@ func TestStickyPostsOff(t *testing.T) {
 // while the server reads the options again as listing.WatchOptions does
 // (every 50 ms here, every listing.OptionsEvery in production): the first
 // batch follows within the refresh and the freshness bound.
+// watchingServer is a server on wp's database, with flags, whose visitors'
+// posts_start is postsStart, and which reads the site's options again
+// every 50 ms, until t ends.
+func watchingServer(t *testing.T, wp *wpdbtest.WordPress, postsStart int, flags ...string) *server {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	store, err := wpdb.Open(ctx, wp.Config, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	options, err := store.Options(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := parseConfig(append([]string{"wploadmore"}, flags...), envFunc(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	logger := slog.New(slog.DiscardHandler)
+	h, err := newServer(serverDeps{Config: cfg, Logger: logger, Posts: store, Sessions: &fakeSessions{postsStart: postsStart},
+		Templates: templates.FS, Public: public.FS, Options: options})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go listing.WatchOptions(ctx, store, 50*time.Millisecond, h.useOptions, logger)
+	return h
+}
+
 func TestStickyPostsFollowOption(t *testing.T) {
 	if testing.Short() {
 		t.Skip("installs WordPress (seconds); run without -short")
 	}
 	t.Parallel()
 	wp, ids := stickySite(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	store, err := wpdb.Open(ctx, wp.Config, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	options, err := store.Options(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := parseConfig([]string{"wploadmore", "-sticky-posts", "-cache-ttl", "200ms"}, envFunc(nil), io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logger := slog.New(slog.DiscardHandler)
-	h, err := newServer(serverDeps{Config: cfg, Logger: logger, Posts: store, Sessions: &fakeSessions{postsStart: 2},
-		Templates: templates.FS, Public: public.FS, Options: options})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go listing.WatchOptions(ctx, store, 50*time.Millisecond, h.useOptions, logger)
+	h := watchingServer(t, wp, 2, "-sticky-posts", "-cache-ttl", "200ms")
 	first := func() []uint64 {
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/load-more.php?start=0&desiredPosts=3", nil))
