@@ -44,7 +44,8 @@ const (
 	// searchFloodSlack is what the server may take beyond its size once
 	// warm and twice what it keeps: the garbage collector lets the heap
 	// grow to twice what is live, the warm server's own heap too, beside
-	// the flood's requests and scans in flight (measured: 7 to 12 MiB).
+	// the flood's requests and scans in flight (docs/search.md has the
+	// figures).
 	searchFloodSlack = 16 << 20
 )
 
@@ -59,10 +60,11 @@ func searchFloodWords() []string {
 
 // TestSearchFloodRSS sends searchFloodCount distinct searches to the
 // server, a process of its own, each finding a thousand posts or more of
-// 5 000, a different set for each pair of words: first at the pace the scans' share of time
-// admits, each scanned and kept (200) or refused (503), until the rankings
-// answered take searchFloodScanned; then the rest as fast as loopback
-// allows from searchFloodConns connections, most refused. Its peak RSS
+// 5 000, a different set for each pair of words: first at the pace the
+// scans' share of time admits, each scanned and kept (200) or refused
+// (503), until the rankings answered take searchFloodScanned; then the
+// rest as fast as loopback allows from searchFloodConns connections, most
+// refused. Its peak RSS
 // (VmHWM) stays within its size once warm, plus twice -search-bytes and
 // -cache-bytes, plus searchFloodSlack; keeping every ranking would pass
 // it.
