@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
@@ -114,5 +117,55 @@ func seedArchives(t *testing.T, cfg wpdb.Config, ids []uint64) {
 	}
 	if err := s.InsertTermRelationships(ctx, rels); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestSearchProtectedPost searches for the words of a password-protected
+// post's title, content and excerpt, alone, with other posts' words and
+// excluded, with the cache off: every answer, JSON at several sizes and
+// through its Link walk, and the page, is the same, byte for byte and in
+// its ETag and Link, whether or not the post holds the words, so a search
+// never tells what a protected post holds.
+func TestSearchProtectedPost(t *testing.T) {
+	t.Parallel()
+	searches := []string{"TOPSECRET", "launch code", "plain", "plain TOPSECRET", "plain -TOPSECRET", `"plain TOPSECRET"`, "Members", "hunter2"}
+	for _, driver := range wpdbtest.Drivers() {
+		t.Run(driver, func(t *testing.T) {
+			t.Parallel()
+			cfg := wpdbtest.New(t, driver, "wp_")
+			ids := wpdbtest.Insert(t, cfg,
+				wpdb.SeedRow{Title: "Open one", Content: "<p>Plain words.</p>", Date: "2024-03-01 10:00:00"},
+				wpdb.SeedRow{Title: "Members only", Password: "hunter2", Content: "<p>plain TOPSECRET words, the launch code</p>",
+					Excerpt: "TOPSECRET plain", Date: "2024-03-02 10:00:00"},
+				wpdb.SeedRow{Title: "Open two", Content: "<p>More plain words.</p>", Date: "2024-03-03 10:00:00"},
+			)
+			srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg)}, "-cache-ttl", "0")
+			answers := func() []string {
+				var out []string
+				for _, s := range searches {
+					q := "s=" + url.QueryEscape(s)
+					for _, k := range []int{1, 2, 3} {
+						_, walked := walk(t, srv, fmt.Sprintf("/load-more.php?start=0&desiredPosts=%d&%s", k, q))
+						walked = append(walked, srv.get(t, "/load-more.php?"+q))
+						for _, a := range walked {
+							out = append(out, fmt.Sprintf("%s %d ETag %s Link %s\n%s", q, a.Status, a.Header.Get("ETag"), a.Header.Get("Link"), a.Body))
+						}
+					}
+				}
+				return out
+			}
+			holding := answers()
+			for _, a := range holding {
+				if strings.Contains(a, "Members only") || strings.Contains(a, "Protected: ") {
+					t.Fatalf("a search lists the protected post:\n%.1000s", a)
+				}
+			}
+			if _, err := wpdbtest.OpenDB(t, cfg).Exec("UPDATE wp_posts SET post_content = '<p>nothing</p>', post_excerpt = '' WHERE ID = ?", ids[1]); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(holding, answers()); diff != "" {
+				t.Errorf("searches answer otherwise once the protected post no longer holds their words (-holding +not):\n%s", diff)
+			}
+		})
 	}
 }

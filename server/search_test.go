@@ -82,6 +82,11 @@ func TestSearch(t *testing.T) {
 		{S: "post", Vars: map[string]string{"category_name": "news"}}, {S: "post", Vars: map[string]string{"author_name": "ann-lee"}},
 		{S: "content", Vars: map[string]string{"year": "2024", "monthnum": "6"}}, {S: "post", Vars: map[string]string{"category_name": "nope"}},
 		{S: ""}, {S: strings.Repeat("x", 1601)}, {S: `Tom & "Jerry" <b>`},
+		// As the query string carries them: case and accents, %, _, \, CJK,
+		// 10 words, and s at WordPress's bound, counted in bytes.
+		{S: "POST 3"}, {S: "pöst cöntent"}, {S: "100%"}, {S: "%"}, {S: "under_score"}, {S: "_"}, {S: `post\`}, {S: `\`},
+		{S: "東京"}, {S: "content post news alpha beta gamma delta epsilon zeta theta"},
+		{S: strings.Repeat("-", 1600)}, {S: strings.Repeat("-", 1601)}, {S: strings.Repeat("東", 533) + "xy"},
 	}
 	want := wordpressSearches(t, wp, searches)
 	found := 0

@@ -96,11 +96,8 @@ func (s *Store) rank(ctx context.Context, t *target, q Search) (*Ranking, error)
 	if q.nothing {
 		return r, nil
 	}
-	rank, rankArgs := s.searchRank(q)
-	where, whereArgs := s.searchWhere(q)
-	query := "SELECT p.ID, " + rank + " AS search_rank, " + s.dateText() + " AS post_date FROM " + quoteIdent(s.driver, s.table) + " AS p" +
-		" WHERE " + where + " ORDER BY search_rank, p.post_date DESC, p.ID DESC"
-	rows, err := t.db.QueryContext(ctx, query, append(rankArgs, whereArgs...)...)
+	query, args := s.scanQuery(q)
+	rows, err := t.db.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, unavailable(err)
 	}
@@ -118,6 +115,15 @@ func (s *Store) rank(ctx context.Context, t *target, q Search) (*Ranking, error)
 		return nil, unavailable(err)
 	}
 	return r, nil
+}
+
+// scanQuery is the query of q's scan, every post it finds ranked, and its
+// parameters.
+func (s *Store) scanQuery(q Search) (string, []any) {
+	rank, rankArgs := s.searchRank(q)
+	where, whereArgs := s.searchWhere(q)
+	return "SELECT p.ID, " + rank + " AS search_rank, " + s.dateText() + " AS post_date FROM " + quoteIdent(s.driver, s.table) + " AS p" +
+		" WHERE " + where + " ORDER BY search_rank, p.post_date DESC, p.ID DESC", append(rankArgs, whereArgs...)
 }
 
 // searchRank is the relevance rank of the posts row p under q, as

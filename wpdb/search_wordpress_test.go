@@ -141,7 +141,8 @@ func searchStrings() []string {
 		"tie", "tie apple", "tie -apple", "apple pie -tie", "' apple '", `"'apple'"`, "apple's",
 		"50/50", " - ", "dash -- double", "x\x00y", "apple\x00",
 		long, long + "x", strings.Repeat(`"`, 800), strings.Repeat(`"`, 801), strings.Repeat("-", 1600), strings.Repeat("-", 1601),
-		strings.Repeat("apple ", 265) + `pie "`, // 1 596 bytes, 1 601 once the quote is slashed
+		strings.Repeat("apple ", 265) + `pie "`,                         // 1 596 bytes, 1 601 once the quote is slashed
+		strings.Repeat("東", 533) + "x", strings.Repeat("東", 533) + "xy", // 1 600 and 1 601 bytes, 534 and 535 characters
 	}
 }
 
