@@ -34,24 +34,58 @@ func startLanguageServer(t *testing.T, locale, dir, title string, post func(day 
 	}
 	wpdbtest.Insert(t, db, rows...)
 	langDir := t.TempDir()
-	mo := wpdbtest.MO(t, locale, fmt.Sprintf("msgctxt \"text direction\"\nmsgid \"ltr\"\nmsgstr %q\n", dir))
+	po := fmt.Sprintf("msgctxt \"text direction\"\nmsgid \"ltr\"\nmsgstr %q\n", dir) + currentPack[locale]
+	mo := wpdbtest.MO(t, locale, po)
 	if err := os.WriteFile(filepath.Join(langDir, locale+".mo"), mo, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return startBrowserServer(t, db, map[string]string{"LOADMORE_LOCALE": locale, "LOADMORE_WP_LANGUAGES": langDir, "LOADMORE_TITLE": title})
 }
 
+// currentPack are strings a language pack of today has and Debian's old
+// catalogues lack: the search form's, with the contexts WordPress 6.1
+// looks them up in.
+var currentPack = map[string]string{
+	"ar": `
+msgctxt "label"
+msgid "Search for:"
+msgstr "البحث عن:"
+
+msgctxt "placeholder"
+msgid "Search &hellip;"
+msgstr "بحث &hellip;"
+
+msgctxt "submit button"
+msgid "Search"
+msgstr "بحث"
+`,
+	"de_DE": `
+msgctxt "label"
+msgid "Search for:"
+msgstr "Suche nach:"
+
+msgctxt "placeholder"
+msgid "Search &hellip;"
+msgstr "Suchen &hellip;"
+
+msgctxt "submit button"
+msgid "Search"
+msgstr "Suchen"
+`,
+}
+
 // languagePage is what a visitor sees of the page's language and words.
 type languagePage struct {
-	Lang, Dir, Button, BadgeLabel, Badge, Status string
-	Separators                                   []string
-	Posts                                        int
+	Lang, Dir, Button, SearchButton, BadgeLabel, Badge, Status string
+	Separators                                                 []string
+	Posts                                                      int
 }
 
 const languagePageJS = `(() => ({
 	Lang: document.documentElement.lang,
 	Dir: document.documentElement.dir,
 	Button: document.querySelector('#more .more-label')?.textContent ?? '',
+	SearchButton: document.querySelector('form[role=search] button, form[role=search] [type=submit]')?.textContent.trim() ?? '',
 	BadgeLabel: document.querySelector('.badge-label')?.textContent ?? '',
 	Badge: document.getElementById('posts-start')?.textContent ?? '',
 	Status: document.getElementById('status')?.textContent ?? '',
@@ -107,7 +141,7 @@ func TestBrowserArabic(t *testing.T) {
 	t.Run("JavaScript", func(t *testing.T) {
 		tb := newTab(t, browserCtx)
 		tb.do(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(pageURL), chromedp.WaitVisible("#more"))
-		want := languagePage{Lang: "ar", Dir: "rtl", Button: button, BadgeLabel: badgeLabel, Badge: "2", Posts: 2}
+		want := languagePage{Lang: "ar", Dir: "rtl", Button: button, SearchButton: "بحث", BadgeLabel: badgeLabel, Badge: "2", Posts: 2}
 		if diff := cmp.Diff(want, eval[languagePage](tb, languagePageJS), cmpopts.EquateEmpty()); diff != "" {
 			t.Fatalf("as served (-want +got)\n%s", diff)
 		}
@@ -125,7 +159,7 @@ func TestBrowserArabic(t *testing.T) {
 		}
 		for i, want := range steps {
 			tb.clickMore()
-			want.Lang, want.Dir, want.BadgeLabel = "ar", "rtl", badgeLabel
+			want.Lang, want.Dir, want.SearchButton, want.BadgeLabel = "ar", "rtl", "بحث", badgeLabel
 			if diff := cmp.Diff(want, eval[languagePage](tb, languagePageJS)); diff != "" {
 				t.Fatalf("after click %d (-want +got)\n%s", i+1, diff)
 			}
@@ -172,7 +206,7 @@ func TestBrowserArabic(t *testing.T) {
 		tb.do(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(pageURL), chromedp.WaitVisible("#more"))
 		for i, n := range []int{4, 6, 7} {
 			tb.do(chromedp.Click("#more"), chromedp.WaitReady(fmt.Sprintf("#posts article:nth-of-type(%d)", n)))
-			want := languagePage{Lang: "ar", Dir: "rtl", BadgeLabel: badgeLabel, Badge: fmt.Sprint(n), Separators: separators[:i+1], Posts: n}
+			want := languagePage{Lang: "ar", Dir: "rtl", SearchButton: "بحث", BadgeLabel: badgeLabel, Badge: fmt.Sprint(n), Separators: separators[:i+1], Posts: n}
 			if n < 7 {
 				want.Button = button
 			}
@@ -207,7 +241,7 @@ func TestBrowserGerman(t *testing.T) {
 	tb := newTab(t, browserCtx)
 	tb.do(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(pageURL), chromedp.WaitVisible("#more"))
 	tb.clickMore()
-	want := languagePage{Lang: "de-DE", Button: "Weitere Beiträge", BadgeLabel: "Angezeigte Beiträge", Badge: "4",
+	want := languagePage{Lang: "de-DE", Button: "Weitere Beiträge", SearchButton: "Suchen", BadgeLabel: "Angezeigte Beiträge", Badge: "4",
 		Status: "2 weitere Beiträge geladen.", Separators: []string{"Beiträge 3 bis 4"}, Posts: 4}
 	if diff := cmp.Diff(want, eval[languagePage](tb, languagePageJS)); diff != "" {
 		t.Fatalf("after a click (-want +got)\n%s", diff)
