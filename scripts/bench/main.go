@@ -187,10 +187,17 @@ func (b *bench) openFloors(ctx context.Context, dbCfg wpdb.Config) (closeAll fun
 		return closeAll, err
 	}
 	closers = append(closers, func() { b.store.Close() })
+	setupCfg := dbCfg
+	setupCfg.QueryTimeout = setupQueryTimeout
+	if b.setup.store, err = wpdb.Open(ctx, setupCfg, nil); err != nil {
+		return closeAll, err
+	}
+	closers = append(closers, func() { b.setup.store.Close() })
 	if b.db, err = sql.Open(dbCfg.Driver, dbCfg.DSN); err != nil { // a driver wpdb registers: go-sql-driver for MariaDB
 		return closeAll, err
 	}
 	closers = append(closers, func() { b.db.Close() })
+	b.setup.db, b.setup.prefix = b.db, dbCfg.TablePrefix
 	prefix := "wploadmore_bench:" + rand.Text() + ":"
 	b.prefix, b.sessionConfig = prefix, session.Config{
 		KeyPrefix: prefix, Format: session.FormatPHP, MaxLifetime: session.DefaultMaxLifetime,
@@ -214,7 +221,7 @@ func (b *bench) openFloors(ctx context.Context, dbCfg wpdb.Config) (closeAll fun
 // excerpt, the head refresh and the fetch of a short and a long post, and
 // turns the figures into the targets.
 func (b *bench) measureAll(ctx context.Context, dbCfg wpdb.Config, rep *report) error {
-	table, err := scenarios(ctx, b.store, b.sessions, b.o)
+	table, err := scenarios(ctx, b.store, b.setup, b.sessions, b.o)
 	if err != nil {
 		return err
 	}

@@ -20,8 +20,9 @@ type bench struct {
 	wrk        *wrk
 	dir        string // the binaries, wrk.lua and the server logs
 	serverBin  string
-	serverArgs []string // -db, -redis, -session-prefix
-	store      *wpdb.Store
+	serverArgs []string    // -db, -redis, -session-prefix
+	store      *wpdb.Store // as the server's: its query timeout
+	setup      setupDB     // for the rows' setup, with a longer one
 	sessions   *session.Store
 	db         *sql.DB // the bench's own connection to MariaDB, for its counters and the naive query
 	// prefix is the sessions' key prefix in Redis, sessionConfig theirs.

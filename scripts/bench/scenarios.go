@@ -105,8 +105,9 @@ func keysetName(start int) string { return fmt.Sprintf("JSON start=%d, lastPost,
 
 // scenarios creates the sessions the scenarios send and returns the table,
 // in the order it runs: the server with its defaults, then the scenarios
-// on servers of their own. The first one is measured beside limit A.
-func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, o options) ([]scenario, error) {
+// on servers of their own. The first one is measured beside limit A,
+// which calls store; setup finds the posts the rows name.
+func scenarios(ctx context.Context, store *wpdb.Store, setup setupDB, sessions *session.Store, o options) ([]scenario, error) {
 	c := o.conns
 	visitors, err1 := newSessions(ctx, sessions, max(c, 64), 2)
 	// The page scenarios get sessions of their own: the JSON scenarios
@@ -116,9 +117,9 @@ func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 	readers, err3 := newSessions(ctx, sessions, c, 200)
 	one, err4 := newSessions(ctx, sessions, 1, 2)
 	// lastPost names the post just before mid: the keyset page at mid.
-	before, err5 := store.Posts(ctx, wpdb.Page{Offset: o.posts/2 - 1, Limit: 1})
+	before, err5 := setup.store.Posts(ctx, wpdb.Page{Offset: o.posts/2 - 1, Limit: 1})
 	capped, err6 := newSessions(ctx, sessions, 16, 1000) // ten desiredPosts=100 calls past the cap
-	heads, deepArchives, err7 := archiveScenarios(ctx, store, o)
+	heads, deepArchives, err7 := archiveScenarios(ctx, setup, o)
 	// The HEAD flood's sessions: past -max-page-posts, so every page has
 	// as many posts whatever the count its badge shows.
 	attackers, err8 := newSessions(ctx, sessions, floodConns, 300)
