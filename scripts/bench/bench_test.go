@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -303,5 +304,31 @@ func TestArchiveSize(t *testing.T) {
 		if posts, err := store.Posts(ctx, wpdb.Page{In: a, Offset: got - 1, Limit: 2}); err != nil || len(posts) != 1 {
 			t.Errorf("%s: %d posts at offset %d, %v; want 1", tt.vars, len(posts), got-1, err)
 		}
+	}
+}
+
+// TestFloodTargetsP99: a flood row's p99 is held to its own bound, twice
+// its twin's when it states none; at 1.8× its twin's, a row bound to
+// 1.5× misses where a row of the default bound meets it.
+func TestFloodTargetsP99(t *testing.T) {
+	t.Parallel()
+	table := []scenario{{name: "default", twin: healthzTwin}, {name: "strict", twin: healthzTwin, maxP99: 1.5}}
+	var rows []result
+	for _, sc := range table {
+		rows = append(rows, result{Name: sc.name, RPS: 1, P99: ms(18 * time.Millisecond)},
+			result{Name: sc.twin(sc).name, RPS: 1, P99: ms(10 * time.Millisecond)})
+	}
+	row := func(name string) result {
+		return rows[slices.IndexFunc(rows, func(r result) bool { return r.Name == name })]
+	}
+	got := map[string]bool{}
+	for _, tg := range floodTargets(row, table) {
+		if strings.Contains(tg.Name, "p99") {
+			got[tg.Name] = tg.Met
+		}
+	}
+	want := map[string]bool{"default, p99 vs its twin": true, "strict, p99 vs its twin": false}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("p99 targets met (-want +got):\n%s", diff)
 	}
 }
