@@ -279,7 +279,7 @@ const (
 // storeBigSession stores the big session under the bench's prefix: its
 // posts_start first, as this server creates it, then a list of short
 // records a PHP page appended, in PHP's "php" format.
-func storeBigSession(ctx context.Context, b *bench) error {
+func storeBigSession(ctx context.Context, b *bench, _ *serverProcess) error {
 	var list strings.Builder
 	n := 0
 	for ; list.Len() < bigSessionBytes; n++ {

@@ -101,7 +101,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer stop()
 		o.redis, rep.Redis = addr, "a redis-server of the bench's own"
 	}
-	b := &bench{o: o, logf: func(format string, a ...any) { fmt.Fprintf(stderr, "bench: "+format+"\n", a...) }}
+	b := &bench{o: o, dbCfg: dbCfg, logf: func(format string, a ...any) { fmt.Fprintf(stderr, "bench: "+format+"\n", a...) }}
 	if b.dir, err = os.MkdirTemp("", "wploadmore-bench-"); err != nil {
 		return err
 	}

@@ -49,8 +49,8 @@ type scenario struct {
 	// at most maxP99 times its p99 (0: twice).
 	twin   func(scenario) scenario
 	maxP99 float64
-	// before, when set, runs before each of the row's rounds.
-	before func(ctx context.Context, b *bench) error
+	// before, when set, runs before each of the row's rounds, on its server.
+	before func(ctx context.Context, b *bench, srv *serverProcess) error
 	// redis, when set, is the Redis the row's server uses instead of the
 	// bench's; the row sends its sessions, or none when noSession.
 	redis     *fullRedis
@@ -61,7 +61,16 @@ type scenario struct {
 	deep    bool
 	// versus, when set, is a scenario run on a server of its own, taking
 	// turns with this one (see runVersus): two rows measured side by side.
-	versus *scenario
+	// wordpress: that server is WordPress's REST API (startWordPress), not
+	// this server, and its path a page of its posts route.
+	versus    *scenario
+	wordpress bool
+	// duration, when set, is the row's run time instead of -duration.
+	duration time.Duration
+	// requests, when set, is how many requests each connection sends a
+	// round, answered however long they take (see askAll), instead of
+	// wrk's for a time: a row of scans of seconds each.
+	requests int
 }
 
 // json tells whether the answer must be a non-empty JSON array of posts.
@@ -211,6 +220,7 @@ func scenarios(ctx context.Context, store *wpdb.Store, setup setupDB, sessions *
 	// uncached server.
 	table = append(table, deepArchives...)
 	table = append(table, scenario{name: offsetName(deep), path: json(deep), cookies: visitors[:c], conns: c, flags: uncached})
+	table = append(table, searchScenarios(o)...)
 	languages, err := languageScenarios(visitors[:c], pagers, c)
 	return append(table, languages...), err
 }
@@ -314,7 +324,7 @@ func targets(rep *report, table []scenario) []target {
 		newTarget(fmt.Sprintf("head refresh of %d posts with their cards: statements", headDepth),
 			measured(float64(rep.HeadRefreshNext), rep.HeadRefreshNext > 0), 6, true, "",
 			fmt.Sprintf("%d the first time, mean %s", rep.HeadRefreshFirst, rep.HeadRefresh)),
-	}, slices.Concat(floodTargets(row, table), archiveTargets(row, table, first, keyset), languageTargets(row))...)
+	}, slices.Concat(floodTargets(row, table), archiveTargets(row, table, first, keyset), searchTargets(row), languageTargets(row))...)
 }
 
 // measured is v, or NaN when it was not measured (ok false): the target
