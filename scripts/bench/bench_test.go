@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -102,7 +103,9 @@ func TestTargets(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sessions.Close() })
-	table, err := scenarios(ctx, wpdbtest.Store(t, cfg), sessions, options{posts: 40, conns: 2})
+	store := wpdbtest.Store(t, cfg)
+	setup := setupDB{store: store, db: wpdbtest.OpenDB(t, cfg), prefix: cfg.TablePrefix}
+	table, err := scenarios(ctx, store, setup, sessions, options{posts: 40, conns: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,8 +267,7 @@ func TestTimeFetch(t *testing.T) {
 }
 
 // TestArchiveSize: a category's size is its count, and an author's, which
-// has none, is found by searching the offsets, whatever the bound; the
-// author's deep row then stands as deep as the posts allow.
+// has none, is counted: their published posts only, of their own.
 func TestArchiveSize(t *testing.T) {
 	t.Parallel()
 	ctx, cfg := context.Background(), wpdbtest.MySQL(t)
@@ -274,26 +276,59 @@ func TestArchiveSize(t *testing.T) {
 	for i := range others {
 		others[i].Author = 1 // admin
 	}
-	wpdbtest.Insert(t, cfg, others...)
+	drafts := wpdbtest.Posts(21)[19:] // the admin's too, but not listed
+	for i := range drafts {
+		drafts[i].Author, drafts[i].Status = 1, "draft"
+	}
+	wpdbtest.Insert(t, cfg, append(others, drafts...)...)
 	store := wpdbtest.Store(t, cfg)
+	setup := setupDB{store: store, db: wpdbtest.OpenDB(t, cfg), prefix: cfg.TablePrefix}
 	terms, err := store.Terms(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
 		vars string
-		most int
 		want int
 	}{
-		{denseArchive, 100, 12},
-		{authorArchive, 100, 12},
-		{authorArchive, 12, 12},
-		{authorArchive, 5, 5}, // it never looks past most
-		{"author_name=admin", 100, 7},
+		{denseArchive, 12},
+		{authorArchive, 12},
+		{"author_name=admin", 7},
 	} {
 		a := wpdbtest.ResolveArchive(t, terms, tt.vars)
-		if got, err := archiveSize(ctx, store, terms, a, tt.vars, tt.most); err != nil || got != tt.want {
-			t.Errorf("archiveSize(%s, most %d) = %d, %v; want %d", tt.vars, tt.most, got, err, tt.want)
+		got, err := archiveSize(ctx, setup, terms, a, tt.vars)
+		if err != nil || got != tt.want {
+			t.Errorf("archiveSize(%s) = %d, %v; want %d", tt.vars, got, err, tt.want)
 		}
+		// What the server lists: its page at size-1 holds the last one.
+		if posts, err := store.Posts(ctx, wpdb.Page{In: a, Offset: got - 1, Limit: 2}); err != nil || len(posts) != 1 {
+			t.Errorf("%s: %d posts at offset %d, %v; want 1", tt.vars, len(posts), got-1, err)
+		}
+	}
+}
+
+// TestFloodTargetsP99: a flood row's p99 is held to its own bound, twice
+// its twin's when it states none; at 1.8× its twin's, a row bound to
+// 1.5× misses where a row of the default bound meets it.
+func TestFloodTargetsP99(t *testing.T) {
+	t.Parallel()
+	table := []scenario{{name: "default", twin: healthzTwin}, {name: "strict", twin: healthzTwin, maxP99: 1.5}}
+	var rows []result
+	for _, sc := range table {
+		rows = append(rows, result{Name: sc.name, RPS: 1, P99: ms(18 * time.Millisecond)},
+			result{Name: sc.twin(sc).name, RPS: 1, P99: ms(10 * time.Millisecond)})
+	}
+	row := func(name string) result {
+		return rows[slices.IndexFunc(rows, func(r result) bool { return r.Name == name })]
+	}
+	got := map[string]bool{}
+	for _, tg := range floodTargets(row, table) {
+		if strings.Contains(tg.Name, "p99") {
+			got[tg.Name] = tg.Met
+		}
+	}
+	want := map[string]bool{"default, p99 vs its twin": true, "strict, p99 vs its twin": false}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("p99 targets met (-want +got):\n%s", diff)
 	}
 }

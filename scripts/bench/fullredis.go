@@ -81,8 +81,12 @@ func (f *fullRedis) fill(ctx context.Context) error {
 	return nil
 }
 
-func (f *fullRedis) full(ctx context.Context, _ *bench) error { return f.maxmemory(ctx, "1mb") }
-func (f *fullRedis) room(ctx context.Context, _ *bench) error { return f.maxmemory(ctx, "0") }
+func (f *fullRedis) full(ctx context.Context, _ *bench, _ *serverProcess) error {
+	return f.maxmemory(ctx, "1mb")
+}
+func (f *fullRedis) room(ctx context.Context, _ *bench, _ *serverProcess) error {
+	return f.maxmemory(ctx, "0")
+}
 
 func (f *fullRedis) maxmemory(ctx context.Context, size string) error {
 	c, err := redis.DialURLContext(ctx, f.url)

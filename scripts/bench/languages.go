@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -58,15 +59,17 @@ func languageScenarios(visitors, pagers []string, conns int) ([]scenario, error)
 // shared machine weighs on both alike, and returns both rows.
 func (b *bench) runVersus(ctx context.Context, srv *serverProcess, sc scenario) (_ []result, err error) {
 	vs := *sc.versus
-	other, err := startServer(ctx, b.serverBin, filepath.Join(b.dir, "server-versus.log"), append(slices.Clip(b.serverArgs), vs.flags...))
+	other, stop, err := b.startVersus(ctx, vs)
 	if err != nil {
 		return nil, err
 	}
-	defer func() { err = errors.Join(err, other.stop()) }()
-	if _, err := b.wrk.run(ctx, other, vs, 2*time.Second); err != nil {
-		return nil, err
+	defer func() { err = errors.Join(err, stop()) }()
+	if vs.requests == 0 { // a scan cut off by wrk's end would run on
+		if _, err := b.wrk.run(ctx, other, vs, 2*time.Second); err != nil {
+			return nil, err
+		}
 	}
-	d := max((b.o.duration / limitRounds).Round(time.Second), time.Second)
+	d := max((cmp.Or(sc.duration, b.o.duration) / limitRounds).Round(time.Second), time.Second)
 	mine, theirs := &result{}, &result{}
 	for range limitRounds {
 		for _, run := range []struct {
@@ -74,7 +77,7 @@ func (b *bench) runVersus(ctx context.Context, srv *serverProcess, sc scenario) 
 			sc  scenario
 			r   *result
 		}{{srv, sc, mine}, {other, vs, theirs}} {
-			m, err := b.measure(ctx, run.srv, run.sc, d)
+			m, err := b.measureAfter(ctx, run.srv, run.sc, d)
 			if err != nil {
 				return nil, err
 			}
@@ -82,6 +85,27 @@ func (b *bench) runVersus(ctx context.Context, srv *serverProcess, sc scenario) 
 		}
 	}
 	return []result{mine.finish(sc.name, sc.conns), theirs.finish(vs.name, vs.conns)}, nil
+}
+
+// startVersus starts the server vs runs on: WordPress when vs.wordpress,
+// checked to answer vs's path with a page of posts, else this server
+// with vs's flags. stop stops it.
+func (b *bench) startVersus(ctx context.Context, vs scenario) (srv *serverProcess, stop func() error, err error) {
+	if !vs.wordpress {
+		srv, err = startServer(ctx, b.serverBin, filepath.Join(b.dir, "server-versus.log"), append(slices.Clip(b.serverArgs), vs.flags...))
+		if err != nil {
+			return nil, nil, err
+		}
+		return srv, srv.stop, nil
+	}
+	wp, err := startWordPress(ctx, filepath.Join(b.dir, "wordpress"), b.dbCfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := wp.checkREST(ctx, vs.path, searchBatch); err != nil {
+		return nil, nil, errors.Join(err, wp.stop())
+	}
+	return wp.process(), wp.stop, nil
 }
 
 // languageTargets holds the German rows to the English ones' rate.

@@ -101,7 +101,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer stop()
 		o.redis, rep.Redis = addr, "a redis-server of the bench's own"
 	}
-	b := &bench{o: o, logf: func(format string, a ...any) { fmt.Fprintf(stderr, "bench: "+format+"\n", a...) }}
+	b := &bench{o: o, dbCfg: dbCfg, logf: func(format string, a ...any) { fmt.Fprintf(stderr, "bench: "+format+"\n", a...) }}
 	if b.dir, err = os.MkdirTemp("", "wploadmore-bench-"); err != nil {
 		return err
 	}
@@ -187,10 +187,17 @@ func (b *bench) openFloors(ctx context.Context, dbCfg wpdb.Config) (closeAll fun
 		return closeAll, err
 	}
 	closers = append(closers, func() { b.store.Close() })
+	setupCfg := dbCfg
+	setupCfg.QueryTimeout = setupQueryTimeout
+	if b.setup.store, err = wpdb.Open(ctx, setupCfg, nil); err != nil {
+		return closeAll, err
+	}
+	closers = append(closers, func() { b.setup.store.Close() })
 	if b.db, err = sql.Open(dbCfg.Driver, dbCfg.DSN); err != nil { // a driver wpdb registers: go-sql-driver for MariaDB
 		return closeAll, err
 	}
 	closers = append(closers, func() { b.db.Close() })
+	b.setup.db, b.setup.prefix = b.db, dbCfg.TablePrefix
 	prefix := "wploadmore_bench:" + rand.Text() + ":"
 	b.prefix, b.sessionConfig = prefix, session.Config{
 		KeyPrefix: prefix, Format: session.FormatPHP, MaxLifetime: session.DefaultMaxLifetime,
@@ -214,7 +221,7 @@ func (b *bench) openFloors(ctx context.Context, dbCfg wpdb.Config) (closeAll fun
 // excerpt, the head refresh and the fetch of a short and a long post, and
 // turns the figures into the targets.
 func (b *bench) measureAll(ctx context.Context, dbCfg wpdb.Config, rep *report) error {
-	table, err := scenarios(ctx, b.store, b.sessions, b.o)
+	table, err := scenarios(ctx, b.store, b.setup, b.sessions, b.o)
 	if err != nil {
 		return err
 	}

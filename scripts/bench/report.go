@@ -224,7 +224,11 @@ func (rep *report) markdown() string {
 		if r.Redis != nil {
 			trips, selects = fmt.Sprintf("%.2f", r.RoundTrips), fmt.Sprintf("%.1f", r.SelectsPer1000)
 		}
-		rows = append(rows, []string{r.Name, fmt.Sprint(r.Connections), fmt.Sprint(r.Requests), fmt.Sprintf("%.0f", r.RPS),
+		rate := fmt.Sprintf("%.0f", r.RPS)
+		if r.RPS > 0 && r.RPS < 10 { // a row of scans: a fraction of one a second
+			rate = fmt.Sprintf("%.2f", r.RPS)
+		}
+		rows = append(rows, []string{r.Name, fmt.Sprint(r.Connections), fmt.Sprint(r.Requests), rate,
 			r.P50.String(), r.P90.String(), r.P99.String(), fmt.Sprint(r.Errors), rss, cpu, trips, selects})
 	}
 	writeTable(&b, []string{"scenario", "conns", "requests", "req/s", "p50", "p90", "p99", "errors",

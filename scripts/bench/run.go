@@ -20,8 +20,10 @@ type bench struct {
 	wrk        *wrk
 	dir        string // the binaries, wrk.lua and the server logs
 	serverBin  string
-	serverArgs []string // -db, -redis, -session-prefix
-	store      *wpdb.Store
+	serverArgs []string    // -db, -redis, -session-prefix
+	store      *wpdb.Store // as the server's: its query timeout
+	setup      setupDB     // for the rows' setup, with a longer one
+	dbCfg      wpdb.Config // -db, as the store reads it
 	sessions   *session.Store
 	db         *sql.DB // the bench's own connection to MariaDB, for its counters and the naive query
 	// prefix is the sessions' key prefix in Redis, sessionConfig theirs.
@@ -58,8 +60,10 @@ func (b *bench) runAll(ctx context.Context, table []scenario) (rows []result, er
 				return nil, err
 			}
 			b.logf("server %q up at %s; each scenario runs for %ds", sc.flags, srv.baseURL, wrkSeconds(b.o.duration))
-			if _, err := b.wrk.run(ctx, srv, sc, 2*time.Second); err != nil {
-				return nil, err
+			if sc.requests == 0 { // a scan cut off by wrk's end would run on
+				if _, err := b.wrk.run(ctx, srv, sc, 2*time.Second); err != nil {
+					return nil, err
+				}
 			}
 		}
 		b.logf("scenario: %s", sc.name)
@@ -127,12 +131,16 @@ func (b *bench) runScenario(ctx context.Context, srv *serverProcess, sc scenario
 	return rows, nil
 }
 
-// measureAfter runs sc's before, if any, then measures sc.
+// measureAfter runs sc's before, if any, then measures sc: for d, or
+// sc.requests a connection.
 func (b *bench) measureAfter(ctx context.Context, srv *serverProcess, sc scenario, d time.Duration) (*result, error) {
 	if sc.before != nil {
-		if err := sc.before(ctx, b); err != nil {
+		if err := sc.before(ctx, b, srv); err != nil {
 			return nil, err
 		}
+	}
+	if sc.requests > 0 {
+		return askAll(ctx, srv, sc)
 	}
 	return b.measure(ctx, srv, sc, d)
 }

@@ -46,10 +46,11 @@ type scenario struct {
 	// turns with it on the same server: the same visitors during a
 	// /healthz flood of as many connections (healthzTwin), or with a
 	// Redis that has room. The row must keep half its twin's rate and
-	// at most twice its p99.
-	twin func(scenario) scenario
-	// before, when set, runs before each of the row's rounds.
-	before func(ctx context.Context, b *bench) error
+	// at most maxP99 times its p99 (0: twice).
+	twin   func(scenario) scenario
+	maxP99 float64
+	// before, when set, runs before each of the row's rounds, on its server.
+	before func(ctx context.Context, b *bench, srv *serverProcess) error
 	// redis, when set, is the Redis the row's server uses instead of the
 	// bench's; the row sends its sessions, or none when noSession.
 	redis     *fullRedis
@@ -60,7 +61,16 @@ type scenario struct {
 	deep    bool
 	// versus, when set, is a scenario run on a server of its own, taking
 	// turns with this one (see runVersus): two rows measured side by side.
-	versus *scenario
+	// wordpress: that server is WordPress's REST API (startWordPress), not
+	// this server, and its path a page of its posts route.
+	versus    *scenario
+	wordpress bool
+	// duration, when set, is the row's run time instead of -duration.
+	duration time.Duration
+	// requests, when set, is how many requests each connection sends a
+	// round, answered however long they take (see askAll), instead of
+	// wrk's for a time: a row of scans of seconds each.
+	requests int
 }
 
 // json tells whether the answer must be a non-empty JSON array of posts.
@@ -105,8 +115,9 @@ func keysetName(start int) string { return fmt.Sprintf("JSON start=%d, lastPost,
 
 // scenarios creates the sessions the scenarios send and returns the table,
 // in the order it runs: the server with its defaults, then the scenarios
-// on servers of their own. The first one is measured beside limit A.
-func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, o options) ([]scenario, error) {
+// on servers of their own. The first one is measured beside limit A,
+// which calls store; setup finds the posts the rows name.
+func scenarios(ctx context.Context, store *wpdb.Store, setup setupDB, sessions *session.Store, o options) ([]scenario, error) {
 	c := o.conns
 	visitors, err1 := newSessions(ctx, sessions, max(c, 64), 2)
 	// The page scenarios get sessions of their own: the JSON scenarios
@@ -116,9 +127,9 @@ func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 	readers, err3 := newSessions(ctx, sessions, c, 200)
 	one, err4 := newSessions(ctx, sessions, 1, 2)
 	// lastPost names the post just before mid: the keyset page at mid.
-	before, err5 := store.Posts(ctx, wpdb.Page{Offset: o.posts/2 - 1, Limit: 1})
+	before, err5 := setup.store.Posts(ctx, wpdb.Page{Offset: o.posts/2 - 1, Limit: 1})
 	capped, err6 := newSessions(ctx, sessions, 16, 1000) // ten desiredPosts=100 calls past the cap
-	heads, deepArchives, err7 := archiveScenarios(ctx, store, o)
+	heads, deepArchives, err7 := archiveScenarios(ctx, setup, o)
 	// The HEAD flood's sessions: past -max-page-posts, so every page has
 	// as many posts whatever the count its badge shows.
 	attackers, err8 := newSessions(ctx, sessions, floodConns, 300)
@@ -195,7 +206,7 @@ func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 		// Each search is a scan of every post: admitted among the misses,
 		// it must not reach the blog's visitors.
 		{name: searchFloodName, path: json(0), cookies: visitors[:c], conns: c, flood: floodConns, floodPosts: o.posts,
-			floodEnv: []string{"BENCH_FLOOD=search"}, twin: healthzTwin},
+			floodEnv: []string{"BENCH_FLOOD=search"}, twin: healthzTwin, maxP99: 1.5},
 	}...)
 	table = append(table, []scenario{
 		// The reference: every request queries the database. Then whether
@@ -209,6 +220,7 @@ func scenarios(ctx context.Context, store *wpdb.Store, sessions *session.Store, 
 	// uncached server.
 	table = append(table, deepArchives...)
 	table = append(table, scenario{name: offsetName(deep), path: json(deep), cookies: visitors[:c], conns: c, flags: uncached})
+	table = append(table, searchScenarios(o)...)
 	languages, err := languageScenarios(visitors[:c], pagers, c)
 	return append(table, languages...), err
 }
@@ -312,7 +324,7 @@ func targets(rep *report, table []scenario) []target {
 		newTarget(fmt.Sprintf("head refresh of %d posts with their cards: statements", headDepth),
 			measured(float64(rep.HeadRefreshNext), rep.HeadRefreshNext > 0), 6, true, "",
 			fmt.Sprintf("%d the first time, mean %s", rep.HeadRefreshFirst, rep.HeadRefresh)),
-	}, slices.Concat(floodTargets(row, table), archiveTargets(row, table, first, keyset), languageTargets(row))...)
+	}, slices.Concat(floodTargets(row, table), archiveTargets(row, table, first, keyset), searchTargets(row), languageTargets(row))...)
 }
 
 // measured is v, or NaN when it was not measured (ok false): the target

@@ -1,8 +1,9 @@
 -- wrk script of the wploadmore bench (wrk.go), set by environment variables
 -- so wrk knows at load time whether requests go through Lua: BENCH_COOKIES,
--- "NAME=id NAME=id ...", sent round robin, and BENCH_JSON=1: a 2xx/3xx
--- answer that is not a non-empty JSON array of posts is a bad answer (a
--- compressed one need only start as gzip or zstd does: wrk does not decode).
+-- "NAME=id NAME=id ...", sent round robin, and BENCH_JSON=1 (the server's
+-- records) or BENCH_JSON=rest (WordPress REST's): a 2xx/3xx answer that is
+-- not a non-empty JSON array of posts is a bad answer (a compressed one need
+-- only start as gzip or zstd does: wrk does not decode).
 -- done() prints one JSON line with wrk's full latency histogram, so rounds
 -- merge exactly.
 
@@ -22,15 +23,16 @@ if #cookies > 1 then
 end
 
 bad, sample = 0, ""
-if os.getenv("BENCH_JSON") == "1" then
+local want = ({["1"] = '[{"ID":', rest = '[{"id":'})[os.getenv("BENCH_JSON") or ""]
+if want then
   function response(status, headers, body)
     local start, coding = string.sub(body or "", 1, 7), headers["Content-Encoding"]
     if coding == "gzip" then
-      start = string.sub(start, 1, 2) == "\31\139" and '[{"ID":' or start
+      start = string.sub(start, 1, 2) == "\31\139" and want or start
     elseif coding == "zstd" then
-      start = string.sub(start, 1, 4) == "\40\181\47\253" and '[{"ID":' or start
+      start = string.sub(start, 1, 4) == "\40\181\47\253" and want or start
     end
-    if status >= 200 and status < 400 and start ~= '[{"ID":' then
+    if status >= 200 and status < 400 and start ~= want then
       bad = bad + 1
       if sample == "" then -- no control characters: %q then quotes it as JSON would
         sample = (string.gsub(string.format("%d %s", status, string.sub(body or "", 1, 80)), "%c", " "))
