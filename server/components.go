@@ -32,6 +32,7 @@ func (c *Config) databaseConfig(location wpdb.Config) wpdb.Config {
 	cfg.PostTypes = c.PostTypes
 	cfg.SearchPostTypes = c.SearchPostTypes
 	cfg.QueryTimeout = c.QueryTimeout
+	cfg.SearchTimeout = c.SearchTimeout
 	cfg.Shortcodes = c.StripShortcodes
 	cfg.ExcerptMemoEntries, cfg.ExcerptMemoBytes = wpdb.ExcerptMemoEntries, wpdb.ExcerptMemoBytes
 	return cfg
@@ -65,8 +66,11 @@ func (c *Config) cacheLimits(poolSize int) listing.CacheLimits {
 }
 
 // writeTimeout is http.Server's WriteTimeout, the most an answer may take
-// from its request's headers: a query's time plus writeSlack.
-func (c *Config) writeTimeout() time.Duration { return c.QueryTimeout + writeSlack }
+// from its request's headers: a query's time, or a search's scan, plus
+// writeSlack.
+func (c *Config) writeTimeout() time.Duration {
+	return max(c.QueryTimeout, c.SearchTimeout) + writeSlack
+}
 
 // site resolves the site settings from the flags, then the site's options
 // o, in language lang.

@@ -19,8 +19,8 @@ import (
 // configuration reference are all made from them.
 func (c *Config) settingGroups() []setting.Group {
 	database := c.databaseSettings.Group()
-	database.Explain("query-timeout", "; an answer may take this plus "+
-		writeSlack.String()+" to be written (the HTTP write timeout)") // see writeTimeout
+	database.Explain("query-timeout", "; an answer may take the longer of this and -search-timeout, plus "+
+		writeSlack.String()+", to be written (the HTTP write timeout)") // see writeTimeout
 	return []setting.Group{database, c.listingSettings.Group(), c.sessionSettings.Group(), c.serverSettings()}
 }
 

@@ -36,6 +36,10 @@ type Config struct {
 	// ValidatePostType; none means DefaultSearchPostTypes.
 	SearchPostTypes []string
 	QueryTimeout    time.Duration // every query runs under min(ctx deadline, this)
+	// SearchTimeout bounds a search's one scan instead (0: QueryTimeout):
+	// on a large site a scan of every post's text takes WordPress's own
+	// query seconds too, and it is run once and shared.
+	SearchTimeout time.Duration
 	// LocalSocket says the MySQL host is localhost, which PHP's mysqli
 	// reaches through the local Unix socket, never TCP. Parsing sets it and
 	// leaves DSN at TCP localhost:port; only ResolveLocalSocket, given the

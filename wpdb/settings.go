@@ -27,6 +27,7 @@ type Settings struct {
 	SearchPostTypes []string // the post types a search lists
 	StripShortcodes []string // stripped from excerpts
 	QueryTimeout    time.Duration
+	SearchTimeout   time.Duration
 }
 
 // The defaults of the settings WordPress does not decide.
@@ -35,6 +36,9 @@ const (
 	DefaultMaxReplicaLag = 5 * time.Second
 	DefaultPostType      = "post"
 	DefaultQueryTimeout  = 5 * time.Second
+	// DefaultSearchTimeout lets a search's one scan of 100 000 posts'
+	// text finish on a small server: WordPress's own query takes 10 s there.
+	DefaultSearchTimeout = 30 * time.Second
 )
 
 // The excerpt memo's bounds (Config.ExcerptMemoEntries and
@@ -83,6 +87,8 @@ func (s *Settings) Group() setting.Group {
 				Usage: "comma-separated shortcode `tags` removed from excerpts, as WordPress removes its registered ones (empty or \",\": none); add your plugins' tags"},
 			{Name: "query-timeout", Value: setting.Duration(&s.QueryTimeout, DefaultQueryTimeout), Check: setting.Positive(&s.QueryTimeout),
 				Usage: "deadline of each database query"},
+			{Name: "search-timeout", Value: setting.Duration(&s.SearchTimeout, DefaultSearchTimeout), Check: setting.Positive(&s.SearchTimeout),
+				Usage: "deadline of a search's one scan of the posts' text (s=), run once a freshness bound and shared by everyone asking"},
 		},
 		Finish: s.checkSources,
 	}

@@ -55,12 +55,13 @@ type Post struct {
 // concurrent use; its connection pools reconnect by themselves after a
 // database comes back from an outage.
 type Store struct {
-	driver  string
-	prefix  string // the table prefix, validated
-	table   string // <prefix>posts
-	options string // <prefix>options, read by [Store.Options]
-	timeout time.Duration
-	types   []string // the configured post types, bound as parameters
+	driver      string
+	prefix      string // the table prefix, validated
+	table       string // <prefix>posts
+	options     string // <prefix>options, read by [Store.Options]
+	timeout     time.Duration
+	scanTimeout time.Duration // a search's scan (Config.SearchTimeout)
+	types       []string      // the configured post types, bound as parameters
 	// searchTypes are the post types a search lists, bound as parameters.
 	searchTypes []string
 	// primary is the database the Config names; replicas are its read
@@ -150,6 +151,7 @@ func open(ctx context.Context, cfg Config, rep Replication, logger *slog.Logger,
 		table:       table,
 		options:     cfg.TablePrefix + "options",
 		timeout:     cfg.QueryTimeout,
+		scanTimeout: cmp.Or(cfg.SearchTimeout, cfg.QueryTimeout),
 		types:       slices.Clone(cfg.PostTypes),
 		searchTypes: searchTypes(cfg),
 		maxLag:      rep.MaxLag,

@@ -1,0 +1,53 @@
+package wpdb_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+)
+
+// TestSearchTimeout: a search's scan runs under its own deadline, not the
+// query timeout: on a large site the one scan of every post's text takes
+// seconds, as WordPress's own search query does, while every other query
+// keeps its short bound.
+func TestSearchTimeout(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	base := wpdbtest.MySQL(t)
+	wpdbtest.Insert(t, base, wpdbtest.Posts(3)...)
+	base, proxy := wpdbtest.ThroughProxy(t, base)
+	base.QueryTimeout = 150 * time.Millisecond
+	search := wpdb.ParseSearch("post", nil)
+	for _, tc := range []struct {
+		name   string
+		search time.Duration
+		ok     bool
+	}{
+		{"the query timeout alone", 0, false},
+		{"a search timeout past the scan", 5 * time.Second, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) { // in turn: they share the proxy's delay
+			cfg := base
+			cfg.SearchTimeout = tc.search
+			proxy.SetDelay(0)
+			store := wpdbtest.Store(t, cfg)
+			// Each answer this late on the connections made from now on.
+			proxy.SetDelay(400 * time.Millisecond)
+			proxy.DropAll()
+			r, err := store.Rank(ctx, search)
+			switch {
+			case tc.ok && (err != nil || r.Len() != 3):
+				t.Errorf("Rank: %v, want the 3 posts found", err)
+			case !tc.ok && !errors.Is(err, wpdb.ErrUnavailable):
+				t.Errorf("Rank: %v, want the query timeout's ErrUnavailable", err)
+			}
+			if _, err := store.Posts(ctx, wpdb.Page{Limit: 2}); !errors.Is(err, wpdb.ErrUnavailable) {
+				t.Errorf("Posts: %v, want the query timeout to hold", err)
+			}
+		})
+	}
+}
