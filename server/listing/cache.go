@@ -1,6 +1,7 @@
 package listing
 
 import (
+	"cmp"
 	"container/list"
 	"context"
 	"log/slog"
@@ -119,6 +120,10 @@ type CacheLimits struct {
 	// SearchBytes is what the searches' kept rankings may take (see
 	// search.go).
 	SearchBytes int
+	// SearchTTL is how long a search's ranking is kept and paged through
+	// (0: TTL): a scan of every post's text costs seconds on a large
+	// site, and a reader clicks for the next page minutes later.
+	SearchTTL time.Duration
 }
 
 // NewCache wraps next in a cache. limits.TTL must be positive: with no
@@ -146,7 +151,7 @@ func newCache(next Source, format *Format, limits CacheLimits, logger *slog.Logg
 		heads:      newRecentHeads(max(limits.MaxEntries, 1)),
 		entries:    map[pageRange]*list.Element{},
 		flights:    map[pageRange]*flight{},
-		searches:   newRankings(next, limits.SearchBytes),
+		searches:   newRankings(next, limits.SearchBytes, cmp.Or(limits.SearchTTL, limits.TTL)),
 	}
 }
 

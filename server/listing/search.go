@@ -51,6 +51,7 @@ type rankedSearch struct {
 type rankings struct {
 	ranker   Ranker // nil: searches are read page by page from the Source
 	maxBytes int
+	ttl      time.Duration            // how long a ranking is paged through
 	entries  map[string]*list.Element // of *keptRanking, by the search's Key
 	lru      list.List                // front: most recently used
 	bytes    int
@@ -76,9 +77,9 @@ type rankFlight struct {
 	waiters int // under Cache.mu
 }
 
-func newRankings(next Source, maxBytes int) rankings {
+func newRankings(next Source, maxBytes int, ttl time.Duration) rankings {
 	r, _ := next.(Ranker)
-	return rankings{ranker: r, maxBytes: maxBytes, entries: map[string]*list.Element{}, flights: map[string]*rankFlight{},
+	return rankings{ranker: r, maxBytes: maxBytes, ttl: ttl, entries: map[string]*list.Element{}, flights: map[string]*rankFlight{},
 		scanTime: newRenderClock(scanShare, scanBurst, time.Now)}
 }
 
@@ -94,7 +95,7 @@ func (c *Cache) rank(ctx context.Context, q wpdb.Search) (wpdb.Listing, error) {
 	now := c.now()
 	c.mu.Lock()
 	if el, ok := c.searches.entries[key]; ok {
-		if k := el.Value.(*keptRanking); now.Sub(k.fetched) < c.ttl {
+		if k := el.Value.(*keptRanking); now.Sub(k.fetched) < c.searches.ttl {
 			c.searches.lru.MoveToFront(el)
 			c.mu.Unlock()
 			return rankedSearch{Search: q.Ranked(k.ranking), fetched: k.fetched}, nil

@@ -61,7 +61,8 @@ func TestSearchScannedOnce(t *testing.T) {
 			t.Parallel()
 			store := searchStore(t, driver, 12)
 			store.release = make(chan struct{})
-			c, clock := newTestCache(t, store, CacheLimits{TTL: time.Second, Depth: 3, MaxEntries: 100, MaxBytes: 1 << 20, MaxMisses: 2, SearchBytes: 1 << 20})
+			c, clock := newTestCache(t, store, CacheLimits{TTL: time.Second, Depth: 3, MaxEntries: 100, MaxBytes: 1 << 20, MaxMisses: 2,
+				SearchBytes: 1 << 20, SearchTTL: time.Minute})
 			q := wpdb.ParseSearch("post -7.", nil) // every post but 7, whose content holds "7."
 			ctx := context.Background()
 			var wg sync.WaitGroup
@@ -109,12 +110,21 @@ func TestSearchScannedOnce(t *testing.T) {
 			if n := store.scans.Load(); n != 1 {
 				t.Errorf("%d scans within the freshness bound; want 1", n)
 			}
+			// A reader's next click comes after the pages' freshness bound:
+			// its page is read again, from the ranking kept for SearchTTL.
 			clock.Advance(time.Second)
 			if _, err := c.Posts(ctx, wpdb.Page{In: q, Offset: 7, Limit: 3}); err != nil {
 				t.Fatal(err)
 			}
+			if n := store.scans.Load(); n != 1 {
+				t.Errorf("%d scans within SearchTTL; want 1", n)
+			}
+			clock.Advance(time.Minute)
+			if _, err := c.Posts(ctx, wpdb.Page{In: q, Offset: 7, Limit: 3}); err != nil {
+				t.Fatal(err)
+			}
 			if n := store.scans.Load(); n != 2 {
-				t.Errorf("%d scans once the bound passed; want 2", n)
+				t.Errorf("%d scans once SearchTTL passed; want 2", n)
 			}
 		})
 	}

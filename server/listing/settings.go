@@ -15,12 +15,13 @@ type Settings struct {
 	MaxBatch     int // the largest desiredPosts accepted
 	MaxPagePosts int // the most posts a page renders
 	CacheTTL     time.Duration
-	CacheDepth   int  // the newest posts the cache keeps as one page
-	CacheEntries int  // most pages the cache keeps
-	CacheBytes   int  // most bytes of posts the cache keeps
-	SearchBytes  int  // most bytes of searches' rankings the cache keeps
-	StickyPosts  bool // the site's sticky posts first, as the blog's home has them
-	Choices           // the title, date format and image size, over the site's own
+	SearchTTL    time.Duration // how long a search's ranking is paged through
+	CacheDepth   int           // the newest posts the cache keeps as one page
+	CacheEntries int           // most pages the cache keeps
+	CacheBytes   int           // most bytes of posts the cache keeps
+	SearchBytes  int           // most bytes of searches' rankings the cache keeps
+	StickyPosts  bool          // the site's sticky posts first, as the blog's home has them
+	Choices                    // the title, date format and image size, over the site's own
 	// Locale, when set, is the site's locale over get_locale()'s, and
 	// LanguagesDir the folder of its catalogues over WP_LANG_DIR's.
 	Locale       string
@@ -36,6 +37,9 @@ const (
 	// with the post after it, is cut from memory.
 	DefaultMaxPagePosts = 200
 	DefaultCacheTTL     = time.Second
+	// DefaultSearchTTL keeps a search's ranking while its reader goes
+	// through its pages: a scan costs what WordPress's own search does.
+	DefaultSearchTTL    = 5 * time.Minute
 	DefaultCacheDepth   = 256
 	DefaultCacheEntries = 1024
 	DefaultCacheBytes   = 16 << 20
@@ -73,6 +77,8 @@ func (s *Settings) Group() setting.Group {
 				Usage: "most `bytes` of posts (titles, excerpts, names, dates) the cache keeps"},
 			{Name: "search-bytes", Value: setting.Int(&s.SearchBytes, DefaultSearchBytes), Check: setting.AtLeast(&s.SearchBytes, minCacheBytes),
 				Usage: "most `bytes` the cache keeps of searches' ranked results (about 24 a post found), for the freshness bound; the least recently used are dropped first"},
+			{Name: "search-ttl", Value: setting.Duration(&s.SearchTTL, DefaultSearchTTL), Check: setting.Positive(&s.SearchTTL),
+				Usage: "how long a search's ranked results are kept and paged through, from one scan: a search lists posts published since it was first asked only after this"},
 			{Name: "sticky-posts", Value: setting.Bool(&s.StickyPosts, false),
 				Usage: "put the site's sticky posts first in the listing, as WordPress's blog home does (never in archives); the PHP script did not"},
 			{Name: "title", Value: setting.String(&s.Title, ""),
@@ -142,5 +148,5 @@ func (s *Settings) CacheLimits(poolSize int) CacheLimits {
 		reserved = 1
 	}
 	return CacheLimits{TTL: s.CacheTTL, Depth: s.CacheDepth, MaxEntries: s.CacheEntries, MaxBytes: s.CacheBytes,
-		MaxMisses: misses, ReservedHeads: reserved, SearchBytes: s.SearchBytes}
+		MaxMisses: misses, ReservedHeads: reserved, SearchBytes: s.SearchBytes, SearchTTL: s.SearchTTL}
 }
