@@ -25,31 +25,18 @@ const (
 	searchWord  = "garden"
 	searchBatch = 10
 	searchConns = fpmChildren
-	// searchKeep is the next page's freshness bound: longer than its
-	// rows, so each answer is cut from the ranking kept in memory, as the
-	// row means to measure (a scan takes longer than the default second
-	// on 100 000 posts, so under it every page scans again).
-	searchKeep = "10m"
 	// searchDuration is the next page's run time, 10 s a round, and
 	// scanRequests the requests a connection sends a round in the rows of
 	// scans, which take seconds each.
 	searchDuration = 30 * time.Second
 	scanRequests   = 1
-	// searchTimeout is the server's -query-timeout in the search rows. A
-	// scan of the seeded 100 000 posts (1.4 GB of post_content among the
-	// 400 000 rows of the posts table) takes MariaDB longer than the
-	// default 5 s with its default 128 MB buffer pool, and is cut off
-	// there: the search answers 503. The rows name the bound they ran
-	// under.
-	searchTimeout = "60s"
 )
 
 func searchScanName() string {
-	return fmt.Sprintf("search s=%s, first page run as a scan, -cache-ttl 0 -query-timeout %s, %d conns", searchWord, searchTimeout, searchConns)
+	return fmt.Sprintf("search s=%s, first page run as a scan, -cache-ttl 0, %d conns", searchWord, searchConns)
 }
 func searchNextName() string {
-	return fmt.Sprintf("search s=%s, next page from the kept ranking, -cache-ttl %s -query-timeout %s, %d conns",
-		searchWord, searchKeep, searchTimeout, searchConns)
+	return fmt.Sprintf("search s=%s, next page from the kept ranking, %d conns", searchWord, searchConns)
 }
 func restName(page int) string {
 	return fmt.Sprintf("WordPress REST search=%s, page %d, php-fpm of %d children", searchWord, page, fpmChildren)
@@ -68,9 +55,9 @@ func searchScenarios(o options) []scenario {
 			path: fmt.Sprintf("/?rest_route=/wp/v2/posts&search=%s&page=%d", searchWord, page)}
 	}
 	return []scenario{
-		{name: searchScanName(), path: server(0), conns: searchConns, flags: []string{"-cache-ttl", "0", "-query-timeout", searchTimeout},
+		{name: searchScanName(), path: server(0), conns: searchConns, flags: []string{"-cache-ttl", "0"},
 			versus: rest(1), requests: scanRequests},
-		{name: searchNextName(), path: server(searchBatch), conns: searchConns, flags: []string{"-cache-ttl", searchKeep, "-query-timeout", searchTimeout},
+		{name: searchNextName(), path: server(searchBatch), conns: searchConns,
 			versus: rest(2), duration: max(searchDuration, o.duration), before: keepRanking(server(0))},
 	}
 }
