@@ -88,8 +88,12 @@ func (s *Store) Posts(ctx context.Context, p Page) ([]Post, error) {
 		return []Post{}, nil
 	}
 	in := p.Listing()
+	timeout := s.timeout
+	if q, ok := in.(Search); ok && q.ranking == nil {
+		timeout = s.scanTimeout // the page starts with the search's scan
+	}
 	return read(ctx, s, func(ctx context.Context, t *target) ([]Post, error) {
-		ctx, cancel := context.WithTimeout(ctx, s.timeout)
+		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		rows, err := in.pageRows(ctx, s, t, p)
 		if err != nil {
