@@ -4,6 +4,7 @@ import (
 	"container/list"
 	"context"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/wploadmore/wploadmore/wpdb"
@@ -56,6 +57,10 @@ type rankings struct {
 	lru      list.List                // front: most recently used
 	bytes    int
 	flights  map[string]*rankFlight
+	// maxScans is how many scans run at once: each keeps a database core
+	// busy for seconds on a large site, and the blog's readers need the
+	// others.
+	maxScans int
 	scanTime *renderClock // the scans' share of time, by the wall clock
 }
 
@@ -79,7 +84,7 @@ type rankFlight struct {
 
 func newRankings(next Source, maxBytes int, ttl time.Duration) rankings {
 	r, _ := next.(Ranker)
-	return rankings{ranker: r, maxBytes: maxBytes, ttl: ttl, entries: map[string]*list.Element{}, flights: map[string]*rankFlight{},
+	return rankings{ranker: r, maxBytes: maxBytes, ttl: ttl, maxScans: max(runtime.GOMAXPROCS(0)/2, 1), entries: map[string]*list.Element{}, flights: map[string]*rankFlight{},
 		scanTime: newRenderClock(scanShare, scanBurst, time.Now)}
 }
 
@@ -106,6 +111,11 @@ func (c *Cache) rank(ctx context.Context, q wpdb.Search) (wpdb.Listing, error) {
 		if ctx.Err() != nil {
 			c.mu.Unlock()
 			return nil, context.Cause(ctx)
+		}
+		if len(c.searches.flights) >= c.searches.maxScans {
+			c.mu.Unlock()
+			c.observer.CacheRefused()
+			return nil, fmt.Errorf("listing: search %q: %d scans in flight: %w", key, len(c.searches.flights), ErrBusy)
 		}
 		if !c.searches.scanTime.admit() {
 			c.mu.Unlock()

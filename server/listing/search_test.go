@@ -195,6 +195,36 @@ func TestSearchAdmitted(t *testing.T) {
 	}
 }
 
+// TestSearchOneScanAtATime: scans run one at a time on two cores, however
+// many misses are admitted: a second distinct search is refused while the
+// first scans, and a deep page of the blog is still read.
+func TestSearchOneScanAtATime(t *testing.T) {
+	t.Parallel()
+	store := searchStore(t, wpdb.DriverSQLite, 5)
+	store.release = make(chan struct{})
+	c, _ := newTestCache(t, store, CacheLimits{TTL: time.Second, Depth: 1, MaxEntries: 100, MaxBytes: 1 << 20, MaxMisses: 3, SearchBytes: 1 << 20})
+	c.searches.maxScans = 1
+	ctx := context.Background()
+	first := make(chan error, 1)
+	go func() {
+		_, err := c.Posts(ctx, wpdb.Page{In: wpdb.ParseSearch("post", nil), Limit: 2})
+		first <- err
+	}()
+	for store.scans.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := c.Posts(ctx, wpdb.Page{In: wpdb.ParseSearch("content", nil), Limit: 2}); !errors.Is(err, ErrBusy) {
+		t.Errorf("a second search while the first scans: %v; want ErrBusy", err)
+	}
+	if posts, err := c.Posts(ctx, wpdb.Page{Offset: 3, Limit: 2}); err != nil || len(posts) != 2 {
+		t.Errorf("a deep page of the blog during a scan: %d posts, %v", len(posts), err)
+	}
+	close(store.release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestSearchScanTime bounds scans over time: once they have had their
 // share, a new search is refused with ErrBusy, and a kept one is still
 // served from its ranking.
@@ -233,6 +263,7 @@ func TestSearchMemory(t *testing.T) {
 	limits := CacheLimits{TTL: time.Hour, Depth: 3, MaxEntries: 1024, MaxBytes: 1 << 20, MaxMisses: 16, SearchBytes: 1 << 20}
 	c, _ := newTestCache(t, store, limits)
 	c.searches.scanTime = newRenderClock(1e6, time.Hour, time.Now) // no bound over time: every search is scanned
+	c.searches.maxScans = 16                                       // nor on scans at once
 	ctx := context.Background()
 	heap := func() int64 {
 		var m runtime.MemStats
