@@ -166,62 +166,51 @@ func TestSearchBytes(t *testing.T) {
 	}
 }
 
-// TestSearchAdmitted admits scans among the misses: while they are all
-// taken, another search is refused with ErrBusy, and the blog's head is
-// still served.
+// TestSearchAdmitted: a scan is a miss, admitted among MaxMisses, and
+// scans run maxScans at a time on top of that: while one scans, a second
+// distinct search is refused with ErrBusy by whichever bound is reached,
+// and the blog is still read (its head, or a deep page while misses are
+// left).
 func TestSearchAdmitted(t *testing.T) {
 	t.Parallel()
-	store := searchStore(t, wpdb.DriverSQLite, 5)
-	store.release = make(chan struct{})
-	c, _ := newTestCache(t, store, CacheLimits{TTL: time.Second, Depth: 3, MaxEntries: 100, MaxBytes: 1 << 20, MaxMisses: 1, SearchBytes: 1 << 20})
-	ctx := context.Background()
-	first := make(chan error, 1)
-	go func() {
-		_, err := c.Posts(ctx, wpdb.Page{In: wpdb.ParseSearch("post", nil), Limit: 2})
-		first <- err
-	}()
-	for store.scans.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	if _, err := c.Posts(ctx, wpdb.Page{In: wpdb.ParseSearch("content", nil), Limit: 2}); !errors.Is(err, ErrBusy) {
-		t.Errorf("a second search while the first scans: %v; want ErrBusy", err)
-	}
-	if posts, err := c.Posts(ctx, wpdb.Page{Limit: 2}); err != nil || len(posts) != 2 {
-		t.Errorf("the blog during a scan: %d posts, %v", len(posts), err)
-	}
-	close(store.release)
-	if err := <-first; err != nil {
-		t.Fatal(err)
-	}
-}
-
-// TestSearchOneScanAtATime: scans run one at a time on two cores, however
-// many misses are admitted: a second distinct search is refused while the
-// first scans, and a deep page of the blog is still read.
-func TestSearchOneScanAtATime(t *testing.T) {
-	t.Parallel()
-	store := searchStore(t, wpdb.DriverSQLite, 5)
-	store.release = make(chan struct{})
-	c, _ := newTestCache(t, store, CacheLimits{TTL: time.Second, Depth: 1, MaxEntries: 100, MaxBytes: 1 << 20, MaxMisses: 3, SearchBytes: 1 << 20})
-	c.searches.maxScans = 1
-	ctx := context.Background()
-	first := make(chan error, 1)
-	go func() {
-		_, err := c.Posts(ctx, wpdb.Page{In: wpdb.ParseSearch("post", nil), Limit: 2})
-		first <- err
-	}()
-	for store.scans.Load() == 0 {
-		time.Sleep(time.Millisecond)
-	}
-	if _, err := c.Posts(ctx, wpdb.Page{In: wpdb.ParseSearch("content", nil), Limit: 2}); !errors.Is(err, ErrBusy) {
-		t.Errorf("a second search while the first scans: %v; want ErrBusy", err)
-	}
-	if posts, err := c.Posts(ctx, wpdb.Page{Offset: 3, Limit: 2}); err != nil || len(posts) != 2 {
-		t.Errorf("a deep page of the blog during a scan: %d posts, %v", len(posts), err)
-	}
-	close(store.release)
-	if err := <-first; err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		name                string
+		maxMisses, maxScans int
+		blog                wpdb.Page
+	}{
+		{"by the misses", 1, 2, wpdb.Page{Limit: 2}},
+		{"one scan at a time", 3, 1, wpdb.Page{Offset: 3, Limit: 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			store := searchStore(t, wpdb.DriverSQLite, 5)
+			store.release = make(chan struct{})
+			c, _ := newTestCache(t, store, CacheLimits{TTL: time.Second, Depth: 3, MaxEntries: 100, MaxBytes: 1 << 20,
+				MaxMisses: tc.maxMisses, SearchBytes: 1 << 20})
+			c.searches.maxScans = tc.maxScans
+			ctx := context.Background()
+			first := make(chan error, 1)
+			go func() {
+				_, err := c.Posts(ctx, wpdb.Page{In: wpdb.ParseSearch("post", nil), Limit: 2})
+				first <- err
+			}()
+			for store.scans.Load() == 0 {
+				time.Sleep(time.Millisecond)
+			}
+			// Admitted, it would wait for the held scan: a deadline ends it.
+			second, cancel := context.WithTimeout(ctx, 2*time.Second)
+			defer cancel()
+			if _, err := c.Posts(second, wpdb.Page{In: wpdb.ParseSearch("content", nil), Limit: 2}); !errors.Is(err, ErrBusy) {
+				t.Errorf("a second search while the first scans: %v; want ErrBusy", err)
+			}
+			if posts, err := c.Posts(ctx, tc.blog); err != nil || len(posts) != 2 {
+				t.Errorf("the blog (%v) during a scan: %d posts, %v", tc.blog, len(posts), err)
+			}
+			close(store.release)
+			if err := <-first; err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }
 
