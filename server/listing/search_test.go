@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -19,8 +20,9 @@ import (
 // release when it is set.
 type countingStore struct {
 	*wpdb.Store
-	scans   atomic.Int64
-	release chan struct{}
+	scans     atomic.Int64
+	cancelled atomic.Int64 // scans whose ctx ended while they waited for release
+	release   chan struct{}
 }
 
 func (s *countingStore) Rank(ctx context.Context, q wpdb.Search) (*wpdb.Ranking, error) {
@@ -29,6 +31,7 @@ func (s *countingStore) Rank(ctx context.Context, q wpdb.Search) (*wpdb.Ranking,
 		select {
 		case <-s.release:
 		case <-ctx.Done():
+			s.cancelled.Add(1)
 			return nil, ctx.Err()
 		}
 	}
@@ -127,6 +130,53 @@ func TestSearchScannedOnce(t *testing.T) {
 				t.Errorf("%d scans once SearchTTL passed; want 2", n)
 			}
 		})
+	}
+}
+
+// TestSearchScanLeftByItsReaders: a scan shared by two readers goes on
+// while one of them waits, and is cancelled when the last one leaves,
+// giving its admission back; the next reader scans anew.
+func TestSearchScanLeftByItsReaders(t *testing.T) {
+	t.Parallel()
+	store := searchStore(t, wpdb.DriverSQLite, 5)
+	store.release = make(chan struct{})
+	c, _ := newTestCache(t, store, CacheLimits{TTL: time.Second, Depth: 3, MaxEntries: 100, MaxBytes: 1 << 20, MaxMisses: 2, SearchBytes: 1 << 20})
+	q := wpdb.ParseSearch("post", nil)
+	read := func(ctx context.Context) <-chan error {
+		done := make(chan error, 1)
+		go func() {
+			_, err := c.Posts(ctx, wpdb.Page{In: q, Limit: 2})
+			done <- err
+		}()
+		return done
+	}
+	first, leaveFirst := context.WithCancel(context.Background())
+	second, leaveSecond := context.WithCancel(context.Background())
+	defer leaveSecond()
+	firstDone := read(first)
+	testkit.WaitFor(t, func() bool { return store.scans.Load() == 1 })
+	secondDone := read(second)
+	testkit.WaitFor(t, func() bool { return scanWaiters(c, q.Key()) == 2 })
+	leaveFirst()
+	if err := <-firstDone; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the reader that left got %v, want context.Canceled", err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if store.cancelled.Load() != 0 {
+		t.Fatal("the scan was cancelled while a reader still waited for it")
+	}
+	leaveSecond()
+	if err := <-secondDone; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the last reader got %v, want context.Canceled", err)
+	}
+	testkit.WaitFor(t, func() bool { return store.cancelled.Load() == 1 })
+	testkit.WaitFor(t, func() bool { return len(c.misses) == 0 })
+	close(store.release)
+	if _, err := c.Posts(context.Background(), wpdb.Page{In: q, Limit: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if n := store.scans.Load(); n != 2 {
+		t.Errorf("%d scans; want 2: the cancelled one, then the next reader's own", n)
 	}
 }
 
@@ -295,4 +345,14 @@ func TestSearchMemory(t *testing.T) {
 	if c.searches.bytes > limits.SearchBytes {
 		t.Errorf("rankings take %d bytes, over -search-bytes %d", c.searches.bytes, limits.SearchBytes)
 	}
+}
+
+// scanWaiters is how many readers wait for the scan of the search keyed key.
+func scanWaiters(c *Cache, key string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if f := c.searches.flights[key]; f != nil {
+		return f.waiters
+	}
+	return 0
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -189,5 +190,68 @@ func TestStickyFreshness(t *testing.T) {
 	clock.Advance(time.Second)
 	if _, err := s.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 1}); err == nil {
 		t.Error("past ttl with the database down: no error")
+	}
+}
+
+// heldSticky is a sticky source whose reads wait for release, counted.
+type heldSticky struct {
+	memoryPosts
+	reads   atomic.Int64
+	release chan struct{}
+}
+
+func (h *heldSticky) StickyPosts(ctx context.Context, ids []uint64) ([]wpdb.Post, error) {
+	h.reads.Add(1)
+	select {
+	case <-h.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return h.memoryPosts.StickyPosts(ctx, ids)
+}
+
+// TestStickyReadShared: readers that come while the sticky posts are read
+// wait for that one read, which goes on when they leave: the next reader
+// needs it too.
+func TestStickyReadShared(t *testing.T) {
+	t.Parallel()
+	listing := memoryPosts{{ID: 3, Date: "2024-01-03 00:00:00"}, {ID: 2, Date: "2024-01-02 00:00:00"}, {ID: 1, Date: "2024-01-01 00:00:00"}}
+	db := &heldSticky{memoryPosts: listing, release: make(chan struct{})}
+	format := testFormat(t)
+	s := NewSticky(NewDirect(listing, format), db, format, time.Second, []uint64{1}, slog.New(slog.DiscardHandler))
+	gone, leave := context.WithCancel(context.Background())
+	left := make(chan error, 1)
+	go func() {
+		_, err := s.Posts(gone, wpdb.Page{Limit: 1})
+		left <- err
+	}()
+	testkit.WaitFor(t, func() bool { return db.reads.Load() == 1 })
+	leave()
+	if err := <-left; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the reader that left got %v, want context.Canceled", err)
+	}
+	var wg sync.WaitGroup
+	firsts := make(chan uint64, 5)
+	for range 5 {
+		wg.Go(func() {
+			page, err := s.Posts(context.Background(), wpdb.Page{Limit: 1})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			firsts <- page[0].ID
+		})
+	}
+	time.Sleep(20 * time.Millisecond) // the readers join the read
+	close(db.release)
+	wg.Wait()
+	close(firsts)
+	for id := range firsts {
+		if id != 1 {
+			t.Errorf("first post %d, want the sticky 1", id)
+		}
+	}
+	if n := db.reads.Load(); n != 1 {
+		t.Errorf("%d reads of the sticky posts for 6 readers at once; want 1", n)
 	}
 }
