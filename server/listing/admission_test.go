@@ -36,10 +36,7 @@ func TestCacheCancelsALoadNobodyWaitsFor(t *testing.T) {
 	testkit.WaitFor(t, func() bool { return next.calls.Load() == 1 })
 	secondDone := readAsync(second, c, 8, 2)
 	testkit.WaitFor(t, func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		f := c.flights[pageRange{offset: 8, limit: 2}]
-		return f != nil && f.waiters == 2
+		return c.flights.Waiters(pageRange{offset: 8, limit: 2}) == 2
 	})
 	leaveFirst()
 	if err := <-firstDone; !errors.Is(err, context.Canceled) {
@@ -101,10 +98,7 @@ func TestCacheHeadRefreshOutlivesItsReader(t *testing.T) {
 	ctx, leave = context.WithCancel(context.Background())
 	done = readAsync(ctx, c, 0, 2)
 	testkit.WaitFor(t, func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		f := c.flights[c.headKey()]
-		return f != nil && f.waiters == 1
+		return c.flights.Waiters(c.headKey()) == 1
 	})
 	leave()
 	if err := <-done; !errors.Is(err, context.Canceled) {

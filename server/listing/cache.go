@@ -2,13 +2,14 @@ package listing
 
 import (
 	"cmp"
-	"container/list"
 	"context"
 	"log/slog"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/wploadmore/wploadmore/internal/flight"
+	"github.com/wploadmore/wploadmore/internal/lru"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
@@ -43,26 +44,22 @@ import (
 // above for freshness, admission and the head. It is safe for concurrent
 // use.
 type Cache struct {
-	next       Source
-	format     *Format
-	logger     *slog.Logger
-	observer   CacheObserver
-	ttl        time.Duration
-	depth      int
-	maxEntries int
-	maxBytes   int
-	now        func() time.Time // the clock freshness is measured by
+	next     Source
+	format   *Format
+	logger   *slog.Logger
+	observer CacheObserver
+	ttl      time.Duration
+	depth    int
+	now      func() time.Time // the clock freshness is measured by
 
 	misses   admission // the queries for pages other than the head, and searches' scans
 	reserved admission // archive heads readers came back to, when misses are full
 	mu       sync.Mutex
-	firstOK  time.Time                   // under mu: when a first read may next take a reserved slot
-	heads    recentHeads                 // under mu: when each archive's head was last read
-	entries  map[pageRange]*list.Element // of *cachedPage
-	lru      list.List                   // front: most recently used
-	bytes    int                         // of the pages in lru
-	flights  map[pageRange]*flight       // the queries in the air
-	searches rankings                    // under mu: see search.go
+	firstOK  time.Time                            // under mu: when a first read may next take a reserved slot
+	heads    recentHeads                          // under mu: when each archive's head was last read
+	pages    *lru.Cache[pageRange, *cachedPage]   // under mu
+	flights  flight.Group[pageRange, *cachedPage] // the queries in the air
+	searches *rankings                            // see search.go
 }
 
 // pageRange names a page as wpdb.Page does, its listing by Key: the
@@ -136,22 +133,20 @@ func NewCache(next Source, format *Format, limits CacheLimits, logger *slog.Logg
 
 // newCache is NewCache measuring freshness by the clock now.
 func newCache(next Source, format *Format, limits CacheLimits, logger *slog.Logger, observer CacheObserver, now func() time.Time) *Cache {
+	// A page larger than MaxBytes on its own is served once and not kept.
 	return &Cache{
-		next:       next,
-		format:     format,
-		logger:     logger,
-		observer:   observer,
-		ttl:        limits.TTL,
-		depth:      max(limits.Depth, 1),
-		maxEntries: max(limits.MaxEntries, 1),
-		maxBytes:   limits.MaxBytes,
-		now:        now,
-		misses:     make(admission, max(limits.MaxMisses, 1)),
-		reserved:   make(admission, max(limits.ReservedHeads, 0)),
-		heads:      newRecentHeads(max(limits.MaxEntries, 1)),
-		entries:    map[pageRange]*list.Element{},
-		flights:    map[pageRange]*flight{},
-		searches:   newRankings(next, limits.SearchBytes, cmp.Or(limits.SearchTTL, limits.TTL)),
+		next:     next,
+		format:   format,
+		logger:   logger,
+		observer: observer,
+		ttl:      limits.TTL,
+		depth:    max(limits.Depth, 1),
+		now:      now,
+		misses:   make(admission, max(limits.MaxMisses, 1)),
+		reserved: make(admission, max(limits.ReservedHeads, 0)),
+		heads:    newRecentHeads(max(limits.MaxEntries, 1)),
+		pages:    lru.New[pageRange, *cachedPage](limits.MaxBytes, max(limits.MaxEntries, 1)),
+		searches: newRankings(next, limits.SearchBytes, cmp.Or(limits.SearchTTL, limits.TTL)),
 	}
 }
 
@@ -224,8 +219,8 @@ func (c *Cache) count(hit bool) {
 func (c *Cache) holdsWholeListing(headKey pageRange) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	el, ok := c.entries[headKey]
-	return ok && len(el.Value.(*cachedPage).posts) < c.depth
+	head, ok := c.pages.Peek(headKey)
+	return ok && len(head.posts) < c.depth
 }
 
 // cut returns the page key names out of the head when the head holds all
@@ -250,7 +245,7 @@ func (head *cachedPage) cut(key pageRange, depth int) ([]Post, bool) {
 
 // get returns key's page when it is fresh (hit), starting a head's
 // background refresh once half of ttl has passed, or else waits for its
-// query, shared with concurrent callers (see flight); in is the listing
+// query, shared with concurrent callers (see flight.go); in is the listing
 // key names. An archive's head whose query is refused or fails is served
 // stale while it is under staleFactor times ttl old. It returns ctx's
 // cause when ctx ends first, an error wrapping ErrBusy when the query was
@@ -260,35 +255,28 @@ func (c *Cache) get(ctx context.Context, key pageRange, in wpdb.Listing) (p *cac
 	c.mu.Lock()
 	archiveHead := key.listing != "" && c.isHead(key)
 	cameBack := archiveHead && c.heads.read(key.listing, now)
+	head := headRead(archiveHead, cameBack)
 	var stale *cachedPage
-	if el, ok := c.entries[key]; ok {
-		p := el.Value.(*cachedPage)
-		age := now.Sub(p.fetched)
+	if kept, ok := c.pages.Peek(key); ok {
+		age := now.Sub(kept.fetched)
 		if age < c.ttl {
-			c.lru.MoveToFront(el)
+			c.pages.Get(key) // now the most recently used
 			// A search's head is cut from its ranking, which a refresh
 			// would not renew.
-			if !p.refreshing && age >= c.ttl/2 && c.isHead(key) && c.flights[key] == nil && !isSearch(in) {
-				// The blog's head is never refused (it is not admitted);
-				// an archive's may be, and a later reader tries again.
-				// Pinned, neither is cancelled.
-				if _, err := c.startLocked(ctx, key, in, true, headRead(archiveHead, cameBack)); err == nil {
-					p.refreshing = true
-					c.observer.CacheRefresh()
-				}
-			}
+			refresh := !kept.refreshing && age >= c.ttl/2 && c.isHead(key) && !isSearch(in)
+			kept.refreshing = kept.refreshing || refresh
 			c.mu.Unlock()
-			return p, true, nil
+			if refresh {
+				c.refresh(ctx, key, in, kept, head)
+			}
+			return kept, true, nil
 		}
 		if archiveHead && age < staleFactor*c.ttl {
-			stale = p
+			stale = kept
 		}
 	}
-	f, err := c.joinLocked(ctx, key, in, headRead(archiveHead, cameBack))
 	c.mu.Unlock()
-	if err == nil {
-		p, err = c.wait(ctx, key, f)
-	}
+	p, err = c.flights.Do(ctx, key, c.query(key, in, head, false))
 	if err != nil && stale != nil && ctx.Err() == nil {
 		c.observer.CacheStale()
 		noteStale(ctx, stale.fetched)
@@ -323,38 +311,15 @@ func (c *Cache) load(ctx context.Context, key pageRange, in wpdb.Listing) (*cach
 		}
 		p.size += len(p.posts) * idBytes
 	}
-	c.put(p)
+	c.mu.Lock()
+	c.pages.Add(key, p, p.size)
+	c.mu.Unlock()
 	return p, nil
 }
 
 // fetch asks next for the page key names in listing in.
 func (c *Cache) fetch(ctx context.Context, key pageRange, in wpdb.Listing) ([]wpdb.Post, error) {
 	return c.next.Posts(ctx, wpdb.Page{In: in, LastPost: key.lastPost, Offset: key.offset, Limit: key.limit})
-}
-
-// put keeps p, replacing the page of the same key, and drops the least
-// recently used pages beyond the limits. A page larger than maxBytes on its
-// own is served once and not kept.
-func (c *Cache) put(p *cachedPage) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if el, ok := c.entries[p.key]; ok {
-		c.bytes -= el.Value.(*cachedPage).size
-		c.lru.Remove(el)
-		delete(c.entries, p.key)
-	}
-	if p.size > c.maxBytes {
-		return
-	}
-	c.entries[p.key] = c.lru.PushFront(p)
-	c.bytes += p.size
-	for c.lru.Len() > c.maxEntries || c.bytes > c.maxBytes {
-		oldest := c.lru.Back()
-		old := oldest.Value.(*cachedPage)
-		c.lru.Remove(oldest)
-		delete(c.entries, old.key)
-		c.bytes -= old.size
-	}
 }
 
 // postBytes is what a kept post costs: its strings and record, and the

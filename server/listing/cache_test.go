@@ -200,8 +200,8 @@ func TestCache(t *testing.T) {
 					t.Fatalf("step %d: next called %d times in all, want %d", i, got, s.wantCalls)
 				}
 			}
-			if n := c.lru.Len(); n > tt.limits.MaxEntries || n != len(c.entries) {
-				t.Errorf("cache holds %d list entries and %d map entries, max %d", n, len(c.entries), tt.limits.MaxEntries)
+			if n := c.pages.Len(); n > tt.limits.MaxEntries {
+				t.Errorf("cache holds %d pages, max %d", n, tt.limits.MaxEntries)
 			}
 		})
 	}
@@ -344,16 +344,16 @@ func TestCacheBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 		kept := 0
-		for el := c.lru.Front(); el != nil; el = el.Next() {
-			for _, v := range el.Value.(*cachedPage).posts {
+		for _, page := range c.pages.All() {
+			for _, v := range page.posts {
 				kept += len(v.Excerpt) + len(v.Record)
 			}
 		}
-		if kept > budget || c.bytes > budget {
-			t.Fatalf("after offset %d: %d bytes of excerpts kept (%d counted), budget %d", offset, kept, c.bytes, budget)
+		if kept > budget || c.pages.Bytes() > budget {
+			t.Fatalf("after offset %d: %d bytes of excerpts kept (%d counted), budget %d", offset, kept, c.pages.Bytes(), budget)
 		}
 	}
-	if n := c.lru.Len(); n != 2 {
+	if n := c.pages.Len(); n != 2 {
 		t.Errorf("%d pages of 800 KB kept in 2 MB, want 2", n)
 	}
 	calls := next.calls.Load()

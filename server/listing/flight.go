@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/wploadmore/wploadmore/internal/flight"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
@@ -12,26 +13,14 @@ import (
 // is sent, for a reader that hung up with its request to be seen gone.
 const missGrace = time.Millisecond
 
-// A flight is one query for a page, shared by the readers waiting for it.
+// A page's query is a flight, shared by the readers waiting for it.
 //
 // It runs only for them: when the last one leaves (its client hung up, or
 // its deadline passed), the query is cancelled, since nobody would read
 // what it returns and a flood of requests dropped at once must not leave
 // the database working for nobody. The head's background refresh is the
-// exception: it is pinned, and runs to its end (bounded by the store's
+// exception: it is detached, and runs to its end (bounded by the store's
 // query timeout) with no waiter, since every visitor reads the head next.
-type flight struct {
-	done    chan struct{} // closed once page and err are set
-	page    *cachedPage
-	err     error
-	cancel  context.CancelFunc
-	pinned  bool         // a head's background refresh
-	slot    admission    // the place it holds among the misses or the reserved; nil for none
-	first   time.Time    // when a first read of an archive's head took a reserved slot for it
-	listing wpdb.Listing // the listing the page's key names
-
-	waiters int // under Cache.mu
-}
 
 // admission bounds the queries for pages not in memory: at most cap of
 // them in flight, the head's aside. A page past it is refused at once with
@@ -68,27 +57,6 @@ func (a admission) tryFor(ctx context.Context, d time.Duration) bool {
 	return false
 }
 
-// joinLocked makes the reader of ctx a waiter of key's flight, starting
-// one when none is in the air. c.mu is held.
-//
-// It returns ctx's cause when the reader is already gone (its client hung
-// up before the cache was asked: no query is started for it), and an
-// error wrapping ErrBusy when starting the query would pass MaxMisses.
-func (c *Cache) joinLocked(ctx context.Context, key pageRange, in wpdb.Listing, head read) (*flight, error) {
-	f := c.flights[key]
-	if f == nil {
-		if ctx.Err() != nil {
-			return nil, context.Cause(ctx)
-		}
-		var err error
-		if f, err = c.startLocked(ctx, key, in, false, head); err != nil {
-			return nil, err
-		}
-	}
-	f.waiters++
-	return f, nil
-}
-
 // read tells an archive head's read (a first one, or one readers came
 // back to) from any other page's.
 type read int
@@ -118,44 +86,73 @@ func headRead(archiveHead, cameBack bool) read {
 // back to.
 const firstHeadRest = 4
 
-// startLocked starts key's query, in listing in, with no waiter yet: a
-// head's refresh when refresh is set. Queries for pages other than the
-// blog's head are admitted first; an archive's head is too, or a flood of
-// archives would pass the bound, but when the misses are full it may take
-// a reserved slot: one readers came back to whenever one is free, a
-// first read one at a time and then after a rest (firstHeadRest). c.mu is
-// held.
-func (c *Cache) startLocked(ctx context.Context, key pageRange, in wpdb.Listing, refresh bool, head read) (*flight, error) {
-	var slot admission
-	var first time.Time
-	if key != c.headKey() {
-		switch {
-		case c.misses.try():
-			slot = c.misses
-		case head == cameBackHead && c.reserved.try():
-			slot = c.reserved
-		case head == firstHead && !c.now().Before(c.firstOK) && c.reserved.try():
-			// None other until this one's query ends (see fly).
-			slot, first, c.firstOK = c.reserved, c.now(), c.now().Add(time.Hour)
-		default:
-			c.observer.CacheRefused()
-			return nil, fmt.Errorf("listing: page of %d posts after offset %d, post %d: %d queries in flight: %w",
-				key.limit, key.offset, key.lastPost, cap(c.misses), ErrBusy)
-		}
+// query is key's query, in listing in, as a flight's work: a head's
+// refresh when refresh is set.
+func (c *Cache) query(key pageRange, in wpdb.Listing, head read, refresh bool) flight.Work[*cachedPage] {
+	return flight.Work[*cachedPage]{
+		Admit: func() (func(), error) { return c.admit(key, head) },
+		Run: func(ctx context.Context) (*cachedPage, error) {
+			return c.fly(ctx, key, in, refresh)
+		},
+		Detached: refresh,
 	}
-	// The flight keeps ctx's values (the request id in logs), not its
-	// cancellation: it ends with its last waiter, see leave.
-	fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	f := &flight{done: make(chan struct{}), cancel: cancel, pinned: refresh, slot: slot, first: first, listing: in}
-	c.flights[key] = f
-	go c.fly(fctx, key, f)
-	return f, nil
 }
 
-// fly runs f's query and hands its answer to the waiters.
-func (c *Cache) fly(ctx context.Context, key pageRange, f *flight) {
-	defer f.cancel()
-	if !f.pinned {
+// refresh starts the background refresh of p, key's head, unless a query
+// for it is in the air. The blog's head is never refused (it is not
+// admitted); an archive's may be, and a later reader tries again.
+// Detached, neither is cancelled.
+func (c *Cache) refresh(ctx context.Context, key pageRange, in wpdb.Listing, p *cachedPage, head read) {
+	if started, _ := c.flights.Go(ctx, key, c.query(key, in, head, true)); started {
+		c.observer.CacheRefresh()
+		return
+	}
+	c.mu.Lock()
+	p.refreshing = false
+	c.mu.Unlock()
+}
+
+// admit admits key's query, unless it is the blog's head: first among the
+// misses; an archive's head is too, or a flood of archives would pass the
+// bound, but when the misses are full it may take a reserved slot: one
+// readers came back to whenever one is free, a first read one at a time
+// and then after a rest (firstHeadRest). The release it returns gives the
+// place back. Its error wraps ErrBusy.
+func (c *Cache) admit(key pageRange, head read) (release func(), err error) {
+	if key == c.headKey() {
+		return nil, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var slot admission
+	var first time.Time
+	switch {
+	case c.misses.try():
+		slot = c.misses
+	case head == cameBackHead && c.reserved.try():
+		slot = c.reserved
+	case head == firstHead && !c.now().Before(c.firstOK) && c.reserved.try():
+		// None other until this one's query ends.
+		slot, first, c.firstOK = c.reserved, c.now(), c.now().Add(time.Hour)
+	default:
+		c.observer.CacheRefused()
+		return nil, fmt.Errorf("listing: page of %d posts after offset %d, post %d: %d queries in flight: %w",
+			key.limit, key.offset, key.lastPost, cap(c.misses), ErrBusy)
+	}
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if !first.IsZero() {
+			now := c.now()
+			c.firstOK = now.Add(firstHeadRest * now.Sub(first))
+		}
+		slot.done()
+	}, nil
+}
+
+// fly runs key's query and keeps its answer.
+func (c *Cache) fly(ctx context.Context, key pageRange, in wpdb.Listing, refresh bool) (*cachedPage, error) {
+	if !refresh {
 		// A client that sends its request and hangs up at once is seen
 		// gone only once its connection's reader reads the hang-up, which
 		// can come after the request reached the cache. A moment's wait
@@ -169,50 +166,10 @@ func (c *Cache) fly(ctx context.Context, key pageRange, f *flight) {
 			wait.Stop()
 		}
 	}
-	f.page, f.err = c.load(ctx, key, f.listing)
-	c.mu.Lock()
-	if !f.first.IsZero() {
-		now := c.now()
-		c.firstOK = now.Add(firstHeadRest * now.Sub(f.first))
-	}
-	if f.slot != nil {
-		f.slot.done()
-	}
-	if c.flights[key] == f {
-		delete(c.flights, key)
-	}
-	waiters := f.waiters
-	c.mu.Unlock()
-	close(f.done)
-	if f.err != nil && f.pinned && waiters == 0 {
+	page, err := c.load(ctx, key, in)
+	if err != nil && refresh && c.flights.Waiters(key) == 0 {
 		c.logger.WarnContext(ctx, "post cache: background refresh failed; the cached head is served until it expires",
-			"limit", key.limit, "err", f.err)
+			"limit", key.limit, "err", err)
 	}
-}
-
-// wait waits for f's answer until ctx ends; then the reader leaves it.
-func (c *Cache) wait(ctx context.Context, key pageRange, f *flight) (*cachedPage, error) {
-	select {
-	case <-f.done:
-		return f.page, f.err
-	case <-ctx.Done():
-		c.leave(key, f)
-		return nil, context.Cause(ctx)
-	}
-}
-
-// leave takes a reader off f, and cancels f when it was the last and f is
-// not the head's. A reader coming later starts a query of its own rather
-// than join one being cancelled.
-func (c *Cache) leave(key pageRange, f *flight) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	f.waiters--
-	if f.waiters > 0 || f.pinned {
-		return
-	}
-	f.cancel()
-	if c.flights[key] == f {
-		delete(c.flights, key)
-	}
+	return page, err
 }

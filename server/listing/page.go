@@ -12,12 +12,12 @@ import (
 	"io/fs"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cbroglie/mustache"
 	"golang.org/x/sync/semaphore"
 
+	"github.com/wploadmore/wploadmore/internal/flight"
 	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing/pagewords"
 )
@@ -153,21 +153,13 @@ type Renderer struct {
 	renders   *semaphore.Weighted // weighted by the posts rendered
 	clock     *renderClock        // the time renders take, over time
 
-	mu      sync.Mutex
-	flights map[uint64]*renderFlight // renders in flight, by their view's hash
+	flights flight.Group[uint64, *RenderedPage] // renders in flight, by their view's hash
 
 	// A page's size is bounded, before it is rendered, by pageBytes plus
 	// postBytes and its JSON record for each post: see sizeBound.
 	pageBytes, postBytes int
 
 	coder *compress.Coder // compresses the pages kept
-}
-
-// renderFlight is one render, shared by the readers of its view.
-type renderFlight struct {
-	done chan struct{} // closed once page and err are set
-	page *RenderedPage
-	err  error
 }
 
 // A render allocates up to about renderBytesPerPost for each post on the
@@ -199,8 +191,8 @@ func NewRenderer(s RenderSettings, templates fs.FS, postsTemplate string, coder 
 	r := &Renderer{page: page, posts: posts, english: englishSite(s.Title), batch: max(s.Batch, 1),
 		seed: maphash.MakeSeed(), rendered: newRenderedPages(renderedPagesBytes),
 		rendering: make(admission, max(runtime.GOMAXPROCS(0)/2, 1)), renders: semaphore.NewWeighted(int64(slots)),
-		clock:   newRenderClock(renderShare*float64(runtime.GOMAXPROCS(0)), renderBurst, time.Now),
-		flights: map[uint64]*renderFlight{}, coder: coder,
+		clock: newRenderClock(renderShare*float64(runtime.GOMAXPROCS(0)), renderBurst, time.Now),
+		coder: coder,
 		englishWords: pagewords.Prepare(nil, pagewords.Language{Locale: "en_US", ThousandsSep: ","},
 			pagewords.Sizes{Batch: max(s.Batch, 1), MaxPosts: s.MaxPagePosts})}
 	// What the templates print around the posts' fields, measured once.
@@ -234,7 +226,8 @@ const pageSlackBytes = 128
 
 // Render returns the page for v, kept from an earlier render of the same
 // view when there was one, or rendered by a render of the same view in
-// flight. The page is shared: callers only write it out.
+// flight. The page is shared: callers only write it out. A reader whose
+// ctx ends first leaves with ctx's cause; its render goes on, to be kept.
 //
 // Before the page is rendered or waited for, reserve, when not nil, is
 // given a bound of its size (the page's own size when it is kept), so
@@ -245,90 +238,98 @@ const pageSlackBytes = 128
 func (r *Renderer) Render(ctx context.Context, v PageView, reserve func(size int) error) (*RenderedPage, error) {
 	hash := r.viewHash(v)
 	if page, ok := r.rendered.recall(hash, v); ok {
-		if reserve != nil {
-			if err := reserve(len(page.html)); err != nil {
-				return nil, err
-			}
-		}
-		return page, nil
-	}
-	if reserve != nil {
-		if err := reserve(r.sizeBound(v)); err != nil {
+		if err := reserveFor(reserve, len(page.html)); err != nil {
 			return nil, err
 		}
-	}
-	r.mu.Lock()
-	if f, ok := r.flights[hash]; ok {
-		r.mu.Unlock()
-		select {
-		case <-f.done:
-		case <-ctx.Done():
-			return nil, context.Cause(ctx)
-		}
-		if f.err != nil {
-			return nil, f.err
-		}
-		same := keyComparer{key: f.page.key, same: true}
-		if writePageKey(&same, v); same.same && len(same.key) == 0 {
-			return f.page, nil
-		}
-		// Another view of the same hash: rendered as any other.
-		r.mu.Lock()
-	}
-	weight := int64(max(len(v.Posts), 1))
-	if !r.rendering.try() {
-		// A render takes a few milliseconds: a reader who comes as
-		// another visitor's page renders waits for it that long, where a
-		// flood of renders, keeping every place taken, is still refused.
-		r.mu.Unlock()
-		if !r.rendering.tryFor(ctx, renderPlaceWait) {
-			return nil, fmt.Errorf("page of %d posts: %d renders in flight: %w", len(v.Posts), cap(r.rendering), ErrBusy)
-		}
-		r.mu.Lock()
-	}
-	if !r.clock.admit() {
-		r.mu.Unlock()
-		r.rendering.done()
-		return nil, fmt.Errorf("page of %d posts: renders took their share of the cores: %w", len(v.Posts), ErrBusy)
-	}
-	if !r.renders.TryAcquire(weight) {
-		r.mu.Unlock()
-		r.rendering.done()
-		return nil, fmt.Errorf("page of %d posts: the render budget is held by renders in flight: %w", len(v.Posts), ErrBusy)
-	}
-	f := &renderFlight{done: make(chan struct{})}
-	if _, taken := r.flights[hash]; !taken {
-		r.flights[hash] = f
-	}
-	r.mu.Unlock()
-	defer func() {
-		r.renders.Release(weight)
-		r.rendering.done()
-		r.mu.Lock()
-		if r.flights[hash] == f {
-			delete(r.flights, hash)
-		}
-		r.mu.Unlock()
-		close(f.done)
-	}()
-	// A render of the same view may have finished since the page was
-	// looked for.
-	if page, ok := r.rendered.recall(hash, v); ok {
-		f.page = page
 		return page, nil
 	}
-	var html bytes.Buffer
-	began := time.Now()
-	f.err = r.renderView(&html, v)
-	r.clock.charge(time.Since(began))
-	if f.err != nil {
-		return nil, f.err
+	if err := reserveFor(reserve, r.sizeBound(v)); err != nil {
+		return nil, err
 	}
-	var key bytes.Buffer
-	writePageKey(&key, v)
-	f.page = &RenderedPage{key: key.Bytes(), html: html.Bytes(), hash: hash}
-	r.rendered.keep(f.page)
-	return f.page, nil
+	render := r.render(ctx, hash, v)
+	page, err := r.flights.Do(ctx, hash, render)
+	if err != nil || sameView(page, v) {
+		return page, err
+	}
+	// Another view of the same hash: rendered on its own.
+	release, err := render.Admit()
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return render.Run(ctx)
+}
+
+// reserveFor asks reserve, when not nil, for size bytes.
+func reserveFor(reserve func(size int) error, size int) error {
+	if reserve == nil {
+		return nil
+	}
+	return reserve(size)
+}
+
+// sameView tells whether page was rendered for v.
+func sameView(page *RenderedPage, v PageView) bool {
+	same := keyComparer{key: page.key, same: true}
+	writePageKey(&same, v)
+	return same.same && len(same.key) == 0
+}
+
+// render is the render of v, whose view hashes to hash, as a flight's
+// work: admitted while the renders have a place, their share of the
+// cores and room in their budget (a reader of ctx waiting up to
+// renderPlaceWait for a place), and kept once rendered. Detached, it is
+// kept whoever waits for it.
+func (r *Renderer) render(ctx context.Context, hash uint64, v PageView) flight.Work[*RenderedPage] {
+	return flight.Work[*RenderedPage]{
+		Detached: true,
+		Admit:    func() (func(), error) { return r.admit(ctx, len(v.Posts)) },
+		Run: func(context.Context) (*RenderedPage, error) {
+			// A render of the same view may have finished since the page
+			// was looked for.
+			if page, ok := r.rendered.recall(hash, v); ok {
+				return page, nil
+			}
+			var html bytes.Buffer
+			began := time.Now()
+			err := r.renderView(&html, v)
+			r.clock.charge(time.Since(began))
+			if err != nil {
+				return nil, err
+			}
+			var key bytes.Buffer
+			writePageKey(&key, v)
+			page := &RenderedPage{key: key.Bytes(), html: html.Bytes(), hash: hash}
+			r.rendered.keep(page)
+			return page, nil
+		},
+	}
+}
+
+// admit admits a render of a page of posts posts, or refuses it with an
+// error wrapping ErrBusy; the release it returns gives its places back.
+func (r *Renderer) admit(ctx context.Context, posts int) (release func(), err error) {
+	// A render takes a few milliseconds: a reader who comes as another
+	// visitor's page renders waits for it that long, where a flood of
+	// renders, keeping every place taken, is still refused.
+	if !r.rendering.tryFor(ctx, renderPlaceWait) {
+		return nil, fmt.Errorf("page of %d posts: %d renders in flight: %w", posts, cap(r.rendering), ErrBusy)
+	}
+	weight := int64(max(posts, 1))
+	switch {
+	case !r.clock.admit():
+		err = fmt.Errorf("page of %d posts: renders took their share of the cores: %w", posts, ErrBusy)
+	case !r.renders.TryAcquire(weight):
+		err = fmt.Errorf("page of %d posts: the render budget is held by renders in flight: %w", posts, ErrBusy)
+	}
+	if err != nil {
+		r.rendering.done()
+		return nil, err
+	}
+	return func() {
+		r.renders.Release(weight)
+		r.rendering.done()
+	}, nil
 }
 
 // sizeBound bounds the size of v's page, most likely: what the templates

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/wploadmore/wploadmore/internal/lru"
 	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/templates"
 	"github.com/wploadmore/wploadmore/wpdb"
@@ -65,27 +66,29 @@ func TestRenderedPages(t *testing.T) {
 	// Views 0 and 2 differ only inside a record, as a post edited since:
 	// they share a hash, and the later one kept replaces the earlier.
 	kept := p.rendered
-	if len(kept.byHash) != 8 {
-		t.Errorf("%d pages kept after 9 distinct views, 2 of them under one hash, want 8", len(kept.byHash))
+	if keptCount(kept) != 8 {
+		t.Errorf("%d pages kept after 9 distinct views, 2 of them under one hash, want 8", keptCount(kept))
 	}
 
 	// Room too small for two pages keeps at most one.
-	kept = newRenderedPages(2*len(kept.byHash[firstKey(p)].html) - 1)
+	kept = newRenderedPages(2*len(firstPage(p).html) - 1)
 	p.rendered = kept
 	for i := range 20 {
 		v := views[i%len(views)]
 		if _, err := p.Render(context.Background(), v, nil); err != nil {
 			t.Fatal(err)
 		}
-		if kept.bytes > kept.max || len(kept.byHash) > 1 {
-			t.Fatalf("render %d: %d pages kept, %d bytes, bound %d", i, len(kept.byHash), kept.bytes, kept.max)
+		if keptBytes(kept) > kept.max || keptCount(kept) > 1 {
+			t.Fatalf("render %d: %d pages kept, %d bytes, bound %d", i, keptCount(kept), keptBytes(kept), kept.max)
 		}
 	}
 }
 
-func firstKey(p *Renderer) uint64 {
-	for k := range p.rendered.byHash {
-		return k
+func firstPage(p *Renderer) *RenderedPage {
+	for _, list := range []*lru.Cache[uint64, *RenderedPage]{p.rendered.recent, p.rendered.frequent} {
+		for _, page := range list.All() {
+			return page
+		}
 	}
 	panic("no page kept")
 }

@@ -91,7 +91,7 @@ func TestPageWords(t *testing.T) {
 	}
 	// Three languages, three pages kept; the same words prepared again
 	// find theirs.
-	if n := len(r.rendered.byHash); n != 3 {
+	if n := keptCount(r.rendered); n != 3 {
 		t.Errorf("%d pages kept for one view in three languages, want 3", n)
 	}
 	v := view
@@ -100,7 +100,7 @@ func TestPageWords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(r.rendered.byHash); n != 3 || !bytes.Contains(again.HTML(), []byte("Weitere Beiträge")) {
+	if n := keptCount(r.rendered); n != 3 || !bytes.Contains(again.HTML(), []byte("Weitere Beiträge")) {
 		t.Errorf("the German words prepared again: %d pages kept, want the German one found", n)
 	}
 

@@ -1,8 +1,9 @@
 package listing
 
 import (
-	"container/list"
 	"time"
+
+	"github.com/wploadmore/wploadmore/internal/lru"
 )
 
 // staleFactor bounds how old an archive's head may be served when its
@@ -17,35 +18,17 @@ const recentHeadFor = 10 * time.Minute
 // read, by Key, dropping the least recently read. It is not safe for
 // concurrent use: the Cache holds its lock.
 type recentHeads struct {
-	max   int
-	byKey map[string]*list.Element // of *recentHead
-	order list.List                // front: most recently read
-}
-
-type recentHead struct {
-	key  string
-	read time.Time
+	reads *lru.Cache[string, time.Time] // a read takes no bytes: bounded by number
 }
 
 func newRecentHeads(max int) recentHeads {
-	return recentHeads{max: max, byKey: map[string]*list.Element{}}
+	return recentHeads{reads: lru.New[string, time.Time](0, max)}
 }
 
 // read records a read of key's head at now, and reports whether it was
 // read before, within recentHeadFor: a reader came back to it.
 func (r *recentHeads) read(key string, now time.Time) (cameBack bool) {
-	if el, ok := r.byKey[key]; ok {
-		h := el.Value.(*recentHead)
-		cameBack = now.Sub(h.read) < recentHeadFor
-		h.read = now
-		r.order.MoveToFront(el)
-		return cameBack
-	}
-	r.byKey[key] = r.order.PushFront(&recentHead{key: key, read: now})
-	for r.order.Len() > r.max {
-		oldest := r.order.Back()
-		r.order.Remove(oldest)
-		delete(r.byKey, oldest.Value.(*recentHead).key)
-	}
-	return false
+	last, ok := r.reads.Get(key)
+	r.reads.Add(key, now, 0)
+	return ok && now.Sub(last) < recentHeadFor
 }

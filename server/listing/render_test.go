@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wploadmore/wploadmore/internal/flight"
 	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
@@ -115,7 +116,7 @@ func TestRefusedRenderAllocatesNoPage(t *testing.T) {
 			for range cap(p.rendering) {
 				p.rendering.done()
 			}
-			if n := len(p.rendered.byHash); n != 0 {
+			if n := keptCount(p.rendered); n != 0 {
 				t.Errorf("%d pages kept after refusals, want none", n)
 			}
 			page, err := p.Render(ctx, PageView{PostsStart: 1, Posts: posts, MaxPosts: 1000}, nil)
@@ -176,8 +177,11 @@ func TestRenderJoinsFlight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &renderFlight{done: make(chan struct{})}
-	p.flights[p.viewHash(v)] = f
+	release := make(chan struct{})
+	p.flights.Go(t.Context(), p.viewHash(v), flight.Work[*RenderedPage]{Run: func(context.Context) (*RenderedPage, error) {
+		<-release
+		return page, nil
+	}})
 	for range cap(p.rendering) {
 		p.rendering.try()
 	}
@@ -194,8 +198,7 @@ func TestRenderJoinsFlight(t *testing.T) {
 		t.Fatal("answered before the render in flight ended")
 	case <-time.After(50 * time.Millisecond):
 	}
-	f.page = page
-	close(f.done)
+	close(release)
 	if joined := <-got; joined != page {
 		t.Error("the reader did not get the page of the render in flight")
 	}
@@ -238,8 +241,8 @@ func TestRenderedPagesKeepFrequent(t *testing.T) {
 					}
 					flood += len(page.HTML())
 				}
-				if p.rendered.bytes > p.rendered.max {
-					t.Fatalf("%d bytes kept, over the bound of %d", p.rendered.bytes, p.rendered.max)
+				if keptBytes(p.rendered) > p.rendered.max {
+					t.Fatalf("%d bytes kept, over the bound of %d", keptBytes(p.rendered), p.rendered.max)
 				}
 			}
 			if again, _ := p.Render(ctx, ordinary, nil); again != first {
@@ -268,7 +271,7 @@ func TestCompressed(t *testing.T) {
 	kept := p.rendered
 	for _, coding := range []string{"gzip", "zstd"} {
 		t.Run(coding, func(t *testing.T) {
-			before := kept.bytes
+			before := keptBytes(kept)
 			body, err := p.compressed(ctx, page, coding)
 			if err != nil {
 				t.Fatal(err)
@@ -276,11 +279,11 @@ func TestCompressed(t *testing.T) {
 			if got := testkit.Decode(t, coding, body); !bytes.Equal(got, page.HTML()) {
 				t.Fatal("the body does not decode to the page")
 			}
-			if grew := kept.bytes - before; grew != len(body) {
+			if grew := keptBytes(kept) - before; grew != len(body) {
 				t.Errorf("the rendered pages grew by %d bytes; the body is %d", grew, len(body))
 			}
 			again, err := p.compressed(ctx, page, coding)
-			if err != nil || &again[0] != &body[0] || kept.bytes != before+len(body) {
+			if err != nil || &again[0] != &body[0] || keptBytes(kept) != before+len(body) {
 				t.Error("compressed again: not kept")
 			}
 		})
@@ -294,13 +297,13 @@ func TestCompressed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kept.max = kept.bytes
+	kept.max = keptBytes(kept)
 	body, err := p.compressed(ctx, other, "gzip")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if other.gzip != nil || kept.bytes > kept.max {
-		t.Errorf("kept %v, %d of %d bytes; want not kept, within the bound", other.gzip != nil, kept.bytes, kept.max)
+	if other.gzip != nil || keptBytes(kept) > kept.max {
+		t.Errorf("kept %v, %d of %d bytes; want not kept, within the bound", other.gzip != nil, keptBytes(kept), kept.max)
 	}
 	if got := testkit.Decode(t, "gzip", body); !bytes.Equal(got, other.HTML()) {
 		t.Error("the body does not decode to the page")

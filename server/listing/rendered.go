@@ -1,26 +1,24 @@
 package listing
 
 import (
-	"container/list"
 	"context"
 	"fmt"
+	"math"
 	"sync"
 
+	"github.com/wploadmore/wploadmore/internal/lru"
 	"github.com/wploadmore/wploadmore/server/compress"
 )
 
 // RenderedPage is one page as written, under the key it was rendered for,
 // with the compressed bodies made of it so far (see Encode). The
-// compressed bodies and its place among the rendered pages are guarded by
-// its renderedPages' mu.
+// compressed bodies and hits are guarded by its renderedPages' mu.
 type RenderedPage struct {
 	key, html  []byte
 	hash       uint64
 	gzip, zstd []byte
 
-	place    *list.Element // in frequent or recent while kept, else nil
-	recalled bool          // in frequent: recalled since it was kept
-	hits     int           // recalls, halved every agingRecalls
+	hits int // recalls while kept, halved every agingRecalls
 }
 
 // HTML is the page. It is shared: callers only write it out.
@@ -49,12 +47,12 @@ const renderedPagesBytes = 8 << 20
 // often becomes recent again, so pages asked for a few times (a flood
 // that repeats its views) do not push out those every visitor asks for.
 type renderedPages struct {
-	mu                   sync.Mutex
-	byHash               map[uint64]*RenderedPage
-	recent, frequent     list.List // most recent at the front
-	bytes, frequentBytes int
-	max                  int
-	recalls              int // since hits were last halved
+	mu sync.Mutex
+	// recent are in the order kept, frequent in the order first recalled:
+	// this policy, not their own bound, decides which page gives way.
+	recent, frequent *lru.Cache[uint64, *RenderedPage]
+	max              int
+	recalls          int // since hits were last halved
 }
 
 // agingRecalls is how many recalls pass between two halvings of every
@@ -62,13 +60,17 @@ type renderedPages struct {
 const agingRecalls = 1 << 14
 
 func newRenderedPages(maxBytes int) *renderedPages {
-	return &renderedPages{byHash: map[uint64]*RenderedPage{}, max: maxBytes}
+	return &renderedPages{max: maxBytes,
+		recent: lru.New[uint64, *RenderedPage](math.MaxInt, 0), frequent: lru.New[uint64, *RenderedPage](math.MaxInt, 0)}
 }
 
 // recall returns the page kept for v, if any, and makes it frequent.
 func (rp *renderedPages) recall(hash uint64, v PageView) (*RenderedPage, bool) {
 	rp.mu.Lock()
-	kept, ok := rp.byHash[hash]
+	kept, ok := rp.recent.Peek(hash)
+	if !ok {
+		kept, ok = rp.frequent.Peek(hash)
+	}
 	rp.mu.Unlock()
 	if !ok {
 		return nil, false
@@ -80,34 +82,46 @@ func (rp *renderedPages) recall(hash uint64, v PageView) (*RenderedPage, bool) {
 	}
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
-	if kept.place == nil {
+	from := rp.listLocked(kept)
+	if from == nil {
 		return kept, true // dropped meanwhile: still the page
 	}
 	kept.hits++
 	if rp.recalls++; rp.recalls >= agingRecalls {
-		for _, page := range rp.byHash {
-			page.hits /= 2
+		for _, list := range []*lru.Cache[uint64, *RenderedPage]{rp.recent, rp.frequent} {
+			for _, page := range list.All() {
+				page.hits /= 2
+			}
 		}
 		rp.recalls = 0
 	}
-	if kept.recalled {
+	if from == rp.frequent {
 		return kept, true
 	}
-	rp.recent.Remove(kept.place)
-	kept.place, kept.recalled = rp.frequent.PushFront(kept), true
-	rp.frequentBytes += kept.size()
-	for rp.frequentBytes > rp.max/2 {
+	rp.recent.Remove(hash)
+	rp.frequent.Add(hash, kept, kept.size())
+	for rp.frequent.Bytes() > rp.max/2 {
 		rp.demoteLocked(rp.leastRecalledLocked())
 	}
 	return kept, true
+}
+
+// listLocked is the list that keeps page: recent, frequent, or nil.
+func (rp *renderedPages) listLocked(page *RenderedPage) *lru.Cache[uint64, *RenderedPage] {
+	for _, list := range []*lru.Cache[uint64, *RenderedPage]{rp.recent, rp.frequent} {
+		if kept, ok := list.Peek(page.hash); ok && kept == page {
+			return list
+		}
+	}
+	return nil
 }
 
 // leastRecalledLocked is the frequent page recalled least often, the
 // earliest made frequent among equals. There is one.
 func (rp *renderedPages) leastRecalledLocked() *RenderedPage {
 	var least *RenderedPage
-	for e := rp.frequent.Back(); e != nil; e = e.Prev() {
-		if page := e.Value.(*RenderedPage); least == nil || page.hits < least.hits {
+	for _, page := range rp.frequent.All() { // the latest made frequent first
+		if least == nil || page.hits <= least.hits {
 			least = page
 		}
 	}
@@ -120,36 +134,36 @@ func (rp *renderedPages) keep(page *RenderedPage) {
 	size := page.size()
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
-	if old, ok := rp.byHash[page.hash]; ok {
-		rp.dropLocked(old)
+	for _, list := range []*lru.Cache[uint64, *RenderedPage]{rp.recent, rp.frequent} {
+		if old, ok := list.Peek(page.hash); ok {
+			rp.dropLocked(old)
+		}
 	}
 	if size > rp.max {
 		return
 	}
 	rp.makeRoomLocked(size)
-	rp.byHash[page.hash] = page
-	page.place = rp.recent.PushFront(page)
-	rp.bytes += size
+	rp.recent.Add(page.hash, page, size)
 }
+
+// bytesLocked is what the kept pages take.
+func (rp *renderedPages) bytesLocked() int { return rp.recent.Bytes() + rp.frequent.Bytes() }
 
 // growLocked counts n more bytes of page, a compressed body, when page is
 // kept and they fit, and reports whether it did. The caller holds mu.
 func (rp *renderedPages) growLocked(page *RenderedPage, n int) bool {
-	if rp.byHash[page.hash] != page || rp.bytes+n > rp.max {
+	list := rp.listLocked(page)
+	if list == nil || rp.bytesLocked()+n > rp.max {
 		return false
 	}
-	rp.bytes += n
-	if page.recalled {
-		rp.frequentBytes += n
-	}
-	return true
+	return list.Grow(page.hash, n)
 }
 
 // makeRoomLocked drops pages, recent ones first, until n more bytes fit.
 func (rp *renderedPages) makeRoomLocked(n int) {
-	for rp.bytes+n > rp.max && len(rp.byHash) > 0 {
-		if last := rp.recent.Back(); last != nil {
-			rp.dropLocked(last.Value.(*RenderedPage))
+	for rp.bytesLocked()+n > rp.max && rp.recent.Len()+rp.frequent.Len() > 0 {
+		if _, last, ok := rp.recent.Oldest(); ok {
+			rp.dropLocked(last)
 		} else {
 			rp.dropLocked(rp.leastRecalledLocked())
 		}
@@ -158,22 +172,16 @@ func (rp *renderedPages) makeRoomLocked(n int) {
 
 // demoteLocked makes page, frequent, the most recent of the recent pages.
 func (rp *renderedPages) demoteLocked(page *RenderedPage) {
-	rp.frequent.Remove(page.place)
-	rp.frequentBytes -= page.size()
-	page.place, page.recalled = rp.recent.PushFront(page), false
+	rp.frequent.Remove(page.hash)
+	rp.recent.Add(page.hash, page, page.size())
 }
 
 // dropLocked stops keeping page.
 func (rp *renderedPages) dropLocked(page *RenderedPage) {
-	if page.recalled {
-		rp.frequent.Remove(page.place)
-		rp.frequentBytes -= page.size()
-	} else {
-		rp.recent.Remove(page.place)
+	if list := rp.listLocked(page); list != nil {
+		list.Remove(page.hash)
 	}
-	delete(rp.byHash, page.hash)
-	rp.bytes -= page.size()
-	page.place, page.recalled, page.hits = nil, false, 0
+	page.hits = 0
 }
 
 // Encode returns page as acceptEncoding welcomes it most, and its

@@ -50,8 +50,8 @@ func TestRenderedPagesOrder(t *testing.T) {
 		if diff := cmp.Diff(step.kept, kept); diff != "" {
 			t.Fatalf("%s: kept (-want +got):\n%s", step.name, diff)
 		}
-		if rp.bytes > rp.max {
-			t.Fatalf("%s: %d bytes kept, over %d", step.name, rp.bytes, rp.max)
+		if keptBytes(rp) > rp.max {
+			t.Fatalf("%s: %d bytes kept, over %d", step.name, keptBytes(rp), rp.max)
 		}
 	}
 }
@@ -60,5 +60,19 @@ func TestRenderedPagesOrder(t *testing.T) {
 func renderedKept(rp *renderedPages, page *RenderedPage) bool {
 	rp.mu.Lock()
 	defer rp.mu.Unlock()
-	return rp.byHash[page.hash] == page
+	return rp.listLocked(page) != nil
+}
+
+// keptCount is how many pages rp keeps.
+func keptCount(rp *renderedPages) int {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	return rp.recent.Len() + rp.frequent.Len()
+}
+
+// keptBytes is what rp's pages take.
+func keptBytes(rp *renderedPages) int {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	return rp.bytesLocked()
 }

@@ -1,12 +1,13 @@
 package listing
 
 import (
-	"container/list"
 	"context"
 	"fmt"
 	"runtime"
 	"time"
 
+	"github.com/wploadmore/wploadmore/internal/flight"
+	"github.com/wploadmore/wploadmore/internal/lru"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
@@ -47,49 +48,36 @@ type rankedSearch struct {
 	fetched time.Time
 }
 
-// rankings are the searches' kept rankings and the scans in the air, all
-// under Cache.mu.
+// rankings are the searches' kept rankings and the scans in the air.
 type rankings struct {
-	ranker   Ranker // nil: searches are read page by page from the Source
-	maxBytes int
-	ttl      time.Duration            // how long a ranking is paged through
-	entries  map[string]*list.Element // of *keptRanking, by the search's Key
-	lru      list.List                // front: most recently used
-	bytes    int
-	flights  map[string]*rankFlight
+	ranker Ranker        // nil: searches are read page by page from the Source
+	ttl    time.Duration // how long a ranking is paged through
+	// kept are the rankings by the search's Key, under Cache.mu.
+	kept  *lru.Cache[string, *keptRanking]
+	scans flight.Group[string, *keptRanking]
 	// maxScans is how many scans run at once: each keeps a database core
 	// busy for seconds on a large site, and the blog's readers need the
 	// others.
 	maxScans int
+	scanning int          // under Cache.mu: scans admitted and not ended
 	scanTime *renderClock // the scans' share of time, by the wall clock
 }
 
 // keptRanking is one search's ranking; immutable once kept.
 type keptRanking struct {
-	key     string
 	ranking *wpdb.Ranking
 	fetched time.Time // when its scan started
-	size    int
 }
 
-// rankFlight is one scan, shared by the readers waiting for it and
-// cancelled when the last of them leaves, as a page's flight is.
-type rankFlight struct {
-	done    chan struct{} // closed once kept or err is set
-	kept    *keptRanking
-	err     error
-	cancel  context.CancelFunc
-	waiters int // under Cache.mu
-}
-
-func newRankings(next Source, maxBytes int, ttl time.Duration) rankings {
+func newRankings(next Source, maxBytes int, ttl time.Duration) *rankings {
 	r, _ := next.(Ranker)
-	return rankings{ranker: r, maxBytes: maxBytes, ttl: ttl, maxScans: max(runtime.GOMAXPROCS(0)/2, 1), entries: map[string]*list.Element{}, flights: map[string]*rankFlight{},
+	return &rankings{ranker: r, ttl: ttl, maxScans: max(runtime.GOMAXPROCS(0)/2, 1), kept: lru.New[string, *keptRanking](maxBytes, 0),
 		scanTime: newRenderClock(scanShare, scanBurst, time.Now)}
 }
 
 // rank returns q paging through its ranking: the kept one while it is
-// fresh, else the one a scan reads, shared with concurrent readers. It
+// fresh, else the one a scan reads, shared with concurrent readers and
+// cancelled when the last of them leaves, as a page's query is. It
 // returns ctx's cause when ctx ends first, an error wrapping ErrBusy when
 // the scan was not admitted, and the Ranker's errors, which are not kept.
 func (c *Cache) rank(ctx context.Context, q wpdb.Search) (wpdb.Listing, error) {
@@ -99,106 +87,71 @@ func (c *Cache) rank(ctx context.Context, q wpdb.Search) (wpdb.Listing, error) {
 	key := q.Key()
 	now := c.now()
 	c.mu.Lock()
-	if el, ok := c.searches.entries[key]; ok {
-		if k := el.Value.(*keptRanking); now.Sub(k.fetched) < c.searches.ttl {
-			c.searches.lru.MoveToFront(el)
-			c.mu.Unlock()
-			return rankedSearch{Search: q.Ranked(k.ranking), fetched: k.fetched}, nil
-		}
+	k, ok := c.searches.kept.Peek(key)
+	fresh := ok && now.Sub(k.fetched) < c.searches.ttl
+	if fresh {
+		c.searches.kept.Get(key) // now the most recently used
 	}
-	f := c.searches.flights[key]
-	if f == nil {
-		if ctx.Err() != nil {
-			c.mu.Unlock()
-			return nil, context.Cause(ctx)
-		}
-		if len(c.searches.flights) >= c.searches.maxScans {
-			c.mu.Unlock()
-			c.observer.CacheRefused()
-			return nil, fmt.Errorf("listing: search %q: %d scans in flight: %w", key, len(c.searches.flights), ErrBusy)
-		}
-		if !c.searches.scanTime.admit() {
-			c.mu.Unlock()
-			c.observer.CacheRefused()
-			return nil, fmt.Errorf("listing: search %q: scans have had their share of time: %w", key, ErrBusy)
-		}
-		if !c.misses.try() {
-			c.mu.Unlock()
-			c.observer.CacheRefused()
-			return nil, fmt.Errorf("listing: search %q: %d queries in flight: %w", key, cap(c.misses), ErrBusy)
-		}
-		fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-		f = &rankFlight{done: make(chan struct{}), cancel: cancel}
-		c.searches.flights[key] = f
-		go c.scan(fctx, key, q, f)
-	}
-	f.waiters++
 	c.mu.Unlock()
-	select {
-	case <-f.done:
-		if f.err != nil {
-			return nil, f.err
+	if !fresh {
+		var err error
+		k, err = c.searches.scans.Do(ctx, key, flight.Work[*keptRanking]{
+			Admit: func() (func(), error) { return c.admitScan(key) },
+			Run:   func(ctx context.Context) (*keptRanking, error) { return c.scan(ctx, key, q) },
+		})
+		if err != nil {
+			return nil, err
 		}
-		return rankedSearch{Search: q.Ranked(f.kept.ranking), fetched: f.kept.fetched}, nil
-	case <-ctx.Done():
-		c.mu.Lock()
-		if f.waiters--; f.waiters == 0 {
-			f.cancel()
-			if c.searches.flights[key] == f {
-				delete(c.searches.flights, key)
-			}
-		}
-		c.mu.Unlock()
-		return nil, context.Cause(ctx)
 	}
+	return rankedSearch{Search: q.Ranked(k.ranking), fetched: k.fetched}, nil
 }
 
-// scan runs f's scan, keeps its ranking and hands it to the waiters.
-func (c *Cache) scan(ctx context.Context, key string, q wpdb.Search, f *rankFlight) {
-	defer f.cancel()
+// admitScan admits a scan while fewer than maxScans run, the scans have
+// time left and a miss is admitted; the release it returns gives those
+// back. Its error wraps ErrBusy.
+func (c *Cache) admitScan(key string) (release func(), err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.searches.scanning >= c.searches.maxScans:
+		err = fmt.Errorf("listing: search %q: %d scans in flight: %w", key, c.searches.scanning, ErrBusy)
+	case !c.searches.scanTime.admit():
+		err = fmt.Errorf("listing: search %q: scans have had their share of time: %w", key, ErrBusy)
+	case !c.misses.try():
+		err = fmt.Errorf("listing: search %q: %d queries in flight: %w", key, cap(c.misses), ErrBusy)
+	}
+	if err != nil {
+		c.observer.CacheRefused()
+		return nil, err
+	}
+	c.searches.scanning++
+	return func() {
+		c.misses.done()
+		c.mu.Lock()
+		c.searches.scanning--
+		c.mu.Unlock()
+	}, nil
+}
+
+// scan runs q's scan and keeps its ranking.
+func (c *Cache) scan(ctx context.Context, key string, q wpdb.Search) (*keptRanking, error) {
 	fetched := c.now() // before the scan: what it reads is at least this fresh
 	began := time.Now()
 	ranking, err := c.searches.ranker.Rank(ctx, q)
 	c.searches.scanTime.charge(time.Since(began))
-	c.misses.done()
+	if err != nil {
+		return nil, err
+	}
+	k := &keptRanking{ranking: ranking, fetched: fetched}
 	c.mu.Lock()
-	if err == nil {
-		f.kept = &keptRanking{key: key, ranking: ranking, fetched: fetched, size: ranking.Bytes() + 2*len(key) + rankOverhead}
-		c.searches.put(f.kept)
-	}
-	f.err = err
-	if c.searches.flights[key] == f {
-		delete(c.searches.flights, key)
-	}
+	c.searches.kept.Add(key, k, ranking.Bytes()+2*len(key)+rankOverhead)
 	c.mu.Unlock()
-	close(f.done)
+	return k, nil
 }
 
 // rankOverhead is what keeping a ranking costs beyond its entries and
 // key: its element, map entry and record.
 const rankOverhead = 160
-
-// put keeps k, replacing the search's older ranking, and drops the least
-// recently used ones past maxBytes. Cache.mu is held.
-func (rs *rankings) put(k *keptRanking) {
-	if el, ok := rs.entries[k.key]; ok {
-		rs.bytes -= el.Value.(*keptRanking).size
-		rs.lru.Remove(el)
-		delete(rs.entries, k.key)
-	}
-	if k.size > rs.maxBytes {
-		return
-	}
-	rs.entries[k.key] = rs.lru.PushFront(k)
-	rs.bytes += k.size
-	for rs.bytes > rs.maxBytes {
-		oldest := rs.lru.Back()
-		old := oldest.Value.(*keptRanking)
-		rs.lru.Remove(oldest)
-		delete(rs.entries, old.key)
-		rs.bytes -= old.size
-	}
-}
 
 // isSearch reports whether in is a search cut from a kept ranking.
 func isSearch(in wpdb.Listing) bool {

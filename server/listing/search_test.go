@@ -201,8 +201,8 @@ func TestSearchBytes(t *testing.T) {
 	for i := 1; i <= 4; i++ { // "post 1" to "post 4": each finds post N and posts 10N to 10N+9
 		search(fmt.Sprintf("post %d", i))
 	}
-	if c.searches.bytes > budget || c.searches.lru.Len() != 3 {
-		t.Fatalf("%d rankings in %d bytes; want 3 in at most %d", c.searches.lru.Len(), c.searches.bytes, budget)
+	if c.searches.kept.Bytes() > budget || c.searches.kept.Len() != 3 {
+		t.Fatalf("%d rankings in %d bytes; want 3 in at most %d", c.searches.kept.Len(), c.searches.kept.Bytes(), budget)
 	}
 	scans := store.scans.Load()
 	search("post 4")
@@ -213,6 +213,17 @@ func TestSearchBytes(t *testing.T) {
 	search("post 1")
 	if n := store.scans.Load(); n != scans+1 {
 		t.Errorf("%d scans for the search dropped; want 1", n-scans)
+	}
+	// That dropped "post 3", the least recently used: 4 and 2 were read
+	// since.
+	search("post 4")
+	search("post 2")
+	if n := store.scans.Load(); n != scans+1 {
+		t.Errorf("%d scans for searches read since; want none", n-scans-1)
+	}
+	search("post 3")
+	if n := store.scans.Load(); n != scans+2 {
+		t.Errorf("%d scans for the least recently used search; want 1", n-scans-1)
 	}
 }
 
@@ -335,24 +346,17 @@ func TestSearchMemory(t *testing.T) {
 	// an entry beside its posts, under 2 KiB.
 	bound := int64(limits.SearchBytes + limits.MaxBytes + limits.MaxEntries<<11)
 	t.Logf("heap grew by %d KiB after 5 000 searches, %d KiB after 10 000; bound %d KiB; rankings %d in %d bytes",
-		(half-before)>>10, (after-before)>>10, bound>>10, c.searches.lru.Len(), c.searches.bytes)
+		(half-before)>>10, (after-before)>>10, bound>>10, c.searches.kept.Len(), c.searches.kept.Bytes())
 	if after-before > bound {
 		t.Errorf("heap grew by %d bytes, over the bound %d", after-before, bound)
 	}
 	if after-half > 512<<10 {
 		t.Errorf("the second 5 000 searches grew the heap by %d KiB", (after-half)>>10)
 	}
-	if c.searches.bytes > limits.SearchBytes {
-		t.Errorf("rankings take %d bytes, over -search-bytes %d", c.searches.bytes, limits.SearchBytes)
+	if c.searches.kept.Bytes() > limits.SearchBytes {
+		t.Errorf("rankings take %d bytes, over -search-bytes %d", c.searches.kept.Bytes(), limits.SearchBytes)
 	}
 }
 
 // scanWaiters is how many readers wait for the scan of the search keyed key.
-func scanWaiters(c *Cache, key string) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if f := c.searches.flights[key]; f != nil {
-		return f.waiters
-	}
-	return 0
-}
+func scanWaiters(c *Cache, key string) int { return c.searches.scans.Waiters(key) }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wploadmore/wploadmore/internal/flight"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
@@ -42,10 +43,10 @@ type Sticky struct {
 	now    func() time.Time
 	logger *slog.Logger
 
-	ids    atomic.Pointer[[]uint64] // the option as last read
-	mu     sync.Mutex
-	last   *stickyRead   // under mu
-	flight *stickyFlight // under mu: the read in the air, if any
+	ids   atomic.Pointer[[]uint64] // the option as last read
+	mu    sync.Mutex
+	last  *stickyRead // under mu
+	reads flight.Group[struct{}, *stickyRead]
 }
 
 // stickyRead is one read of the sticky posts.
@@ -53,14 +54,6 @@ type stickyRead struct {
 	ids     []uint64
 	posts   []Post
 	fetched time.Time // when its query started
-}
-
-// stickyFlight is a read of the sticky posts that every reader arriving
-// while it runs waits for, instead of each queuing its own.
-type stickyFlight struct {
-	done chan struct{} // closed when read and err are set
-	read *stickyRead
-	err  error
 }
 
 // NewSticky puts the posts ids names (the sticky_posts option) first in
@@ -91,62 +84,51 @@ func (s *Sticky) sticky(ctx context.Context) ([]Post, error) {
 		return nil, nil
 	}
 	s.mu.Lock()
-	if r := s.last; r != nil && slices.Equal(r.ids, ids) {
-		if age := s.now().Sub(r.fetched); age < s.ttl {
-			if age >= s.ttl/2 && s.flight == nil {
-				s.startLocked(ids, true)
+	last := s.last
+	s.mu.Unlock()
+	if last != nil && slices.Equal(last.ids, ids) {
+		if age := s.now().Sub(last.fetched); age < s.ttl {
+			if age >= s.ttl/2 {
+				s.reads.Go(ctx, struct{}{}, s.read(ids, true))
 			}
-			s.mu.Unlock()
-			return r.posts, nil
+			return last.posts, nil
 		}
 	}
-	f := s.flight
-	if f == nil {
-		f = s.startLocked(ids, false)
+	read, err := s.reads.Do(ctx, struct{}{}, s.read(ids, false))
+	if err != nil {
+		return nil, err
 	}
-	s.mu.Unlock()
-	select {
-	case <-f.done:
-	case <-ctx.Done():
-		return nil, context.Cause(ctx)
-	}
-	if f.err != nil {
-		return nil, f.err
-	}
-	if !slices.Equal(f.read.ids, ids) {
+	if !slices.Equal(read.ids, ids) {
 		// The option changed while the read ran: it answers for the old
 		// one, which a reader who read the new one must not get.
 		return s.sticky(ctx)
 	}
-	return f.read.posts, nil
+	return read.posts, nil
 }
 
-// startLocked starts a read of ids' posts, under mu; ahead when no reader
+// read is a read of ids' posts, as a flight's work; ahead when no reader
 // waits for it yet. It runs to its end, under the store's query timeout,
 // whoever still waits: the next reader needs it too.
-func (s *Sticky) startLocked(ids []uint64, ahead bool) *stickyFlight {
-	f := &stickyFlight{done: make(chan struct{})}
-	s.flight = f
-	go func() {
-		defer close(f.done)
+func (s *Sticky) read(ids []uint64, ahead bool) flight.Work[*stickyRead] {
+	return flight.Work[*stickyRead]{Detached: true, Run: func(ctx context.Context) (*stickyRead, error) {
 		fetched := s.now()
-		found, err := s.db.StickyPosts(context.Background(), ids)
+		found, err := s.db.StickyPosts(ctx, ids)
 		var posts []Post
 		if err == nil {
 			posts, err = s.format.Posts(found)
 		}
-		if err != nil && ahead {
-			s.logger.Warn("sticky posts: background read failed; the last ones read are served until they expire", "err", err)
+		if err != nil {
+			if ahead {
+				s.logger.Warn("sticky posts: background read failed; the last ones read are served until they expire", "err", err)
+			}
+			return nil, err
 		}
+		read := &stickyRead{ids: ids, posts: posts, fetched: fetched}
 		s.mu.Lock()
-		defer s.mu.Unlock()
-		s.flight = nil
-		if f.err = err; err == nil {
-			f.read = &stickyRead{ids: ids, posts: posts, fetched: fetched}
-			s.last = f.read
-		}
-	}()
-	return f
+		s.last = read
+		s.mu.Unlock()
+		return read, nil
+	}}
 }
 
 // Posts returns page p in the home's order. Only the whole blog puts its
