@@ -41,3 +41,28 @@ func Handler(next http.Handler) http.Handler {
 func ETag(etag, coding string) string {
 	return strings.TrimSuffix(etag, `"`) + "-" + coding + `"`
 }
+
+// SetCoding sets the headers of an answer whose body Accept-Encoding
+// chose: Vary, and the body's Content-Encoding when coding is not "" (the
+// plain body). It is the one place the server sets them; gzhttp, around
+// the page and the JSON, has said Vary already, which is not said twice.
+func SetCoding(h http.Header, coding string) {
+	if !varies(h) {
+		h.Add("Vary", "Accept-Encoding")
+	}
+	if coding != "" {
+		h.Set("Content-Encoding", coding)
+	}
+}
+
+// varies tells whether h's Vary names Accept-Encoding.
+func varies(h http.Header) bool {
+	for _, v := range h.Values("Vary") {
+		for name := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(name), "Accept-Encoding") {
+				return true
+			}
+		}
+	}
+	return false
+}

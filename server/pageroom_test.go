@@ -1,0 +1,95 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wploadmore/wploadmore/session"
+	"github.com/wploadmore/wploadmore/wpdb"
+)
+
+// stalledWriter is a client that reads nothing until release is closed:
+// its answer stays unsent, holding its room.
+type stalledWriter struct {
+	*httptest.ResponseRecorder
+	writing, release chan struct{}
+	once             sync.Once
+}
+
+func (w *stalledWriter) Write(b []byte) (int, error) {
+	w.once.Do(func() { close(w.writing) })
+	<-w.release
+	return w.ResponseRecorder.Write(b)
+}
+
+// TestPageHoldsRoomForItsBody: a page being written holds room under
+// -unsent-bytes for its body as sent: a compressed page its compressed
+// size, leaving room for another page, and a plain one its whole size,
+// refusing another as large. The blog's page and an archive's alike.
+func TestPageHoldsRoomForItsBody(t *testing.T) {
+	t.Parallel()
+	var posts []wpdb.Post
+	for id := uint64(30); id >= 1; id-- {
+		posts = append(posts, wpdb.Post{
+			ID: id, Title: fmt.Sprintf("Post %d ", id) + strings.Repeat("word ", 5_000), Name: fmt.Sprintf("post-%d", id),
+			Excerpt: "Text.", Date: "2024-01-01 00:00:00", Type: "post",
+		})
+	}
+	for _, page := range []string{"/load-more.php?posts=30", "/load-more.php?year=2024&posts=30"} {
+		for _, tt := range []struct {
+			coding     string // of the page being written
+			wantStatus int    // of a plain page asked for meanwhile
+		}{
+			{"gzip", http.StatusOK},
+			{"identity", http.StatusServiceUnavailable},
+		} {
+			t.Run(page+" "+tt.coding, func(t *testing.T) {
+				t.Parallel()
+				cfg, err := parseConfig([]string{"wploadmore"}, envFunc(nil), io.Discard)
+				if err != nil {
+					t.Fatal(err)
+				}
+				store, err := session.NewMemory(cfg.sessionConfig(), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { store.Close() })
+				h, _ := fakeSite(t, fakePosts{posts: posts}, store, wpdb.Options{}, "-unsent-bytes", "1048576")
+				ask := func(w http.ResponseWriter, coding string) {
+					r := httptest.NewRequest(http.MethodGet, page, nil)
+					r.Header.Set("Accept-Encoding", coding)
+					h.ServeHTTP(w, r)
+				}
+				// The page as a first plain read renders and keeps it.
+				plain := httptest.NewRecorder()
+				ask(plain, "identity")
+				if plain.Code != http.StatusOK || plain.Body.Len() < 600<<10 || plain.Body.Len() > 900<<10 {
+					t.Fatalf("the plain page: %d, %d KB; want 200, 600 to 900 KB of the 1 MiB room", plain.Code, plain.Body.Len()>>10)
+				}
+				stalled := &stalledWriter{ResponseRecorder: httptest.NewRecorder(), writing: make(chan struct{}), release: make(chan struct{})}
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					ask(stalled, tt.coding)
+				}()
+				<-stalled.writing
+				meanwhile := httptest.NewRecorder()
+				ask(meanwhile, "identity")
+				close(stalled.release)
+				<-done
+				if meanwhile.Code != tt.wantStatus {
+					body, _ := io.ReadAll(meanwhile.Body)
+					t.Errorf("a plain page while a page %s is written: %d %.80s; want %d", tt.coding, meanwhile.Code, body, tt.wantStatus)
+				}
+				if stalled.Code != http.StatusOK || stalled.Header().Get("Content-Encoding") != strings.TrimPrefix(tt.coding, "identity") {
+					t.Errorf("the page written: %d, Content-Encoding %q", stalled.Code, stalled.Header().Get("Content-Encoding"))
+				}
+			})
+		}
+	}
+}
