@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 
+	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
 )
@@ -56,35 +57,14 @@ func (lm *loadMore) serveCountedPage(w http.ResponseWriter, r *http.Request, q l
 		state = raised
 	}
 	view.PostsStart = state.PostsStart
-	// HEAD writes no body, so it takes no room; GET takes room for the
-	// page before it is rendered, so that one refused renders nothing. A
-	// kept page is counted too: it can be dropped while a slow reader still
-	// holds it. A page refused here may have raised posts_start (posts=N),
-	// which only ever shows a returning visitor more.
-	var room *unsentRoom
-	defer func() { room.release() }()
-	var reserve func(int) error
-	if !head {
-		reserve = func(n int) (err error) { room, err = lm.unsent.reserve(w, n); return err }
-	}
-	rendered, err := lm.renderer.Render(ctx, view, reserve)
+	// A page refused for room may have raised posts_start (posts=N), which
+	// only ever shows a returning visitor more.
+	page, err := lm.renderPage(w, r, view, nil)
+	defer page.room.release()
 	if err != nil {
 		return err
 	}
-	// Compressed once per page and kept with it; HEAD gets the plain
-	// headers, as gzhttp gives the JSON.
-	body, coding := rendered.HTML(), ""
 	if !head {
-		// The page as rendered, should it pass its bound, then as sent.
-		if err := room.resize(len(body)); err != nil {
-			return err
-		}
-		if body, coding, err = lm.renderer.Encode(ctx, rendered, r.Header.Get("Accept-Encoding")); err != nil {
-			return err
-		}
-		if err := room.resize(len(body)); err != nil {
-			return err
-		}
 		setSessionCookie(w, r, lm.cookie, visitor, state)
 	}
 	h := w.Header()
@@ -94,11 +74,8 @@ func (lm *loadMore) serveCountedPage(w http.ResponseWriter, r *http.Request, q l
 	h.Set("Cache-Control", "no-store, no-cache, must-revalidate")
 	h.Set("Pragma", "no-cache")
 	h.Set("Content-Security-Policy", lm.csp.get())
-	if coding != "" {
-		// gzhttp, around this handler, passes a coded body through.
-		h.Set("Content-Encoding", coding)
-	}
-	w.Write(body)
+	compress.SetCoding(h, page.coding)
+	w.Write(page.body)
 	return nil
 }
 
@@ -127,37 +104,66 @@ func (lm *loadMore) servePublicPage(w http.ResponseWriter, r *http.Request, q lo
 		titles, view.Search = lm.format.SearchTitles(text), &text
 	}
 	view.Archive = &listing.PageArchive{Titles: titles, Vars: queryVars(a.canonical)}
-	// As on the blog's page, GET takes room before the page is rendered.
-	var room *unsentRoom
-	defer func() { room.release() }()
-	var reserve func(int) error
-	if r.Method != http.MethodHead {
-		reserve = func(n int) (err error) { room, err = lm.unsent.reserve(w, n); return err }
-	}
-	rendered, err := lm.renderer.Render(ctx, view, reserve)
-	if err != nil {
+	var answer publicAnswer
+	page, err := lm.renderPage(w, r, view, func(html []byte) bool {
+		answer = publicAnswer{contentType: "text/html; charset=utf-8", body: html}
+		answer.etag = publicETag(func(h io.Writer) { h.Write(html) }, "")
+		w.Header().Set("Content-Security-Policy", lm.csp.get())
+		return answer.answeredNotModified(w, r, lm.maxAge)
+	})
+	defer page.room.release()
+	if err != nil || page.body == nil {
 		return err
 	}
-	html := rendered.HTML()
-	answer := publicAnswer{contentType: "text/html; charset=utf-8", body: html}
-	answer.etag = publicETag(func(h io.Writer) { h.Write(html) }, "")
-	w.Header().Set("Content-Security-Policy", lm.csp.get())
-	if answer.answeredNotModified(w, r, lm.maxAge) {
-		return nil
-	}
-	if r.Method != http.MethodHead {
-		if err := room.resize(len(html)); err != nil {
-			return err
-		}
-		if answer.body, answer.coding, err = lm.renderer.Encode(ctx, rendered, r.Header.Get("Accept-Encoding")); err != nil {
-			return err
-		}
-		if err := room.resize(len(answer.body)); err != nil {
-			return err
-		}
-	}
+	answer.body, answer.coding = page.body, page.coding
 	writePublic(w, answer, lm.maxAge)
 	return nil
+}
+
+// sentPage is a page as one request is sent it.
+type sentPage struct {
+	body   []byte      // nil when the request was answered otherwise (a 304)
+	coding string      // body's Content-Encoding, "" for the HTML
+	room   *unsentRoom // the room body holds until it is written; nil for none
+}
+
+// renderPage renders view and encodes it as r's Accept-Encoding welcomes
+// it most, for both pages. GET takes room for the page before it is
+// rendered, so that one refused renders nothing (a kept page is counted
+// too: it can be dropped while a slow reader still holds it), then fits
+// it to the page as rendered, should it pass its bound, and to the body as
+// sent. HEAD writes no body, so it takes no room, and gets the plain
+// HTML, as gzhttp gives the JSON. answered, when not nil, is given the
+// HTML first, before anything is compressed, and reports whether it
+// answered r itself. The caller releases the room once the body is
+// written, whatever the error.
+func (lm *loadMore) renderPage(w http.ResponseWriter, r *http.Request, view listing.PageView, answered func(html []byte) bool) (sentPage, error) {
+	var page sentPage
+	var reserve func(int) error
+	head := r.Method == http.MethodHead
+	if !head {
+		reserve = func(n int) (err error) { page.room, err = lm.unsent.reserve(w, n); return err }
+	}
+	rendered, err := lm.renderer.Render(r.Context(), view, reserve)
+	if err != nil {
+		return page, err
+	}
+	html := rendered.HTML()
+	if answered != nil && answered(html) {
+		return page, nil
+	}
+	if head {
+		page.body = html
+		return page, nil
+	}
+	if err := page.room.resize(len(html)); err != nil {
+		return page, err
+	}
+	// Compressed once per page and kept with it.
+	if page.body, page.coding, err = lm.renderer.Encode(r.Context(), rendered, r.Header.Get("Accept-Encoding")); err != nil {
+		return page, err
+	}
+	return page, page.room.resize(len(page.body))
 }
 
 // queryVars lists v's vars by name, as the page's form carries them.

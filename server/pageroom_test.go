@@ -93,3 +93,43 @@ func TestPageHoldsRoomForItsBody(t *testing.T) {
 		}
 	}
 }
+
+// TestArchivePageRevalidation: an archive's page, asked again with its
+// ETag, or its compressed body's, is a 304 with no body, before anything is
+// compressed; another tag gets the page.
+func TestArchivePageRevalidation(t *testing.T) {
+	t.Parallel()
+	h, _ := fakeServer(t, fakePosts{posts: threePosts()}, &fakeSessions{})
+	ask := func(ifNoneMatch string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(http.MethodGet, "/load-more.php?year=2024", nil)
+		r.Header.Set("Accept-Encoding", "gzip")
+		r.Header.Set("If-None-Match", ifNoneMatch)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	first := ask("")
+	etag := first.Header().Get("ETag")
+	if first.Code != http.StatusOK || etag == "" {
+		t.Fatalf("the page: %d, ETag %q", first.Code, etag)
+	}
+	plain := strings.TrimSuffix(strings.TrimSuffix(etag, `"`), "-gzip") + `"`
+	for _, tt := range []struct {
+		name, ifNoneMatch string
+		want              int
+	}{
+		{"its tag", etag, http.StatusNotModified},
+		{"the plain page's tag", plain, http.StatusNotModified},
+		{"another", `"x"`, http.StatusOK},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ask(tt.ifNoneMatch)
+			if got.Code != tt.want {
+				t.Fatalf("%d; want %d", got.Code, tt.want)
+			}
+			if tt.want == http.StatusNotModified && (got.Body.Len() != 0 || got.Header().Get("Content-Security-Policy") == "") {
+				t.Errorf("304 with %d bytes, Content-Security-Policy %q", got.Body.Len(), got.Header().Get("Content-Security-Policy"))
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
@@ -72,10 +73,8 @@ func (lm *loadMore) writeCountedJSON(w http.ResponseWriter, r *http.Request, fou
 	setSessionCookie(w, r, lm.cookie, visitor, state)
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
-	if coding != "" {
-		// gzhttp, around this handler, passes a coded body through.
-		h.Set("Content-Encoding", coding)
-	}
+	// gzhttp, around this handler, passes a coded body through.
+	compress.SetCoding(h, coding)
 	w.Write(body) // a failed write is the client gone: nothing to answer
 	return nil
 }

@@ -44,14 +44,14 @@ func (p publicAnswer) answeredNotModified(w http.ResponseWriter, r *http.Request
 // writePublic writes a public answer. gzhttp, around the handler, passes a
 // coded body through.
 func writePublic(w http.ResponseWriter, answer publicAnswer, maxAge time.Duration) {
+	etag := answer.etag
 	if answer.coding != "" {
 		// Another representation, another tag (RFC 9110 8.8.3), as
 		// gzhttp and the static files tag theirs.
-		answer.setHeaders(w, compress.ETag(answer.etag, answer.coding), maxAge)
-		w.Header().Set("Content-Encoding", answer.coding)
-	} else {
-		answer.setHeaders(w, answer.etag, maxAge)
+		etag = compress.ETag(answer.etag, answer.coding)
 	}
+	answer.setHeaders(w, etag, maxAge)
+	compress.SetCoding(w.Header(), answer.coding)
 	w.Write(answer.body)
 }
 

@@ -140,17 +140,17 @@ func (f staticFile) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	body, etag := f.body, f.etag
 	if len(f.encoded) > 0 {
-		h.Add("Vary", "Accept-Encoding")
+		coding := ""
 		if i := compress.Choose(r.Header.Get("Accept-Encoding"), f.codings); i >= 0 {
 			e := f.encoded[i]
-			body, etag = e.body, e.etag
-			h.Set("Content-Encoding", e.coding)
+			body, etag, coding = e.body, e.etag, e.coding
 			// ServeContent leaves Content-Length out when a Content-Encoding
 			// is set, in case the writer compresses; here the body is
 			// already compressed, and HEAD should say its length as GET.
 			// A range, 304 or error answer sets or drops it itself.
 			h.Set("Content-Length", strconv.Itoa(len(body)))
 		}
+		compress.SetCoding(h, coding)
 	}
 	h.Set("Content-Type", f.contentType)
 	h.Set("ETag", etag)
