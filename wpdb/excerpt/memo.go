@@ -1,8 +1,9 @@
 package excerpt
 
 import (
-	"container/list"
 	"sync"
+
+	"github.com/wploadmore/wploadmore/internal/lru"
 )
 
 // Version names one version of a post, the key of a [Memo]: WordPress sets
@@ -12,11 +13,6 @@ type Version struct {
 	ID       uint64 // the post's ID
 	Modified string // post_modified_gmt as stored
 	Length   int64  // of post_content, in bytes
-}
-
-type memoEntry struct {
-	version Version
-	excerpt string
 }
 
 // memoEntryOverhead approximates what an entry costs beside its strings:
@@ -29,12 +25,9 @@ const memoEntryOverhead = 160
 // bytes, dropping the least recently used. A nil *Memo keeps nothing. It
 // is safe for concurrent use.
 type Memo struct {
-	maxEntries, maxBytes int
-
-	mu      sync.Mutex
-	bytes   int // the sizes of the entries held
-	entries map[Version]*list.Element
-	lru     list.List // of *memoEntry, front: most recently used
+	maxBytes int
+	mu       sync.Mutex
+	excerpts *lru.Cache[Version, string]
 }
 
 // NewMemo returns a Memo of at most maxEntries excerpts and about maxBytes
@@ -43,11 +36,12 @@ func NewMemo(maxEntries, maxBytes int) *Memo {
 	if maxEntries == 0 {
 		return nil
 	}
-	return &Memo{maxEntries: maxEntries, maxBytes: maxBytes, entries: make(map[Version]*list.Element)}
+	return &Memo{maxBytes: maxBytes, excerpts: lru.New[Version, string](maxBytes, maxEntries)}
 }
 
-func (e *memoEntry) size() int {
-	return len(e.excerpt) + len(e.version.Modified) + memoEntryOverhead
+// memoSize is what keeping excerpt under v costs.
+func memoSize(v Version, excerpt string) int {
+	return len(excerpt) + len(v.Modified) + memoEntryOverhead
 }
 
 // Get returns the excerpt kept for version v, and whether there is one.
@@ -57,39 +51,20 @@ func (m *Memo) Get(v Version) (string, bool) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	el, ok := m.entries[v]
-	if !ok {
-		return "", false
-	}
-	m.lru.MoveToFront(el)
-	return el.Value.(*memoEntry).excerpt, true
+	return m.excerpts.Get(v)
 }
 
 // Put keeps excerpt under version v, then drops the least recently used
 // entries until the memo is within its bounds again. An excerpt larger
-// than the whole budget is not kept.
+// than the whole budget is not kept, and leaves the one kept for v.
 func (m *Memo) Put(v Version, excerpt string) {
-	if m == nil {
-		return
-	}
-	entry := &memoEntry{version: v, excerpt: excerpt}
-	if entry.size() > m.maxBytes {
+	size := memoSize(v, excerpt)
+	if m == nil || size > m.maxBytes {
 		return
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if el, ok := m.entries[v]; ok {
-		m.bytes -= el.Value.(*memoEntry).size()
-		m.lru.Remove(el)
-	}
-	m.entries[v] = m.lru.PushFront(entry)
-	m.bytes += entry.size()
-	for m.lru.Len() > m.maxEntries || m.bytes > m.maxBytes {
-		oldest := m.lru.Back()
-		old := m.lru.Remove(oldest).(*memoEntry)
-		delete(m.entries, old.version)
-		m.bytes -= old.size()
-	}
+	m.excerpts.Add(v, excerpt, size)
 }
 
 // Usage returns the number of excerpts held and about how many bytes they
@@ -100,5 +75,5 @@ func (m *Memo) Usage() (entries, bytes int) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.lru.Len(), m.bytes
+	return m.excerpts.Len(), m.excerpts.Bytes()
 }

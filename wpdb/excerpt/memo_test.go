@@ -8,7 +8,7 @@ import (
 func TestExcerptMemoLRU(t *testing.T) {
 	t.Parallel()
 	key := func(id uint64) Version { return Version{ID: id, Modified: "2024-01-01 00:00:00", Length: 10} }
-	size := (&memoEntry{version: key(1), excerpt: "x..."}).size()
+	size := memoSize(key(1), "x...")
 
 	t.Run("entries", func(t *testing.T) {
 		m := NewMemo(2, 1<<20)
@@ -53,7 +53,7 @@ func TestExcerptMemoLRU(t *testing.T) {
 		if got, _ := m.Get(key(1)); got != "new..." {
 			t.Errorf("get = %q, want new...", got)
 		}
-		if n, b := m.Usage(); n != 1 || b != (&memoEntry{version: key(1), excerpt: "new..."}).size() {
+		if n, b := m.Usage(); n != 1 || b != memoSize(key(1), "new...") {
 			t.Errorf("usage = %d entries, %d bytes after replacing one", n, b)
 		}
 	})
