@@ -98,11 +98,11 @@ func newHarness(t testing.TB, kind string, cfg Config) *harness {
 		h.ttl = func(t *testing.T, id string) time.Duration {
 			m.mu.Lock()
 			defer m.mu.Unlock()
-			el := m.entries[id]
-			if el == nil {
+			e, ok := m.entries.Peek(id)
+			if !ok {
 				return -2 * time.Millisecond // as Redis's PTTL says of a missing key
 			}
-			return el.Value.(*memoryEntry).expires.Sub(clock.Now())
+			return e.expires.Sub(clock.Now())
 		}
 		h.expire = func(t *testing.T, id string) {
 			clock.Advance(h.cfg.MaxLifetime - time.Nanosecond)

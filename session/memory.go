@@ -1,12 +1,13 @@
 package session
 
 import (
-	"container/list"
 	"context"
 	"fmt"
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/wploadmore/wploadmore/internal/lru"
 )
 
 // NewMemory returns a Store that keeps sessions in this process's memory,
@@ -32,7 +33,6 @@ func NewMemory(cfg Config, logger *slog.Logger) (*Store, error) {
 const sweepPerWrite = 4
 
 type memoryEntry struct {
-	id      string
 	value   []byte
 	expires time.Time
 }
@@ -41,26 +41,24 @@ type memoryEntry struct {
 // prefix, which would only cost memory). One mutex makes each update
 // atomic: a map lookup and a small encode.
 //
-// order lists the sessions by their last write, newest first. Every write
-// sets the expiry to now+lifetime, so that is also the order of expiry:
-// eviction and the sweep take from the back and never walk the map. A read
-// moves nothing, as Redis's GET refreshes no expiry.
+// entries are in the order of their last write, the newest the most
+// recently used. Every write sets the expiry to now+lifetime, so that is
+// also the order of expiry: eviction and the sweep take the oldest and
+// never walk the map. A read moves nothing (Peek), as Redis's GET
+// refreshes no expiry.
 type memoryBackend struct {
 	lifetime time.Duration
-	max      int
 	now      func() time.Time // time.Now, or a test's clock, so expiry is tested without waiting
 
 	mu      sync.Mutex
-	entries map[string]*list.Element // each holds a *memoryEntry
-	order   list.List
+	entries *lru.Cache[string, memoryEntry] // bounded by number: an entry takes no bytes
 }
 
 func newMemoryBackend(lifetime time.Duration, maxSessions int, now func() time.Time) *memoryBackend {
 	return &memoryBackend{
 		lifetime: lifetime,
-		max:      maxSessions,
 		now:      now,
-		entries:  make(map[string]*list.Element),
+		entries:  lru.New[string, memoryEntry](0, maxSessions),
 	}
 }
 
@@ -80,36 +78,24 @@ func (m *memoryBackend) update(ctx context.Context, id string, fn func([]byte, b
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
-	el := m.entries[id]
-	var cur []byte
-	if el != nil {
-		if e := el.Value.(*memoryEntry); now.Before(e.expires) {
-			cur = e.value
-		} else {
-			m.remove(el)
-			el = nil
-		}
+	e, exists := m.entries.Peek(id)
+	if exists && !now.Before(e.expires) {
+		m.entries.Remove(id)
+		exists = false
 	}
-	next, err := fn(cur, el != nil)
+	var cur []byte
+	if exists {
+		cur = e.value
+	}
+	next, err := fn(cur, exists)
 	if err != nil {
 		return err
 	}
-	// Keep our own copy: fn's result may share memory with its caller.
-	value := append([]byte(nil), next...)
-	expires := now.Add(m.lifetime)
-	if el != nil {
-		e := el.Value.(*memoryEntry)
-		e.value, e.expires = value, expires
-		m.order.MoveToFront(el)
-	} else {
-		m.entries[id] = m.order.PushFront(&memoryEntry{id: id, value: value, expires: expires})
-	}
 	m.sweep(now)
-	// The session just written is at the front and max is at least one,
-	// so eviction never takes it.
-	for m.order.Len() > m.max {
-		m.remove(m.order.Back())
-	}
+	// Keep our own copy: fn's result may share memory with its caller.
+	// The session written is the newest and max is at least one, so
+	// eviction never takes it.
+	m.entries.Add(id, memoryEntry{value: append([]byte(nil), next...), expires: now.Add(m.lifetime)}, 0)
 	return nil
 }
 
@@ -121,34 +107,26 @@ func (m *memoryBackend) read(ctx context.Context, id string) ([]byte, bool, erro
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	el := m.entries[id]
-	if el == nil {
-		return nil, false, nil
-	}
-	e := el.Value.(*memoryEntry)
-	if !m.now().Before(e.expires) {
+	e, ok := m.entries.Peek(id)
+	if !ok || !m.now().Before(e.expires) {
 		return nil, false, nil
 	}
 	return append([]byte{}, e.value...), true, nil
 }
 
-// sweep drops up to sweepPerWrite expired sessions from the back of order,
-// stopping at the first live one: everything in front of it was written
-// later and expires later. Sessions it has not reached yet are still
+// sweep drops up to sweepPerWrite expired sessions, the oldest first,
+// stopping at the first live one: every other was written later and
+// expires later. Sessions it has not reached yet are still
 // refused when looked up, so expiry is exact whether or not they were
 // swept.
 func (m *memoryBackend) sweep(now time.Time) {
 	for range sweepPerWrite {
-		el := m.order.Back()
-		if el == nil || now.Before(el.Value.(*memoryEntry).expires) {
+		id, e, ok := m.entries.Oldest()
+		if !ok || now.Before(e.expires) {
 			return
 		}
-		m.remove(el)
+		m.entries.Remove(id)
 	}
-}
-
-func (m *memoryBackend) remove(el *list.Element) {
-	delete(m.entries, m.order.Remove(el).(*memoryEntry).id)
 }
 
 func (m *memoryBackend) ping(ctx context.Context) error { return nil }
