@@ -16,22 +16,28 @@ func keys[K comparable, V any](c *Cache[K, V]) []K {
 	return out
 }
 
+// step is one of TestCache's: what it does, and what is kept after it,
+// most recently used first, in how many bytes.
+type step struct {
+	name string
+	do   func(c *Cache[string, int])
+	keep []string
+	size int
+}
+
+// add adds k of size bytes, its value its size.
+func add(k string, size int) func(c *Cache[string, int]) {
+	return func(c *Cache[string, int]) { c.Add(k, size, size) }
+}
+
+func get(k string) func(c *Cache[string, int]) {
+	return func(c *Cache[string, int]) { c.Get(k) }
+}
+
 // TestCache runs steps on a cache of 10 bytes and 3 entries and checks
 // what it keeps after each, most recently used first, and its bytes.
 func TestCache(t *testing.T) {
 	t.Parallel()
-	type step struct {
-		name string
-		do   func(c *Cache[string, int])
-		keep []string
-		size int
-	}
-	add := func(k string, size int) func(c *Cache[string, int]) {
-		return func(c *Cache[string, int]) { c.Add(k, size, size) }
-	}
-	get := func(k string) func(c *Cache[string, int]) {
-		return func(c *Cache[string, int]) { c.Get(k) }
-	}
 	for _, tt := range []struct {
 		name  string
 		steps []step
