@@ -66,3 +66,36 @@ func TestCacheArchiveAdmission(t *testing.T) {
 		t.Errorf("the other archive once the query ended: %v, want it admitted", err)
 	}
 }
+
+// TestCacheArchiveRefreshRefused: an archive head's background refresh
+// refused for want of a miss leaves the head served, and the next reader
+// once a miss is free starts it.
+func TestCacheArchiveRefreshRefused(t *testing.T) {
+	t.Parallel()
+	next := &countingPosts{}
+	limits := testLimits
+	limits.MaxMisses = 1
+	c, clock := newTestCache(t, next, limits)
+	counts := c.observer.(*cacheCounts)
+	ctx := context.Background()
+	news := keyed{key: "category_name=news"}
+	if _, err := archivePage(ctx, c, news, 0, 2); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(600 * time.Millisecond) // past half the ttl
+	c.misses.try()                        // every miss taken
+	if _, err := archivePage(ctx, c, news, 0, 2); err != nil {
+		t.Fatalf("the head with its refresh refused: %v", err)
+	}
+	if refused, refreshes := counts.refused.Load(), counts.refreshes.Load(); refused != 1 || refreshes != 0 {
+		t.Fatalf("%d refused, %d refreshes; want the refresh refused", refused, refreshes)
+	}
+	c.misses.done()
+	if _, err := archivePage(ctx, c, news, 0, 2); err != nil {
+		t.Fatal(err)
+	}
+	testkit.WaitFor(t, func() bool { return next.calls.Load() == 2 })
+	if n := counts.refreshes.Load(); n != 1 {
+		t.Errorf("%d refreshes once a miss was free; want 1", n)
+	}
+}

@@ -330,6 +330,39 @@ func TestCacheFailedRefresh(t *testing.T) {
 	testkit.WaitFor(t, func() bool { return strings.Contains(logs.String(), "background refresh failed") })
 }
 
+// TestCacheFailedRefreshWaitedFor: a background refresh that fails while
+// a reader waits for it gives the reader the error, which is then not
+// logged as a refresh nobody heard of.
+func TestCacheFailedRefreshWaitedFor(t *testing.T) {
+	t.Parallel()
+	boom := errors.New("database down")
+	next := &countingPosts{}
+	var logs testkit.SyncBuffer
+	c, clock := newTestCache(t, next, testLimits)
+	c.logger = slog.New(slog.NewTextHandler(&logs, nil))
+	ctx := context.Background()
+	if _, err := c.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2}); err != nil {
+		t.Fatal(err)
+	}
+	next.err, next.release = boom, make(chan struct{})
+	clock.Advance(600 * time.Millisecond)
+	if _, err := c.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2}); err != nil {
+		t.Fatalf("within the ttl: %v, want the cached page", err)
+	}
+	testkit.WaitFor(t, func() bool { return next.calls.Load() == 2 })
+	clock.Advance(400 * time.Millisecond)
+	waiting := readAsync(ctx, c, 0, 2)
+	testkit.WaitFor(t, func() bool { return c.flights.Waiters(c.headKey()) == 1 })
+	close(next.release)
+	if err := <-waiting; !errors.Is(err, boom) {
+		t.Fatalf("the reader of the refresh: %v, want %v", err, boom)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if strings.Contains(logs.String(), "background refresh failed") {
+		t.Errorf("a failed refresh a reader waited for was logged too:\n%s", logs.String())
+	}
+}
+
 // TestCacheBytes fills the cache with pages of 200 KB excerpts, each
 // kept twice (as text and in the JSON record): what it keeps stays within
 // its byte budget, and a page over the budget alone is served but not kept.
