@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
@@ -74,20 +75,20 @@ func (c *Config) writeTimeout() time.Duration {
 
 // site resolves the site settings from the flags, then the site's options
 // o, in language lang.
-func (c *Config) site(o wpdb.Options, lang listing.Language, logger *slog.Logger) listing.Site {
+func (c *Config) site(o blog.Options, lang listing.Language, logger *slog.Logger) listing.Site {
 	return listing.NewSite(c.Choices, o, lang, logger)
 }
 
 // language is the site's language for options o: -locale over the one
 // get_locale() finds, with its catalogue from -wp-languages, else from
-// the folder WordPress finds (see wpdb.Language.Dir).
-func (c *Config) language(o wpdb.Options, catalogues *listing.Catalogues) listing.Language {
+// the folder WordPress finds (see blog.Language.Dir).
+func (c *Config) language(o blog.Options, catalogues *listing.Catalogues) listing.Language {
 	return catalogues.Load(c.languagesDir(o), cmp.Or(c.Locale, o.Locale()))
 }
 
 // languagesDir is the site's languages folder, WP_LANG_DIR: -wp-languages,
 // else the folder WordPress finds for options o; "" when unknown.
-func (c *Config) languagesDir(o wpdb.Options) string {
+func (c *Config) languagesDir(o blog.Options) string {
 	return cmp.Or(c.LanguagesDir, o.Language.Dir())
 }
 

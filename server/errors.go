@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
@@ -52,10 +53,10 @@ func errorStatus(err error) (status int, message, retryAfter string) {
 	}
 	// An archive's query var that is malformed, or names what the site
 	// does not have: the client's words, never the database's.
-	if qe, ok := errors.AsType[*wpdb.QueryVarError](err); ok {
+	if qe, ok := errors.AsType[*blog.QueryVarError](err); ok {
 		return http.StatusBadRequest, qe.Var + ": " + qe.Reason, ""
 	}
-	if nf, ok := errors.AsType[*wpdb.NotFoundError](err); ok {
+	if nf, ok := errors.AsType[*blog.NotFoundError](err); ok {
 		return http.StatusNotFound, fmt.Sprintf("no %s %q", nf.Kind, nf.Name), ""
 	}
 	switch {

@@ -6,10 +6,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
-	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // pages is what the handlers read posts through: one page of any listing,
@@ -17,7 +17,7 @@ import (
 // ones. Its errors wrap wpdb.ErrUnavailable when the database failed and
 // listing.ErrBusy when the query was not admitted.
 type pages interface {
-	Posts(ctx context.Context, p wpdb.Page) ([]listing.Post, error)
+	Posts(ctx context.Context, p blog.Page) ([]listing.Post, error)
 }
 
 // loadMore answers the PHP script's one URL: the JSON endpoint when the
@@ -101,7 +101,7 @@ func (lm *loadMore) answer(w http.ResponseWriter, r *http.Request, q loadMoreQue
 // with no posts is a 404, as WordPress answers it.
 func (lm *loadMore) firstPosts(ctx context.Context, a archiveRequest, shown int) (listing.PageView, error) {
 	// One post more than shown tells whether there is more to link to.
-	found, err := lm.pages.Posts(ctx, wpdb.Page{In: a.listing(), Limit: shown + 1})
+	found, err := lm.pages.Posts(ctx, blog.Page{In: a.listing(), Limit: shown + 1})
 	if err != nil {
 		return listing.PageView{}, err
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/public"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
@@ -86,8 +87,8 @@ func open(ctx context.Context, cfg Config, build buildInfo, logger, accessLog *s
 // answered is not opened again while Redis is awaited.
 type stores struct {
 	posts    *wpdb.Store
-	options  wpdb.Options
-	terms    *wpdb.Terms
+	options  blog.Options
+	terms    *blog.Terms
 	sessions *session.Store
 }
 

@@ -8,11 +8,11 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/server/listing/pagewords"
 	"github.com/wploadmore/wploadmore/session"
-	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // postSource is what the server needs of the WordPress database; a
@@ -20,7 +20,7 @@ import (
 type postSource interface {
 	// Posts returns page p of its listing, each post with its Excerpt.
 	// Its errors wrap wpdb.ErrUnavailable when the database failed.
-	Posts(ctx context.Context, p wpdb.Page) ([]wpdb.Post, error)
+	Posts(ctx context.Context, p blog.Page) ([]blog.Post, error)
 	Ping(ctx context.Context) error
 }
 
@@ -51,8 +51,8 @@ type serverDeps struct {
 	// snapshot of the site's categories, tags and authors that archives
 	// are looked up in, read at start; nil is none. Both are read again
 	// into the server by its watches: see server.useOptions and useTerms.
-	Options wpdb.Options
-	Terms   *wpdb.Terms
+	Options blog.Options
+	Terms   *blog.Terms
 	// AccessLog gets one line per request; nil means Logger.
 	AccessLog *slog.Logger
 	// Metrics counts requests and cache reads; nil means a registry of
@@ -146,7 +146,7 @@ func newServer(deps serverDeps) (*server, error) {
 // useOptions makes the posts read after it follow the site's options read
 // again: links, images, dates, the language, its catalogue as it is on
 // disk now, and the sticky posts.
-func (s *server) useOptions(o wpdb.Options) {
+func (s *server) useOptions(o blog.Options) {
 	site := s.config.site(o, s.config.language(o, s.catalogues), s.logger)
 	// The policy first: a page that links to the new uploads address is
 	// never sent with the old one's.
@@ -161,10 +161,10 @@ func (s *server) useOptions(o wpdb.Options) {
 // useWords makes pages say their own words in site's language, from the
 // site's catalogue of them in the languages folder options o lead to, or
 // the shipped one.
-func (s *server) useWords(o wpdb.Options, site listing.Site) {
+func (s *server) useWords(o blog.Options, site listing.Site) {
 	s.words.use(s.config.languagesDir(o), pagewords.Language{Locale: site.Locale,
 		ThousandsSep: site.ThousandsSep(), ProtectedExcerpt: site.ProtectedExcerpt()})
 }
 
 // useTerms makes archives be looked up in the terms snapshot read again.
-func (s *server) useTerms(ts *wpdb.Terms) { s.terms.set(ts) }
+func (s *server) useTerms(ts *blog.Terms) { s.terms.set(ts) }

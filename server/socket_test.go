@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -130,7 +131,7 @@ func TestLocalhostFallsBackToTCP(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer store.Close()
-		if posts, err := store.Posts(ctx, wpdb.Page{Offset: 0, Limit: 3}); err != nil || len(posts) != 3 {
+		if posts, err := store.Posts(ctx, blog.Page{Offset: 0, Limit: 3}); err != nil || len(posts) != 3 {
 			t.Errorf("posts over the TCP fallback: %d, %v", len(posts), err)
 		}
 		if got, want := openedConnection(t, logs.String()), "TCP 127.0.0.1:3306 (localhost: no Unix socket at "+tried+")"; got != want {

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -155,7 +156,7 @@ func TestArchivesWordPress(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, c := range cases {
-				q, err := wpdb.ParseArchive(archiveVars(c.Vars))
+				q, err := blog.ParseArchive(archiveVars(c.Vars))
 				if err != nil {
 					t.Fatalf("%v: %v", c.Vars, err)
 				}
@@ -164,42 +165,47 @@ func TestArchivesWordPress(t *testing.T) {
 					t.Fatalf("%v: %v", c.Vars, err)
 				}
 				for _, plan := range []string{"auto", "dense", "sparse"} {
-					read := a
+					var read pageSource = store
 					if plan != "auto" {
-						read = wpdb.ForceArchivePlan(a, plan == "sparse")
+						read = wpdb.ForcePlan(store, plan == "sparse")
 					}
-					checkArchive(t, store, read, fmt.Sprintf("%v %s", c.Vars, plan), c)
+					checkArchive(t, read, a, fmt.Sprintf("%v %s", c.Vars, plan), c)
 				}
 			}
 		})
 	}
 }
 
+// pageSource reads pages: a Store, or one with its archives' plan forced.
+type pageSource interface {
+	Posts(ctx context.Context, p blog.Page) ([]blog.Post, error)
+}
+
 // checkArchive compares a's pages and its lastPost walk with c's.
-func checkArchive(t *testing.T, store *wpdb.Store, a wpdb.Archive, name string, c archiveCase) {
+func checkArchive(t *testing.T, store pageSource, a blog.Archive, name string, c archiveCase) {
 	t.Helper()
 	ctx := context.Background()
 	for i, p := range c.Pages {
-		got, err := store.Posts(ctx, wpdb.Page{In: a, Offset: p[0], Limit: p[1]})
+		got, err := store.Posts(ctx, blog.Page{In: a, Offset: p[0], Limit: p[1]})
 		if err != nil {
-			t.Fatalf("%s: PostsIn(%d, %d): %v", name, p[0], p[1], err)
+			t.Fatalf("%s: page at offset %d, %d posts: %v", name, p[0], p[1], err)
 		}
 		if diff := cmp.Diff(c.want.Pages[i], ids(got)); diff != "" {
-			t.Errorf("%s: offset %d, %d posts (-WP_Query +PostsIn):\n%s", name, p[0], p[1], diff)
+			t.Errorf("%s: offset %d, %d posts (-WP_Query +Posts):\n%s", name, p[0], p[1], diff)
 		}
 	}
 	for _, size := range []int{1, 3} {
 		var walked []uint64
-		page, err := store.Posts(ctx, wpdb.Page{In: a, Offset: 0, Limit: size})
+		page, err := store.Posts(ctx, blog.Page{In: a, Offset: 0, Limit: size})
 		for err == nil && len(page) > 0 && len(walked) <= len(c.want.All) {
 			walked = append(walked, ids(page)...)
-			page, err = store.Posts(ctx, wpdb.Page{In: a, LastPost: walked[len(walked)-1], Offset: len(walked), Limit: size})
+			page, err = store.Posts(ctx, blog.Page{In: a, LastPost: walked[len(walked)-1], Offset: len(walked), Limit: size})
 		}
 		if err != nil {
 			t.Fatalf("%s: walk by %d: %v", name, size, err)
 		}
 		if diff := cmp.Diff(c.want.All, walked); diff != "" {
-			t.Errorf("%s: lastPost walk by %d (-WP_Query +PostsAfterIn):\n%s", name, size, diff)
+			t.Errorf("%s: lastPost walk by %d (-WP_Query +Posts):\n%s", name, size, diff)
 		}
 	}
 }
@@ -340,15 +346,15 @@ func TestArchiveNotFound(t *testing.T) {
 		if c.kept != "" && wordpress.NotFound != c.wordpress404 {
 			t.Errorf("%s: WordPress's 404 is %v, want %v (kept: %s)", c.query, wordpress.NotFound, c.wordpress404, c.kept)
 		}
-		q, err := wpdb.ParseArchive(phpQueryVars(t, c.query))
+		q, err := blog.ParseArchive(phpQueryVars(t, c.query))
 		if err != nil {
 			t.Errorf("%s: %v", c.query, err)
 			continue
 		}
 		a, err := terms.Resolve(q)
-		var posts []wpdb.Post
+		var posts []blog.Post
 		if err == nil {
-			if posts, err = store.Posts(ctx, wpdb.Page{In: a, Offset: 0, Limit: 1000}); err != nil {
+			if posts, err = store.Posts(ctx, blog.Page{In: a, Offset: 0, Limit: 1000}); err != nil {
 				t.Fatal(err)
 			}
 			if len(posts) == 0 {
@@ -357,8 +363,8 @@ func TestArchiveNotFound(t *testing.T) {
 			}
 		}
 		if c.want != "" {
-			var nf *wpdb.NotFoundError
-			if !errors.As(err, &nf) || !errors.Is(err, wpdb.ErrNoArchive) || !strings.HasSuffix(err.Error(), c.want) {
+			var nf *blog.NotFoundError
+			if !errors.As(err, &nf) || !errors.Is(err, blog.ErrNoArchive) || !strings.HasSuffix(err.Error(), c.want) {
 				t.Errorf("%s: %v, want a NotFoundError %s", c.query, err, c.want)
 			}
 			continue
@@ -388,7 +394,7 @@ func TestArchiveNotFound(t *testing.T) {
 
 	// What a heading is made of: the names as stored, the author's
 	// display name.
-	q, _ := wpdb.ParseArchive(phpQueryVars(t, "category_name=other&author_name=ann-lee"))
+	q, _ := blog.ParseArchive(phpQueryVars(t, "category_name=other&author_name=ann-lee"))
 	a, err := terms.Resolve(q)
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/excerpt/excerpttest"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
@@ -71,7 +72,7 @@ func BenchmarkPosts(b *testing.B) {
 			for _, offset := range []int{0, 500, benchRows - 500} {
 				b.Run(fmt.Sprintf("offset=%d", offset), func(b *testing.B) {
 					for b.Loop() {
-						posts, err := s.Posts(ctx, wpdb.Page{Offset: offset, Limit: 10})
+						posts, err := s.Posts(ctx, blog.Page{Offset: offset, Limit: 10})
 						if err != nil {
 							b.Fatal(err)
 						}
@@ -124,7 +125,7 @@ func BenchmarkPostsLongContent(b *testing.B) {
 			b.Run(fmt.Sprintf("read=%s/%dKB", read.name, size>>10), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					posts, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 10})
+					posts, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 10})
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/excerpt"
 	"github.com/wploadmore/wploadmore/wpdb/excerpt/excerpttest"
@@ -144,15 +145,15 @@ func (tb *boundedTable) check(t *testing.T, content string) {
 	}
 	for _, bs := range tb.stores {
 		want := bs.excerpts.Excerpt(content)
-		posts, err := bs.store.Posts(ctx, wpdb.Page{Offset: 1, Limit: 1})
+		posts, err := bs.store.Posts(ctx, blog.Page{Offset: 1, Limit: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		after, err := bs.store.Posts(ctx, wpdb.Page{LastPost: tb.newer, Offset: 0, Limit: 1})
+		after, err := bs.store.Posts(ctx, blog.Page{LastPost: tb.newer, Offset: 0, Limit: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for how, got := range map[string][]wpdb.Post{"Posts": posts, "PostsAfter": after} {
+		for how, got := range map[string][]blog.Post{"Posts": posts, "PostsAfter": after} {
 			if len(got) != 1 || got[0].ID != tb.checked {
 				t.Fatalf("%s: %s returned %+v, want post %d", bs.name, how, got, tb.checked)
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -29,7 +30,7 @@ func TestComposeInitSQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer demo.Close()
-	want, err := demo.Posts(ctx, wpdb.Page{Offset: 0, Limit: 1000})
+	want, err := demo.Posts(ctx, blog.Page{Offset: 0, Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestComposeInitSQL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	got, err := store.Posts(ctx, wpdb.Page{Offset: 0, Limit: 1000})
+	got, err := store.Posts(ctx, blog.Page{Offset: 0, Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}

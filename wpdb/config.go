@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb/excerpt"
 )
 
@@ -64,8 +65,8 @@ type Config struct {
 	// [Store.Options] puts in place of the options, as WordPress does.
 	Addresses Addresses
 	// Language is what wp-config.php says of the site's language, which
-	// [Store.Options] hands on with the options (see [Options.Locale]).
-	Language Language
+	// [Store.Options] hands on with the options (see [blog.Options.Locale]).
+	Language blog.Language
 }
 
 // Addresses are wp-config.php's WP_HOME, WP_SITEURL and WP_CONTENT_URL;

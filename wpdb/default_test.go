@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
@@ -32,7 +33,7 @@ func TestOpenDefault(t *testing.T) {
 	if err != nil {
 		t.Fatalf("first OpenDefault: %v", err)
 	}
-	first, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 100})
+	first, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestOpenDefault(t *testing.T) {
 		t.Fatalf("second OpenDefault: %v", err)
 	}
 	defer s.Close()
-	again, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 100})
+	again, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

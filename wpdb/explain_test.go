@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -140,7 +141,7 @@ func TestExplainMySQL(t *testing.T) {
 // of about 640.
 func checkMySQLKeysetPlan(t *testing.T, db *sql.DB, store *wpdb.Store, types int) {
 	t.Helper()
-	all, err := store.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 1000})
+	all, err := store.Posts(context.Background(), blog.Page{Offset: 0, Limit: 1000})
 	if err != nil || len(all) < 501 {
 		t.Fatalf("%d posts, %v", len(all), err)
 	}

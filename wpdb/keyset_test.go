@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -34,12 +35,12 @@ func TestPostsAfter(t *testing.T) {
 				}
 				wpdbtest.Insert(t, cfg, rows...)
 				store := wpdbtest.Store(t, cfg)
-				all, err := store.Posts(ctx, wpdb.Page{Offset: 0, Limit: 100})
+				all, err := store.Posts(ctx, blog.Page{Offset: 0, Limit: 100})
 				if err != nil {
 					t.Fatal(err)
 				}
 				for i := range all {
-					got, err := store.Posts(ctx, wpdb.Page{LastPost: all[i].ID, Offset: 999, Limit: 3})
+					got, err := store.Posts(ctx, blog.Page{LastPost: all[i].ID, Offset: 999, Limit: 3})
 					if err != nil {
 						t.Fatalf("PostsAfter(%d): %v", all[i].ID, err)
 					}
@@ -57,18 +58,18 @@ func TestPostsAfter(t *testing.T) {
 				if _, err := db.Exec("UPDATE wp_posts SET post_status = 'trash' WHERE ID = ?", all[5].ID); err != nil {
 					t.Fatal(err)
 				}
-				if got, _ := store.Posts(ctx, wpdb.Page{LastPost: all[5].ID, Offset: 0, Limit: 2}); !cmp.Equal(ids(got), ids(all[6:8])) {
+				if got, _ := store.Posts(ctx, blog.Page{LastPost: all[5].ID, Offset: 0, Limit: 2}); !cmp.Equal(ids(got), ids(all[6:8])) {
 					t.Errorf("after a trashed post: %v, want %v", ids(got), ids(all[6:8]))
 				}
 				// No such row: start decides.
-				want, err := store.Posts(ctx, wpdb.Page{Offset: 4, Limit: 2})
+				want, err := store.Posts(ctx, blog.Page{Offset: 4, Limit: 2})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got, _ := store.Posts(ctx, wpdb.Page{LastPost: 999999, Offset: 4, Limit: 2}); !cmp.Equal(ids(got), ids(want)) {
+				if got, _ := store.Posts(ctx, blog.Page{LastPost: 999999, Offset: 4, Limit: 2}); !cmp.Equal(ids(got), ids(want)) {
 					t.Errorf("after a deleted post, start=4: %v, want %v", ids(got), ids(want))
 				}
-				if _, err := store.Posts(ctx, wpdb.Page{LastPost: all[0].ID, Offset: -1, Limit: 2}); err == nil {
+				if _, err := store.Posts(ctx, blog.Page{LastPost: all[0].ID, Offset: -1, Limit: 2}); err == nil {
 					t.Error("negative offset: no error")
 				}
 			})
@@ -142,7 +143,7 @@ func TestKeysetReadsOnlyAPage(t *testing.T) {
 		c := cfg
 		c.PostTypes = pt.types
 		store := open(t, c)
-		all, err := store.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 6000})
+		all, err := store.Posts(context.Background(), blog.Page{Offset: 0, Limit: 6000})
 		if err != nil || len(all) < 5001 {
 			t.Fatalf("%s: %d posts, %v", pt.name, len(all), err)
 		}
@@ -188,12 +189,12 @@ func TestPostsAfterOneQuery(t *testing.T) {
 	wpdbtest.Insert(t, cfg, rows...)
 	cfg, proxy := wpdbtest.ThroughProxy(t, cfg)
 	store := wpdbtest.Store(t, cfg)
-	all, err := store.Posts(ctx, wpdb.Page{Offset: 0, Limit: 100})
+	all, err := store.Posts(ctx, blog.Page{Offset: 0, Limit: 100})
 	if err != nil || len(all) != 20 {
 		t.Fatalf("Posts: %d posts, %v", len(all), err)
 	}
 	before := proxy.Queries()
-	if _, err := store.Posts(ctx, wpdb.Page{Offset: 7, Limit: 2}); err != nil {
+	if _, err := store.Posts(ctx, blog.Page{Offset: 7, Limit: 2}); err != nil {
 		t.Fatal(err)
 	}
 	page := proxy.Queries() - before
@@ -209,7 +210,7 @@ func TestPostsAfterOneQuery(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := proxy.Queries()
-			got, err := store.Posts(ctx, wpdb.Page{LastPost: tc.lastID, Offset: 7, Limit: 2})
+			got, err := store.Posts(ctx, blog.Page{LastPost: tc.lastID, Offset: 7, Limit: 2})
 			if err != nil {
 				t.Fatal(err)
 			}

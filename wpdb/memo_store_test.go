@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/excerpt/excerpttest"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
@@ -32,11 +33,11 @@ func TestExcerptMemo(t *testing.T) {
 			s, shaped := openCountingShapes(t, on)
 			excerptOf := func(id uint64) string {
 				t.Helper()
-				posts, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 10})
+				posts, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 10})
 				if err != nil {
 					t.Fatal(err)
 				}
-				after, err := s.Posts(ctx, wpdb.Page{LastPost: 5, Offset: 0, Limit: 10})
+				after, err := s.Posts(ctx, blog.Page{LastPost: 5, Offset: 0, Limit: 10})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -81,7 +82,7 @@ func TestExcerptMemo(t *testing.T) {
 
 			off, shapedOff := openCountingShapes(t, cfg)
 			for range 3 {
-				if _, err := off.Posts(ctx, wpdb.Page{Offset: 0, Limit: 10}); err != nil {
+				if _, err := off.Posts(ctx, blog.Page{Offset: 0, Limit: 10}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -124,7 +125,7 @@ func TestExcerptMemoBudget(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	for offset := 0; offset < posts; offset += 10 {
-		got, err := s.Posts(ctx, wpdb.Page{Offset: offset, Limit: 10})
+		got, err := s.Posts(ctx, blog.Page{Offset: offset, Limit: 10})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
@@ -36,7 +37,7 @@ func TestOutage(t *testing.T) {
 
 	works := func(t *testing.T) {
 		t.Helper()
-		posts, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 10})
+		posts, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 10})
 		if err != nil {
 			t.Fatalf("Posts with the database up: %v", err)
 		}
@@ -48,7 +49,7 @@ func TestOutage(t *testing.T) {
 
 	t.Run("refused", func(t *testing.T) {
 		p.Refuse()
-		_, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 10})
+		_, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 10})
 		if !errors.Is(err, wpdb.ErrUnavailable) {
 			t.Fatalf("Posts error = %v with the port closed, want wpdb.ErrUnavailable", err)
 		}
@@ -62,7 +63,7 @@ func TestOutage(t *testing.T) {
 
 	t.Run("hung", func(t *testing.T) {
 		p.Hang()
-		_, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 10})
+		_, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 10})
 		t.Logf("hung: %v", err)
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("Posts error = %v, want the query timeout", err)
@@ -93,7 +94,7 @@ func TestOutage(t *testing.T) {
 		before := p.Queries()
 		p.CutStatements(1 << 30)
 		defer p.CutStatements(0)
-		_, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 10})
+		_, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 10})
 		if !errors.Is(err, wpdb.ErrUnavailable) {
 			t.Fatalf("Posts error = %v, want wpdb.ErrUnavailable", err)
 		}
@@ -119,7 +120,7 @@ func TestQueryTimeoutCapsContext(t *testing.T) {
 	p.Hang()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
-	_, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 1})
+	_, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 1})
 	if err == nil {
 		t.Fatal("Posts succeeded against a hung database")
 	}

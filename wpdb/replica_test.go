@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -114,14 +115,14 @@ func TestReplicaReads(t *testing.T) {
 	}
 	c := newCounter(t)
 	for range 10 {
-		posts, err := s.Posts(ctx, wpdb.Page{Offset: 1, Limit: 2})
+		posts, err := s.Posts(ctx, blog.Page{Offset: 1, Limit: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := ids(posts); !cmp.Equal(got, []uint64{4, 3}) {
 			t.Fatalf("Posts(1, 2) = %v, want [4 3]", got)
 		}
-		posts, err = s.Posts(ctx, wpdb.Page{LastPost: 3, Offset: 0, Limit: 2})
+		posts, err = s.Posts(ctx, blog.Page{LastPost: 3, Offset: 0, Limit: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -167,7 +168,7 @@ func TestReplicaLag(t *testing.T) {
 		c := newCounter(t)
 		for range 5 {
 			before := newest.Load()
-			posts, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 1})
+			posts, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -326,7 +327,7 @@ func TestReplicaKilled(t *testing.T) {
 					return
 				default:
 				}
-				if _, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2}); err != nil {
+				if _, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 2}); err != nil {
 					failed.Add(1)
 					firstErr.CompareAndSwap(nil, err.Error())
 					continue
@@ -366,7 +367,7 @@ func TestReplicaKilled(t *testing.T) {
 	_, st = waitReplica(t, s, true, 30*time.Second)
 	t.Logf("back in use %v after the restart began: %+v", time.Since(restarted).Round(time.Millisecond), st)
 	c = newCounter(t)
-	if _, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2}); err != nil {
+	if _, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 2}); err != nil {
 		t.Fatal(err)
 	}
 	if p, r := c.delta(); p != 0 || r == 0 {
@@ -388,7 +389,7 @@ func TestReplicaPrimaryDown(t *testing.T) {
 	readAll := func(when string) {
 		t.Helper()
 		for range 5 {
-			posts, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 3})
+			posts, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 3})
 			if err != nil {
 				t.Fatalf("%s: %v", when, err)
 			}
@@ -451,7 +452,7 @@ func TestReplicaLagUnreadable(t *testing.T) {
 			if st.Healthy || !st.Answering || st.Aside != wpdb.AsideLagUnknown || !strings.Contains(st.Reason, tc.reason) {
 				t.Errorf("Replicas()[0] = %+v, want set aside as %q, answering, for %q", st, wpdb.AsideLagUnknown, tc.reason)
 			}
-			if _, err := s.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 2}); err != nil {
+			if _, err := s.Posts(context.Background(), blog.Page{Offset: 0, Limit: 2}); err != nil {
 				t.Error(err)
 			}
 		})
@@ -477,7 +478,7 @@ func TestReplicaDownAtOpen(t *testing.T) {
 	if st.Healthy || st.Answering || st.Name != addr || st.Aside != wpdb.AsideUnreachable {
 		t.Errorf("Replicas()[0] = %+v, want %s set aside as unreachable", st, addr)
 	}
-	posts, err := s.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 3})
+	posts, err := s.Posts(context.Background(), blog.Page{Offset: 0, Limit: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -74,7 +75,7 @@ func TestSeeder(t *testing.T) {
 				t.Fatalf("Open: %v", err)
 			}
 			defer store.Close()
-			all, err := store.Posts(ctx, wpdb.Page{Offset: 0, Limit: 100})
+			all, err := store.Posts(ctx, blog.Page{Offset: 0, Limit: 100})
 			if err != nil {
 				t.Fatalf("Posts: %v", err)
 			}
@@ -82,7 +83,7 @@ func TestSeeder(t *testing.T) {
 				t.Fatalf("Posts found %d published posts, want 40", len(all))
 			}
 			for _, off := range []int{0, 1, 17, 38, 39, 40, 41} {
-				page, err := store.Posts(ctx, wpdb.Page{Offset: off, Limit: 3})
+				page, err := store.Posts(ctx, blog.Page{Offset: off, Limit: 3})
 				if err != nil {
 					t.Fatalf("Posts(%d, 3): %v", off, err)
 				}
@@ -115,7 +116,7 @@ func TestSeederCreatesSQLiteFile(t *testing.T) {
 		t.Fatalf("Open after seeding: %v", err)
 	}
 	defer store.Close()
-	posts, err := store.Posts(ctx, wpdb.Page{Offset: 0, Limit: 10})
+	posts, err := store.Posts(ctx, blog.Page{Offset: 0, Limit: 10})
 	if err != nil || len(posts) != 2 {
 		t.Fatalf("Posts = %d posts, %v; want 2, nil", len(posts), err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb/excerpt"
 )
 
@@ -37,14 +38,32 @@ func contentReading(cfg Config) reading {
 	return reading{startChars: contentStartChars, shaper: excerpt.New(cfg.Shortcodes)}
 }
 
-// pageRow is one row of the page queries: the Post's fields, what names
-// its version for the excerpt memo, and the start of its content.
+// pageRow is one row of the page queries: the post's row, what names its
+// version for the excerpt memo, and the start of its content.
 type pageRow struct {
-	Post
+	postRow
 	Modified      string `db:"post_modified_gmt"`
 	ContentStart  string `db:"content_start"`
 	ContentLength int64  `db:"content_length"`
 	ContentWhole  bool   `db:"content_whole"` // ContentStart is all of it
+}
+
+// postRow is the row of a [blog.Post], as the page queries select it.
+type postRow struct {
+	ID        uint64 `db:"ID"`
+	Title     string `db:"post_title"`
+	Name      string `db:"post_name"`
+	Date      string `db:"post_date"` // exactly as stored
+	Type      string `db:"post_type"`
+	AuthorID  uint64 `db:"post_author"`
+	ParentID  uint64 `db:"post_parent"`
+	Protected bool   `db:"protected"`
+}
+
+// post is the Post of r, with no excerpt or card yet.
+func (r postRow) post() blog.Post {
+	return blog.Post{ID: r.ID, Title: r.Title, Name: r.Name, Date: r.Date, Type: r.Type,
+		AuthorID: r.AuthorID, ParentID: r.ParentID, Protected: r.Protected}
 }
 
 // wholeRow is a post whose content is read whole, when its start did not
@@ -117,12 +136,12 @@ func wholeQuery(driver, table string, n int) string {
 // start did not decide, from their whole content, read in one more query.
 // That query goes to t, the database that returned rows, and ctx bounds
 // it. It returns an error when that query fails.
-func (s *Store) shape(ctx context.Context, t *target, rows []pageRow) ([]Post, error) {
-	posts := make([]Post, len(rows))
+func (s *Store) shape(ctx context.Context, t *target, rows []pageRow) ([]blog.Post, error) {
+	posts := make([]blog.Post, len(rows))
 	var undecided []int // indexes into rows
 	for i := range rows {
 		r := &rows[i]
-		posts[i] = r.Post
+		posts[i] = r.post()
 		version := excerpt.Version{ID: r.ID, Modified: r.Modified, Length: r.ContentLength}
 		if text, ok := s.memo.Get(version); ok {
 			posts[i].Excerpt = text

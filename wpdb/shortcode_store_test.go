@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -30,7 +31,7 @@ func TestOpenStripsConfiguredShortcodes(t *testing.T) {
 			for _, tt := range tests {
 				cfg := cfg
 				cfg.Shortcodes = tt.shortcodes
-				posts, err := wpdbtest.Store(t, cfg).Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 1})
+				posts, err := wpdbtest.Store(t, cfg).Posts(context.Background(), blog.Page{Offset: 0, Limit: 1})
 				if err != nil {
 					t.Fatal(err)
 				}

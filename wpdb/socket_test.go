@@ -17,6 +17,7 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -266,7 +267,7 @@ func TestLocalhostThroughTheSocket(t *testing.T) {
 			}
 			dropDatabase(t, cfg)
 			wpdbtest.Insert(t, cfg, wpdbtest.Posts(3)...) // creates the database and WordPress's table
-			posts, err := wpdbtest.Store(t, cfg).Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 2})
+			posts, err := wpdbtest.Store(t, cfg).Posts(context.Background(), blog.Page{Offset: 0, Limit: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -348,7 +349,7 @@ func TestLoopbackStaysTCP(t *testing.T) {
 			if network, addr := transport(t, cfg); network != "tcp" || addr != tt.wantAddr || conn.String() != "TCP "+tt.wantAddr || conn.Chosen() {
 				t.Fatalf("resolved to %s(%s), %q; want tcp(%s)", network, addr, conn, tt.wantAddr)
 			}
-			posts, err := wpdbtest.Store(t, cfg).Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 3})
+			posts, err := wpdbtest.Store(t, cfg).Posts(context.Background(), blog.Page{Offset: 0, Limit: 3})
 			if err != nil || len(posts) != 3 {
 				t.Fatalf("posts over TCP: %d, %v", len(posts), err)
 			}

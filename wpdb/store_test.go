@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -35,7 +36,7 @@ func open(t testing.TB, cfg wpdb.Config) *wpdb.Store {
 	return s
 }
 
-func ids(posts []wpdb.Post) []uint64 {
+func ids(posts []blog.Post) []uint64 {
 	out := []uint64{}
 	for _, p := range posts {
 		out = append(out, p.ID)
@@ -47,7 +48,7 @@ func ids(posts []wpdb.Post) []uint64 {
 // PHP script's answer, with the excerpt as post_content. The files predate
 // the wire format's move into the server; keeping their bytes shows the
 // values did not change.
-func goldenJSON(t *testing.T, posts []wpdb.Post) []byte {
+func goldenJSON(t *testing.T, posts []blog.Post) []byte {
 	t.Helper()
 	type record struct {
 		ID      uint64 `json:"ID"`
@@ -101,7 +102,7 @@ func TestStore(t *testing.T) {
 			}
 
 			t.Run("golden JSON", func(t *testing.T) {
-				posts, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 100})
+				posts, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 100})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -109,7 +110,7 @@ func TestStore(t *testing.T) {
 			})
 
 			t.Run("only published posts, newest first", func(t *testing.T) {
-				posts, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 100})
+				posts, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 100})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -122,7 +123,7 @@ func TestStore(t *testing.T) {
 				t.Run(fmt.Sprintf("paging K=%d", k), func(t *testing.T) {
 					var got []uint64
 					for offset := 0; ; offset += k {
-						page, err := s.Posts(ctx, wpdb.Page{Offset: offset, Limit: k})
+						page, err := s.Posts(ctx, blog.Page{Offset: offset, Limit: k})
 						if err != nil {
 							t.Fatalf("Posts(%d, %d): %v", offset, k, err)
 						}
@@ -148,7 +149,7 @@ func TestStore(t *testing.T) {
 				{"limit zero", 0, 0},
 			} {
 				t.Run(tt.name, func(t *testing.T) {
-					posts, err := s.Posts(ctx, wpdb.Page{Offset: tt.offset, Limit: tt.limit})
+					posts, err := s.Posts(ctx, blog.Page{Offset: tt.offset, Limit: tt.limit})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -170,7 +171,7 @@ func TestStore(t *testing.T) {
 				{"offset overflows", math.MaxInt, 2},
 			} {
 				t.Run(tt.name, func(t *testing.T) {
-					if _, err := s.Posts(ctx, wpdb.Page{Offset: tt.offset, Limit: tt.limit}); err == nil {
+					if _, err := s.Posts(ctx, blog.Page{Offset: tt.offset, Limit: tt.limit}); err == nil {
 						t.Errorf("Posts(%d, %d) succeeded, want an error", tt.offset, tt.limit)
 					}
 				})
@@ -179,7 +180,7 @@ func TestStore(t *testing.T) {
 			t.Run("canceled context", func(t *testing.T) {
 				cctx, cancel := context.WithCancel(ctx)
 				cancel()
-				_, err := s.Posts(cctx, wpdb.Page{Offset: 0, Limit: 2})
+				_, err := s.Posts(cctx, blog.Page{Offset: 0, Limit: 2})
 				if !errors.Is(err, context.Canceled) || !errors.Is(err, wpdb.ErrUnavailable) {
 					t.Errorf("Posts error = %v, want context.Canceled and wpdb.ErrUnavailable", err)
 				}
@@ -207,7 +208,7 @@ func TestStore(t *testing.T) {
 					c := cfg
 					c.PostTypes = tt.types
 					s := open(t, c)
-					posts, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 100})
+					posts, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 100})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -220,7 +221,7 @@ func TestStore(t *testing.T) {
 					for _, k := range []int{1, 2, 3} {
 						var got []uint64
 						for offset := 0; offset <= len(want); offset += k {
-							page, err := s.Posts(ctx, wpdb.Page{Offset: offset, Limit: k})
+							page, err := s.Posts(ctx, blog.Page{Offset: offset, Limit: k})
 							if err != nil {
 								t.Fatal(err)
 							}
@@ -242,7 +243,7 @@ func TestStorePrefix(t *testing.T) {
 			t.Parallel()
 			cfg := wpdbtest.New(t, driver, "blog2_")
 			wpdbtest.Insert(t, cfg, wpdb.SeedRow{ID: 5, Title: "in blog2", Date: "2024-05-05 05:05:05"})
-			posts, err := open(t, cfg).Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 10})
+			posts, err := open(t, cfg).Posts(context.Background(), blog.Page{Offset: 0, Limit: 10})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/wploadmore/wploadmore/blog"
 )
 
 // LoadWPConfig reads the database settings of a WordPress site from its
@@ -280,4 +281,17 @@ func parseDBHost(h string) (network, addr string, local bool, err error) {
 		return "unix", "/" + socket, false, nil
 	}
 	return "tcp", net.JoinHostPort(host, port), true, nil
+}
+
+// language is the Language of a wp-config.php in folder dir ("" unknown).
+func (w *wpSettings) language(dir string) blog.Language {
+	l := blog.Language{WPLang: w.consts["WPLANG"], LangDir: w.consts["WP_LANG_DIR"]}
+	if dir != "" {
+		l.ABSPath = strings.TrimSuffix(dir, "/") + "/"
+	}
+	l.ContentDir = w.consts["WP_CONTENT_DIR"]
+	if l.ContentDir == "" && l.ABSPath != "" {
+		l.ContentDir = l.ABSPath + "wp-content"
+	}
+	return l
 }

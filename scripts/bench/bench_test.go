@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
@@ -224,7 +225,7 @@ func TestNaivePostsMatchesPosts(t *testing.T) {
 		wpdb.SeedRow{Date: later, Status: "inherit", Type: "revision", Parent: 1})...)
 	store, db := wpdbtest.Store(t, cfg), wpdbtest.OpenDB(t, cfg)
 	for _, off := range []int{0, 1, 17, 38, 39, 40, 41} {
-		posts, err := store.Posts(ctx, wpdb.Page{Offset: off, Limit: 3})
+		posts, err := store.Posts(ctx, blog.Page{Offset: off, Limit: 3})
 		if err != nil || len(posts) != min(3, max(n-off, 0)) {
 			t.Fatalf("Posts(%d, 3) = %d posts of %d, %v", off, len(posts), n, err)
 		}
@@ -301,7 +302,7 @@ func TestArchiveSize(t *testing.T) {
 			t.Errorf("archiveSize(%s) = %d, %v; want %d", tt.vars, got, err, tt.want)
 		}
 		// What the server lists: its page at size-1 holds the last one.
-		if posts, err := store.Posts(ctx, wpdb.Page{In: a, Offset: got - 1, Limit: 2}); err != nil || len(posts) != 1 {
+		if posts, err := store.Posts(ctx, blog.Page{In: a, Offset: got - 1, Limit: 2}); err != nil || len(posts) != 1 {
 			t.Errorf("%s: %d posts at offset %d, %v; want 1", tt.vars, len(posts), got-1, err)
 		}
 	}

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"github.com/wploadmore/wploadmore/wpdb"
-
 	"context"
 	"database/sql"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
@@ -144,7 +143,7 @@ func TestCountersSelects(t *testing.T) {
 		before, err := readCount(ctx, url, db)
 		for i := 0; i < n && err == nil; i++ {
 			if i%2 == 0 {
-				_, err = store.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2})
+				_, err = store.Posts(ctx, blog.Page{Offset: 0, Limit: 2})
 			} else {
 				err = db.QueryRowContext(ctx, "SELECT 1").Scan(new(int))
 			}

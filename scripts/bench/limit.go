@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/excerpt"
 	"github.com/wploadmore/wploadmore/wpdb/sitegen"
@@ -83,7 +84,7 @@ func naivePosts(ctx context.Context, db *sql.DB, prefix string, offset, limit in
 // 200 runs; the naive one (seconds at a deep offset) once or twice.
 func timeQueries(ctx context.Context, store *wpdb.Store, db *sql.DB, prefix string, offset int, rep *report) error {
 	rep.QueryOffset = offset
-	deferred := func() error { _, err := store.Posts(ctx, wpdb.Page{Offset: offset, Limit: 2}); return err }
+	deferred := func() error { _, err := store.Posts(ctx, blog.Page{Offset: offset, Limit: 2}); return err }
 	err := deferred()
 	if err == nil {
 		rep.DeferredJoin, err = meanDuration(deferred, 200, 3*time.Second)
@@ -179,7 +180,7 @@ func timeFetch(ctx context.Context, cfg wpdb.Config, sizes ...int) (_ []ms, err 
 	for start := time.Now(); time.Since(start) < 2*time.Second; {
 		for i, s := range stores {
 			t := time.Now()
-			p, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 1})
+			p, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 1})
 			if err == nil && len(p) != 1 {
 				err = fmt.Errorf("%d posts in %s, want 1", len(p), names[i])
 			}
@@ -217,7 +218,7 @@ func timeHeadRefresh(ctx context.Context, store *wpdb.Store, db *sql.DB, rep *re
 		if err := db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE '"+selectsCounter+"'").Scan(&name, &before); err != nil {
 			return 0, err
 		}
-		if _, err := store.Posts(ctx, wpdb.Page{Offset: 0, Limit: headDepth}); err != nil {
+		if _, err := store.Posts(ctx, blog.Page{Offset: 0, Limit: headDepth}); err != nil {
 			return 0, err
 		}
 		if err := db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE '"+selectsCounter+"'").Scan(&name, &after); err != nil {
@@ -233,7 +234,7 @@ func timeHeadRefresh(ctx context.Context, store *wpdb.Store, db *sql.DB, rep *re
 		return fmt.Errorf("head refresh: %w", err)
 	}
 	rep.HeadRefresh, err = meanDuration(func() error {
-		_, err := store.Posts(ctx, wpdb.Page{Offset: 0, Limit: headDepth})
+		_, err := store.Posts(ctx, blog.Page{Offset: 0, Limit: headDepth})
 		return err
 	}, 20, 5*time.Second)
 	return err

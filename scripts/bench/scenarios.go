@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
@@ -127,7 +128,7 @@ func scenarios(ctx context.Context, store *wpdb.Store, setup setupDB, sessions *
 	readers, err3 := newSessions(ctx, sessions, c, 200)
 	one, err4 := newSessions(ctx, sessions, 1, 2)
 	// lastPost names the post just before mid: the keyset page at mid.
-	before, err5 := setup.store.Posts(ctx, wpdb.Page{Offset: o.posts/2 - 1, Limit: 1})
+	before, err5 := setup.store.Posts(ctx, blog.Page{Offset: o.posts/2 - 1, Limit: 1})
 	capped, err6 := newSessions(ctx, sessions, 16, 1000) // ten desiredPosts=100 calls past the cap
 	heads, deepArchives, err7 := archiveScenarios(ctx, setup, o)
 	// The HEAD flood's sessions: past -max-page-posts, so every page has
@@ -145,7 +146,7 @@ func scenarios(ctx context.Context, store *wpdb.Store, setup setupDB, sessions *
 	// of the scenario does.
 	limitA := func(start int) func(context.Context, int) error {
 		return func(ctx context.Context, i int) error {
-			posts, err := store.Posts(ctx, wpdb.Page{Offset: start, Limit: desiredPosts})
+			posts, err := store.Posts(ctx, blog.Page{Offset: start, Limit: desiredPosts})
 			if err == nil && len(posts) == 0 {
 				err = fmt.Errorf("no posts at start %d", start)
 			}

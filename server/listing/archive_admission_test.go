@@ -6,14 +6,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/testkit"
-	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // archivePage reads archive a's page at offset through the cache: the one
 // call these tests make of it.
-func archivePage(ctx context.Context, c *Cache, a wpdb.Listing, offset, limit int) ([]Post, error) {
-	return c.Posts(ctx, wpdb.Page{In: a, Offset: offset, Limit: limit})
+func archivePage(ctx context.Context, c *Cache, a blog.Listing, offset, limit int) ([]Post, error) {
+	return c.Posts(ctx, blog.Page{In: a, Offset: offset, Limit: limit})
 }
 
 // TestCacheArchiveAdmission: an archive's queries, its head's included,

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/blog"
 )
 
 // Freshness: an answer reflects the database as it was at most ttl ago: a
@@ -65,7 +65,7 @@ type Cache struct {
 	searches rankings                    // under mu: see search.go
 }
 
-// pageRange names a page as wpdb.Page does, its listing by Key: the
+// pageRange names a page as blog.Page does, its listing by Key: the
 // posts after post lastPost (0 for none), or after offset ones when it is
 // 0 or its row is gone, limit of them.
 type pageRange struct {
@@ -159,8 +159,8 @@ func newCache(next Source, format *Format, limits CacheLimits, logger *slog.Logg
 // next. Waiting for a query that another request started ends when ctx
 // does. It returns next's errors, which are not remembered, ctx's cause,
 // and an error wrapping ErrBusy when the query was not admitted.
-func (c *Cache) Posts(ctx context.Context, p wpdb.Page) ([]Post, error) {
-	if q, ok := p.In.(wpdb.Search); ok {
+func (c *Cache) Posts(ctx context.Context, p blog.Page) ([]Post, error) {
+	if q, ok := p.In.(blog.Search); ok {
 		in, err := c.rank(ctx, q)
 		if err != nil {
 			c.observer.CacheMiss()
@@ -255,7 +255,7 @@ func (head *cachedPage) cut(key pageRange, depth int) ([]Post, bool) {
 // stale while it is under staleFactor times ttl old. It returns ctx's
 // cause when ctx ends first, an error wrapping ErrBusy when the query was
 // not admitted, and next's errors.
-func (c *Cache) get(ctx context.Context, key pageRange, in wpdb.Listing) (p *cachedPage, hit bool, err error) {
+func (c *Cache) get(ctx context.Context, key pageRange, in blog.Listing) (p *cachedPage, hit bool, err error) {
 	now := c.now()
 	c.mu.Lock()
 	archiveHead := key.listing != "" && c.isHead(key)
@@ -299,7 +299,7 @@ func (c *Cache) get(ctx context.Context, key pageRange, in wpdb.Listing) (p *cac
 
 // load queries next for key, in listing in, and keeps
 // the answer.
-func (c *Cache) load(ctx context.Context, key pageRange, in wpdb.Listing) (*cachedPage, error) {
+func (c *Cache) load(ctx context.Context, key pageRange, in blog.Listing) (*cachedPage, error) {
 	fetched := c.now() // before the query: what it reads is at least this fresh
 	if rs, ok := in.(rankedSearch); ok && rs.fetched.Before(fetched) {
 		fetched = rs.fetched
@@ -328,8 +328,8 @@ func (c *Cache) load(ctx context.Context, key pageRange, in wpdb.Listing) (*cach
 }
 
 // fetch asks next for the page key names in listing in.
-func (c *Cache) fetch(ctx context.Context, key pageRange, in wpdb.Listing) ([]wpdb.Post, error) {
-	return c.next.Posts(ctx, wpdb.Page{In: in, LastPost: key.lastPost, Offset: key.offset, Limit: key.limit})
+func (c *Cache) fetch(ctx context.Context, key pageRange, in blog.Listing) ([]blog.Post, error) {
+	return c.next.Posts(ctx, blog.Page{In: in, LastPost: key.lastPost, Offset: key.offset, Limit: key.limit})
 }
 
 // put keeps p, replacing the page of the same key, and drops the least

@@ -11,8 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/microcosm-cc/bluemonday"
-
-	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/blog"
 )
 
 // Post is one post as readers get it: the JSON endpoint encodes it as one
@@ -80,7 +79,7 @@ func (f *Format) Site() *Site { return f.site.Load() }
 
 // Posts formats posts, each with its JSON record. Its error, from the JSON
 // encoder, names the post it could not encode.
-func (f *Format) Posts(posts []wpdb.Post) ([]Post, error) {
+func (f *Format) Posts(posts []blog.Post) ([]Post, error) {
 	site := f.site.Load()
 	views := make([]Post, len(posts))
 	var buf bytes.Buffer
@@ -157,7 +156,7 @@ func JSONSize(posts []Post) int {
 type Source interface {
 	// Posts returns page p of its listing, each post with its Excerpt,
 	// as wpdb.Store.Posts pages them.
-	Posts(ctx context.Context, p wpdb.Page) ([]wpdb.Post, error)
+	Posts(ctx context.Context, p blog.Page) ([]blog.Post, error)
 }
 
 // Direct reads the listing without a cache: each page is read from its
@@ -173,7 +172,7 @@ func NewDirect(source Source, format *Format) Direct {
 }
 
 // Posts returns page p. It returns the source's errors as they are.
-func (d Direct) Posts(ctx context.Context, p wpdb.Page) ([]Post, error) {
+func (d Direct) Posts(ctx context.Context, p blog.Page) ([]Post, error) {
 	posts, err := d.source.Posts(ctx, p)
 	if err != nil {
 		return nil, err

@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/blog"
 )
 
 // Searches: a search's posts are ranked by one scan of the posts table,
@@ -36,14 +36,14 @@ const (
 
 // Ranker reads a search's ranking in one scan; a *wpdb.Store is one.
 type Ranker interface {
-	Rank(ctx context.Context, q wpdb.Search) (*wpdb.Ranking, error)
+	Rank(ctx context.Context, q blog.Search) (*blog.Ranking, error)
 }
 
 // rankedSearch is a search paging through the ranking the cache keeps
 // for it; fetched is when that ranking's scan started, and no page cut
 // from it is fresher.
 type rankedSearch struct {
-	wpdb.Search
+	blog.Search
 	fetched time.Time
 }
 
@@ -67,7 +67,7 @@ type rankings struct {
 // keptRanking is one search's ranking; immutable once kept.
 type keptRanking struct {
 	key     string
-	ranking *wpdb.Ranking
+	ranking *blog.Ranking
 	fetched time.Time // when its scan started
 	size    int
 }
@@ -92,7 +92,7 @@ func newRankings(next Source, maxBytes int, ttl time.Duration) rankings {
 // fresh, else the one a scan reads, shared with concurrent readers. It
 // returns ctx's cause when ctx ends first, an error wrapping ErrBusy when
 // the scan was not admitted, and the Ranker's errors, which are not kept.
-func (c *Cache) rank(ctx context.Context, q wpdb.Search) (wpdb.Listing, error) {
+func (c *Cache) rank(ctx context.Context, q blog.Search) (blog.Listing, error) {
 	if c.searches.ranker == nil {
 		return q, nil
 	}
@@ -154,7 +154,7 @@ func (c *Cache) rank(ctx context.Context, q wpdb.Search) (wpdb.Listing, error) {
 }
 
 // scan runs f's scan, keeps its ranking and hands it to the waiters.
-func (c *Cache) scan(ctx context.Context, key string, q wpdb.Search, f *rankFlight) {
+func (c *Cache) scan(ctx context.Context, key string, q blog.Search, f *rankFlight) {
 	defer f.cancel()
 	fetched := c.now() // before the scan: what it reads is at least this fresh
 	began := time.Now()
@@ -201,7 +201,7 @@ func (rs *rankings) put(k *keptRanking) {
 }
 
 // isSearch reports whether in is a search cut from a kept ranking.
-func isSearch(in wpdb.Listing) bool {
+func isSearch(in blog.Listing) bool {
 	_, ok := in.(rankedSearch)
 	return ok
 }

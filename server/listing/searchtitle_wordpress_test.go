@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/pomo"
-	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
@@ -59,9 +59,9 @@ func TestSearchTitlesWordPress(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		f := NewFormat(NewSite(Choices{Title: "wpdbtest", ImageSize: DefaultImageSize}, wpdb.Options{}, lang, slog.New(slog.DiscardHandler)))
+		f := NewFormat(NewSite(Choices{Title: "wpdbtest", ImageSize: DefaultImageSize}, blog.Options{}, lang, slog.New(slog.DiscardHandler)))
 		for i, s := range searches {
-			if got := f.SearchTitles(wpdb.ParseSearch(s, f.Stopwords()).Text()).Title; got != want[i] {
+			if got := f.SearchTitles(blog.ParseSearch(s, f.Stopwords()).Text()).Title; got != want[i] {
 				t.Errorf("%s %.40q: title %q; WordPress's %q", locale, s, got, want[i])
 			}
 		}

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/blog"
 )
 
 // StickySource reads the posts the sticky_posts option names; a
@@ -16,12 +16,12 @@ import (
 type StickySource interface {
 	// StickyPosts returns the published posts of the listed types among
 	// ids, newest first.
-	StickyPosts(ctx context.Context, ids []uint64) ([]wpdb.Post, error)
+	StickyPosts(ctx context.Context, ids []uint64) ([]blog.Post, error)
 }
 
 // Pages is the listing Sticky rearranges: a Cache or a Direct.
 type Pages interface {
-	Posts(ctx context.Context, p wpdb.Page) ([]Post, error)
+	Posts(ctx context.Context, p blog.Page) ([]Post, error)
 }
 
 // Sticky is the listing as WordPress's blog home orders it: the sticky
@@ -153,7 +153,7 @@ func (s *Sticky) startLocked(ids []uint64, ahead bool) *stickyFlight {
 // sticky posts first: any other listing's pages, an archive's, are read
 // as they are, as WordPress's archives do. It returns the errors of the
 // sticky posts' source and of pages.
-func (s *Sticky) Posts(ctx context.Context, p wpdb.Page) ([]Post, error) {
+func (s *Sticky) Posts(ctx context.Context, p blog.Page) ([]Post, error) {
 	if p.Key() != "" || p.Offset < 0 || p.Limit <= 0 {
 		return s.pages.Posts(ctx, p)
 	}
@@ -187,7 +187,7 @@ func (s *Sticky) Posts(ctx context.Context, p wpdb.Page) ([]Post, error) {
 // no row has that ID, the offset decides, as in the listing, counted as if
 // no sticky post came before it (a walk that loses its last post may see
 // up to as many posts again as are sticky, never skip one).
-func (s *Sticky) after(ctx context.Context, sticky []Post, p wpdb.Page) ([]Post, error) {
+func (s *Sticky) after(ctx context.Context, sticky []Post, p blog.Page) ([]Post, error) {
 	if i := slices.IndexFunc(sticky, func(st Post) bool { return st.ID == p.LastPost }); i >= 0 {
 		out := slices.Clone(sticky[i+1 : min(len(sticky), i+1+p.Limit)])
 		if len(out) == p.Limit {
@@ -199,7 +199,7 @@ func (s *Sticky) after(ctx context.Context, sticky []Post, p wpdb.Page) ([]Post,
 		}
 		return append(out, others...), nil
 	}
-	page, err := s.pages.Posts(ctx, wpdb.Page{LastPost: p.LastPost, Offset: max(p.Offset-len(sticky), 0), Limit: p.Limit + len(sticky)})
+	page, err := s.pages.Posts(ctx, blog.Page{LastPost: p.LastPost, Offset: max(p.Offset-len(sticky), 0), Limit: p.Limit + len(sticky)})
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +213,7 @@ func (s *Sticky) after(ctx context.Context, sticky []Post, p wpdb.Page) ([]Post,
 // at r. Reading limit+len(sticky) from r, at most len(sticky)-c of them
 // sticky, leaves at least the c to skip and the limit wanted.
 func (s *Sticky) others(ctx context.Context, sticky []Post, r, limit int) ([]Post, error) {
-	page, err := s.pages.Posts(ctx, wpdb.Page{Offset: r, Limit: limit + len(sticky)})
+	page, err := s.pages.Posts(ctx, blog.Page{Offset: r, Limit: limit + len(sticky)})
 	if err != nil || len(page) == 0 {
 		return nil, err
 	}

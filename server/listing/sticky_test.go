@@ -13,28 +13,28 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/testkit"
-	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // memoryPosts is a listing held in memory, newest first, with sticky posts
 // read from it by ID: a Source and a StickySource whose posts are
 // all published.
-type memoryPosts []wpdb.Post
+type memoryPosts []blog.Post
 
 // Posts files every post under every archive: the archive's pages are
 // the listing's.
-func (m memoryPosts) Posts(ctx context.Context, p wpdb.Page) ([]wpdb.Post, error) {
+func (m memoryPosts) Posts(ctx context.Context, p blog.Page) ([]blog.Post, error) {
 	offset := p.Offset
-	if i := slices.IndexFunc(m, func(post wpdb.Post) bool { return post.ID == p.LastPost }); p.LastPost != 0 && i >= 0 {
+	if i := slices.IndexFunc(m, func(post blog.Post) bool { return post.ID == p.LastPost }); p.LastPost != 0 && i >= 0 {
 		offset = i + 1
 	}
 	from := min(offset, len(m))
 	return slices.Clone(m[from:min(from+p.Limit, len(m))]), nil
 }
 
-func (m memoryPosts) StickyPosts(ctx context.Context, ids []uint64) ([]wpdb.Post, error) {
-	var out []wpdb.Post
+func (m memoryPosts) StickyPosts(ctx context.Context, ids []uint64) ([]blog.Post, error) {
+	var out []blog.Post
 	for _, p := range m {
 		if slices.Contains(ids, p.ID) {
 			out = append(out, p)
@@ -56,7 +56,7 @@ func TestStickyWalks(t *testing.T) {
 		if id >= 6 && id <= 8 {
 			date = "2024-01-07 10:00:00"
 		}
-		posts = append(posts, wpdb.Post{ID: id, Title: fmt.Sprint(id), Date: date, Type: "post"})
+		posts = append(posts, blog.Post{ID: id, Title: fmt.Sprint(id), Date: date, Type: "post"})
 	}
 	format := testFormat(t)
 	stickies := [][]uint64{nil, {99}, {13}, {1}, {1, 13}, {6, 99, 2, 8}, {7}, {5, 6, 7, 8, 9}}
@@ -100,9 +100,9 @@ func walkSticky(t *testing.T, s *Sticky, batch int, keyset bool) []uint64 {
 		var page []Post
 		var err error
 		if keyset && len(ids) > 0 {
-			page, err = s.Posts(ctx, wpdb.Page{LastPost: ids[len(ids)-1], Offset: len(ids), Limit: batch})
+			page, err = s.Posts(ctx, blog.Page{LastPost: ids[len(ids)-1], Offset: len(ids), Limit: batch})
 		} else {
-			page, err = s.Posts(ctx, wpdb.Page{Offset: len(ids), Limit: batch})
+			page, err = s.Posts(ctx, blog.Page{Offset: len(ids), Limit: batch})
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -122,19 +122,19 @@ func walkSticky(t *testing.T, s *Sticky, batch int, keyset bool) []uint64 {
 // fail, and which counts its reads.
 type changingSticky struct {
 	mu    sync.Mutex
-	posts []wpdb.Post
+	posts []blog.Post
 	err   error
 	reads int
 }
 
-func (c *changingSticky) StickyPosts(ctx context.Context, ids []uint64) ([]wpdb.Post, error) {
+func (c *changingSticky) StickyPosts(ctx context.Context, ids []uint64) ([]blog.Post, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.reads++
 	return slices.Clone(c.posts), c.err
 }
 
-func (c *changingSticky) set(posts []wpdb.Post, err error) {
+func (c *changingSticky) set(posts []blog.Post, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.posts, c.err = posts, err
@@ -160,7 +160,7 @@ func TestStickyFreshness(t *testing.T) {
 	s.now = clock.Now
 	first := func() uint64 {
 		t.Helper()
-		page, err := s.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 1})
+		page, err := s.Posts(context.Background(), blog.Page{Offset: 0, Limit: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,7 +187,7 @@ func TestStickyFreshness(t *testing.T) {
 		t.Errorf("after a failed background read: first post %d, want 2 as last read", got)
 	}
 	clock.Advance(time.Second)
-	if _, err := s.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 1}); err == nil {
+	if _, err := s.Posts(context.Background(), blog.Page{Offset: 0, Limit: 1}); err == nil {
 		t.Error("past ttl with the database down: no error")
 	}
 }

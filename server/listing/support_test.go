@@ -4,17 +4,17 @@ import (
 	"log/slog"
 	"testing"
 
-	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/blog"
 )
 
 // testFormat is the format of a site with no options and no choices but
 // the default image size, as a server started with no flags shows it.
 func testFormat(t *testing.T) *Format {
 	t.Helper()
-	return NewFormat(NewSite(Choices{ImageSize: DefaultImageSize}, wpdb.Options{}, Language{Locale: "en_US"}, slog.New(slog.DiscardHandler)))
+	return NewFormat(NewSite(Choices{ImageSize: DefaultImageSize}, blog.Options{}, Language{Locale: "en_US"}, slog.New(slog.DiscardHandler)))
 }
 
-func mustPosts(t *testing.T, posts []wpdb.Post, format *Format) []Post {
+func mustPosts(t *testing.T, posts []blog.Post, format *Format) []Post {
 	t.Helper()
 	formatted, err := format.Posts(posts)
 	if err != nil {
@@ -23,11 +23,11 @@ func mustPosts(t *testing.T, posts []wpdb.Post, format *Format) []Post {
 	return formatted
 }
 
-// keyed is a listing known only by its Key: a kind the cache has never
-// heard of, which reaches the source as it was given. Its wpdb.Listing is
-// nil: the fakes never ask the database.
+// keyed is a listing known only by its Key, which reaches the source as
+// it was given: read as the whole blog but for its Key, which the fakes
+// answer by. The fakes never ask the database.
 type keyed struct {
-	wpdb.Listing
+	blog.Home
 	key string
 }
 

@@ -1,10 +1,9 @@
-package wpdb
+package blog
 
 import (
 	"cmp"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // DefaultLocale is get_locale()'s answer when neither the WPLANG option
@@ -25,19 +24,6 @@ type Language struct {
 	// the wp-config.php's, as wp-load.php defines ABSPATH before it
 	// loads wp-config.php.
 	ABSPath string
-}
-
-// language is the Language of a wp-config.php in folder dir ("" unknown).
-func (w *wpSettings) language(dir string) Language {
-	l := Language{WPLang: w.consts["WPLANG"], LangDir: w.consts["WP_LANG_DIR"]}
-	if dir != "" {
-		l.ABSPath = strings.TrimSuffix(dir, "/") + "/"
-	}
-	l.ContentDir = w.consts["WP_CONTENT_DIR"]
-	if l.ContentDir == "" && l.ABSPath != "" {
-		l.ContentDir = l.ABSPath + "wp-content"
-	}
-	return l
 }
 
 // Dir is WP_LANG_DIR as wp_set_lang_dir() settles it: the constant, else

@@ -1,4 +1,4 @@
-package wpdb_test
+package blog_test
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/blog"
 )
 
 // TestParseArchive reads well-formed query vars and refuses malformed
@@ -22,7 +22,7 @@ func TestParseArchive(t *testing.T) {
 		"cat=1&cat=2", "cat=0", "other=x;DROP", "monthnum=13", "day=32", "year=10000",
 	}
 	for _, q := range good {
-		if _, err := wpdb.ParseArchive(phpQueryVars(t, q)); err != nil {
+		if _, err := blog.ParseArchive(phpQueryVars(t, q)); err != nil {
 			t.Errorf("%s: %v", q, err)
 		}
 	}
@@ -35,9 +35,9 @@ func TestParseArchive(t *testing.T) {
 		{"category_name=" + strings.Repeat("x", 201), "category_name"},
 	}
 	for _, b := range bad {
-		_, err := wpdb.ParseArchive(phpQueryVars(t, b.query))
-		var qe *wpdb.QueryVarError
-		if !errors.As(err, &qe) || qe.Var != b.name || !errors.Is(err, wpdb.ErrBadArchive) {
+		_, err := blog.ParseArchive(phpQueryVars(t, b.query))
+		var qe *blog.QueryVarError
+		if !errors.As(err, &qe) || qe.Var != b.name || !errors.Is(err, blog.ErrBadArchive) {
 			t.Errorf("%s: %v, want a QueryVarError naming %s", b.query, err, b.name)
 		}
 	}
@@ -79,7 +79,7 @@ func TestArchiveValues(t *testing.T) {
 	} {
 		var got []string
 		for _, query := range []string{c.a, c.b} {
-			q, err := wpdb.ParseArchive(phpQueryVars(t, query))
+			q, err := blog.ParseArchive(phpQueryVars(t, query))
 			if err != nil {
 				t.Fatalf("%s: %v", query, err)
 			}
@@ -103,15 +103,15 @@ func FuzzParseArchive(f *testing.F) {
 		if err != nil {
 			return
 		}
-		q, err := wpdb.ParseArchive(vars)
+		q, err := blog.ParseArchive(vars)
 		if err != nil {
-			if !errors.Is(err, wpdb.ErrBadArchive) {
+			if !errors.Is(err, blog.ErrBadArchive) {
 				t.Errorf("%q: %v does not wrap ErrBadArchive", query, err)
 			}
 			return
 		}
 		canonical := q.Values()
-		again, err := wpdb.ParseArchive(canonical)
+		again, err := blog.ParseArchive(canonical)
 		if err != nil || again.Values().Encode() != canonical.Encode() {
 			t.Errorf("%q: canonical %q read back as %q, %v", query, canonical.Encode(), again.Values().Encode(), err)
 		}

@@ -1,4 +1,4 @@
-package wpdb
+package blog
 
 import (
 	"net/url"

@@ -1,4 +1,4 @@
-package wpdb
+package blog
 
 import (
 	"fmt"
@@ -8,14 +8,13 @@ import (
 	"time"
 )
 
-// Archive is an archive looked up in a [Terms] snapshot, ready to read
-// with [Store.PostsIn] and [Store.PostsAfterIn]. The zero Archive is the
-// whole listing.
+// Archive is an archive looked up in a [Terms] snapshot, ready to list in
+// a [Page]. The zero Archive is the whole listing.
 type Archive struct {
 	// groups must all hold a post: each is the term_taxonomy_ids of one
 	// clause (a category with its children, or tags either), any of which
 	// files the post.
-	groups []termGroup
+	groups []TermGroup
 	// notTerms are the term_taxonomy_ids of excluded categories and their
 	// children.
 	notTerms []uint64
@@ -31,7 +30,6 @@ type Archive struct {
 	// published is the snapshot's number of published posts, which the
 	// groups' counts are measured against.
 	published int64
-	force     int // forceNone in production: see archivePlan
 	// query is the ArchiveQuery of what was found: see Values; key is
 	// its Values encoded, see Key.
 	query ArchiveQuery
@@ -46,12 +44,44 @@ type Archive struct {
 	Year, Month, Day int
 }
 
-// termGroup is one clause's term_taxonomy_ids and the most posts it can
+// TermGroup is one clause's term_taxonomy_ids and the most posts it can
 // hold: the sum of their counts.
-type termGroup struct {
-	ids   []uint64
-	count int64
+type TermGroup struct {
+	IDs   []uint64
+	Count int64
 }
+
+// Filter is what an archive holds its posts to, as plain data for a store
+// to write its query from. Its slices are the archive's own, not to be
+// changed.
+type Filter struct {
+	// Groups must all hold a post: each is the term_taxonomy_ids of one
+	// clause (a category with its children, or tags either), any of which
+	// files the post.
+	Groups []TermGroup
+	// NotTerms are the term_taxonomy_ids of excluded categories and their
+	// children.
+	NotTerms []uint64
+	// Authors: post_author is one of them; Author too, when not 0
+	// (author_name); NotAuthors: it is none of them.
+	Authors, NotAuthors []uint64
+	Author              uint64
+	// From and To bound post_date (both included) when the archive names
+	// a year; Month and Day are the parts of the date left to compare
+	// outside that range (monthnum or day without a year), 0 for none.
+	From, To   string
+	Month, Day int
+}
+
+// Filter returns what a holds its posts to.
+func (a Archive) Filter() Filter {
+	return Filter{Groups: a.groups, NotTerms: a.notTerms, Authors: a.authors, NotAuthors: a.notAuthors,
+		Author: a.author, From: a.from, To: a.to, Month: a.month, Day: a.day}
+}
+
+// Published is the number of published posts of the snapshot a was looked
+// up in: what the groups' counts are measured against.
+func (a Archive) Published() int64 { return a.published }
 
 // IsZero reports whether a is the whole listing.
 func (a Archive) IsZero() bool {
@@ -116,7 +146,7 @@ func (ts *Terms) Resolve(q ArchiveQuery) (Archive, error) {
 		if err != nil {
 			return Archive{}, err
 		}
-		a.notTerms, found.notCategories = g.ids, excluded
+		a.notTerms, found.notCategories = g.IDs, excluded
 	}
 	for _, id := range q.authors {
 		if author, ok := ts.authors[id]; ok {
@@ -161,6 +191,11 @@ func (ts *Terms) Resolve(q ArchiveQuery) (Archive, error) {
 	return a, nil
 }
 
+// Key is the archive's query vars in their canonical spelling (see
+// [Archive.Values]): the same archive however its link spelled it. The
+// zero Archive is the whole blog, "".
+func (a Archive) Key() string { return a.key }
+
 // Values returns the archive's query vars in their canonical spelling (see
 // [ArchiveQuery.Values]), with only the categories, tags and authors the
 // site has: what keys its cache and its next page's link.
@@ -170,7 +205,7 @@ func (a Archive) Values() url.Values { return a.query.Values() }
 // children when children is set, the clause of the terms found, and the
 // terms it names. A clause is a list of either: the members tx does not
 // have are left out, and only a clause with none left is not found.
-func (tx taxonomy) group(kind string, c termClause, children bool) (termGroup, termClause, []ArchiveTerm, error) {
+func (tx taxonomy) group(kind string, c termClause, children bool) (TermGroup, termClause, []ArchiveTerm, error) {
 	var named []ArchiveTerm
 	var kept termClause
 	for _, s := range c.slugs {
@@ -192,15 +227,15 @@ func (tx taxonomy) group(kind string, c termClause, children bool) (termGroup, t
 		} else if len(c.ids) > 0 {
 			name = idString(c.ids[0])
 		}
-		return termGroup{}, termClause{}, nil, &NotFoundError{Kind: kind, Name: name}
+		return TermGroup{}, termClause{}, nil, &NotFoundError{Kind: kind, Name: name}
 	}
-	var g termGroup
+	var g TermGroup
 	seen := map[uint64]bool{}
 	add := func(t ArchiveTerm) {
 		if !seen[t.ID] {
 			seen[t.ID] = true
-			g.ids = append(g.ids, t.TaxonomyID)
-			g.count += t.Count
+			g.IDs = append(g.IDs, t.TaxonomyID)
+			g.Count += t.Count
 		}
 	}
 	for _, t := range named {

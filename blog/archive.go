@@ -1,4 +1,4 @@
-package wpdb
+package blog
 
 import (
 	"errors"
@@ -15,8 +15,8 @@ import (
 // errors of its own kind: ParseArchive checks the query vars' form (bad
 // input, [ErrBadArchive]); [Terms.Resolve] looks the slugs, IDs and authors
 // up in a snapshot held in memory ([ErrNoArchive] for one the site does
-// not have), so no unknown name reaches the database; and
-// [Store.PostsIn] and [Store.PostsAfterIn] read the pages.
+// not have), so no unknown name reaches the database; and a store reads
+// its pages, each a [Page] of the [Archive].
 
 // MaxArchiveTerms is how many categories, tags and authors one archive
 // may name in all: each becomes part of the query, and no reader's link
@@ -40,7 +40,7 @@ type QueryVarError struct {
 }
 
 func (e *QueryVarError) Error() string {
-	return fmt.Sprintf("wpdb: %s=%q: %s", e.Var, e.Value, e.Reason)
+	return fmt.Sprintf("blog: %s=%q: %s", e.Var, e.Value, e.Reason)
 }
 
 func (e *QueryVarError) Unwrap() error { return ErrBadArchive }
@@ -52,7 +52,7 @@ type NotFoundError struct {
 	Name string // the slug, nicename or ID as given; the date, for "posts in"
 }
 
-func (e *NotFoundError) Error() string { return fmt.Sprintf("wpdb: no %s %q", e.Kind, e.Name) }
+func (e *NotFoundError) Error() string { return fmt.Sprintf("blog: no %s %q", e.Kind, e.Name) }
 
 func (e *NotFoundError) Unwrap() error { return ErrNoArchive }
 

@@ -1,4 +1,4 @@
-package wpdb_test
+package blog_test
 
 import (
 	"errors"
@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/blog"
 )
 
 // TestParseArchiveTermCap: an archive may name MaxArchiveTerms
@@ -15,8 +15,8 @@ import (
 // var's count is checked where it is the last one read.
 func TestParseArchiveTermCap(t *testing.T) {
 	t.Parallel()
-	if wpdb.MaxArchiveTerms != 20 {
-		t.Fatalf("MaxArchiveTerms = %d: this test spells out 20", wpdb.MaxArchiveTerms)
+	if blog.MaxArchiveTerms != 20 {
+		t.Fatalf("MaxArchiveTerms = %d: this test spells out 20", blog.MaxArchiveTerms)
 	}
 	// slugs returns n distinct slugs joined by sep; ids returns n IDs from
 	// first, the odd ones negative where negate is set.
@@ -58,16 +58,16 @@ func TestParseArchiveTermCap(t *testing.T) {
 		{"dates count for nothing", func(n int) string { return "cat=" + ids(n, false) + "&year=2024&monthnum=3&day=9" }, "cat"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			fine := tt.query(wpdb.MaxArchiveTerms)
-			if _, err := wpdb.ParseArchive(phpQueryVars(t, fine)); err != nil {
-				t.Errorf("%d terms, %s: %v", wpdb.MaxArchiveTerms, fine, err)
+			fine := tt.query(blog.MaxArchiveTerms)
+			if _, err := blog.ParseArchive(phpQueryVars(t, fine)); err != nil {
+				t.Errorf("%d terms, %s: %v", blog.MaxArchiveTerms, fine, err)
 			}
-			over := tt.query(wpdb.MaxArchiveTerms + 1)
-			_, err := wpdb.ParseArchive(phpQueryVars(t, over))
-			var qe *wpdb.QueryVarError
-			if !errors.As(err, &qe) || qe.Var != tt.last || !errors.Is(err, wpdb.ErrBadArchive) ||
-				!strings.Contains(qe.Reason, fmt.Sprint(wpdb.MaxArchiveTerms)) {
-				t.Errorf("%d terms, %s: %v, want a QueryVarError naming %s and the cap", wpdb.MaxArchiveTerms+1, over, err, tt.last)
+			over := tt.query(blog.MaxArchiveTerms + 1)
+			_, err := blog.ParseArchive(phpQueryVars(t, over))
+			var qe *blog.QueryVarError
+			if !errors.As(err, &qe) || qe.Var != tt.last || !errors.Is(err, blog.ErrBadArchive) ||
+				!strings.Contains(qe.Reason, fmt.Sprint(blog.MaxArchiveTerms)) {
+				t.Errorf("%d terms, %s: %v, want a QueryVarError naming %s and the cap", blog.MaxArchiveTerms+1, over, err, tt.last)
 			}
 		})
 	}

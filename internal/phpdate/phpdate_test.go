@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wploadmore/wploadmore/wpdb/phpdate"
+	"github.com/wploadmore/wploadmore/internal/phpdate"
 )
 
 // letters are the date() letters Format knows, each tested alone.

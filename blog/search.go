@@ -1,4 +1,4 @@
-package wpdb
+package blog
 
 import (
 	"net/url"
@@ -11,8 +11,8 @@ import (
 // holds `s`, with the meaning WP_Query gives it in WordPress 6.1
 // (parse_search, parse_search_terms, get_search_stopwords and
 // parse_search_order): ParseSearch reads the terms, [Search.Within]
-// narrows it to an archive, and [Store.Rank] reads its ranked IDs in one
-// scan, which [Search.Ranked] then pages through without another.
+// narrows it to an archive, and a store reads its [Ranking] in one scan,
+// which [Search.Ranked] then pages through without another.
 
 // DefaultStopwords is WordPress's English list of search stopwords, the
 // source text of the catalogue entry a site's language translates
@@ -50,14 +50,14 @@ func Stopwords(list string) []string {
 }
 
 // Search is `s` parsed into WordPress's terms and order, ready to list
-// with [Store.Posts], alone or [Search.Within] an archive. The zero Search
+// in a [Page], alone or [Search.Within] an archive. The zero Search
 // is an empty `s`: every post of the search's types, newest first.
 type Search struct {
 	text  string       // s as searched: without CR and LF; "" past MaxSearchBytes
-	terms []searchTerm // ANDed
+	terms []SearchTerm // ANDed
 	// order is the relevance order's ranks, which come before post_date
 	// DESC; nil when WordPress orders by date alone.
-	order *searchOrder
+	order *SearchOrder
 	// archive narrows the search; the zero Archive does not. nothing is
 	// set when the archive is one the site does not have.
 	archive Archive
@@ -66,24 +66,24 @@ type Search struct {
 	ranking *Ranking
 }
 
-// searchTerm is one term's LIKE pattern (esc_like, inside %…%): the posts
-// whose title, excerpt or content holds it, or, when exclude is set, none
-// of which does.
-type searchTerm struct {
-	like    string
-	exclude bool
+// SearchTerm is one term's LIKE pattern (esc_like, inside %…%): the
+// posts whose title, excerpt or content holds it, or, when Exclude is
+// set, none of which does.
+type SearchTerm struct {
+	Like    string
+	Exclude bool
 }
 
-// searchOrder is parse_search_order's: with several raw terms, the first
-// of these that a post meets ranks it: the whole phrase in the title
-// (sentence, when not ""), all titleLikes in the title (when all), any of
-// them (when any), the phrase in the excerpt, then in the content; with
-// one, whether its title holds titleLikes[0].
-type searchOrder struct {
-	several    bool
-	sentence   string
-	titleLikes []string
-	all, any   bool
+// SearchOrder is parse_search_order's: with several raw terms (Several),
+// the first of these that a post meets ranks it: the whole phrase in the
+// title (Sentence, when not ""), all TitleLikes in the title (when All),
+// any of them (when Any), the phrase in the excerpt, then in the content;
+// with one, whether its title holds TitleLikes[0].
+type SearchOrder struct {
+	Several    bool
+	Sentence   string
+	TitleLikes []string
+	All, Any   bool
 }
 
 // ParseSearch reads s as WordPress 6.1's front end does, with stopwords
@@ -118,21 +118,21 @@ func ParseSearch(s string, stopwords []string) Search {
 		} else {
 			titleLikes = append(titleLikes, likePattern(t))
 		}
-		q.terms = append(q.terms, searchTerm{like: likePattern(t), exclude: exclude})
+		q.terms = append(q.terms, SearchTerm{Like: likePattern(t), Exclude: exclude})
 	}
 	// WordPress orders by relevance only when s is not empty to PHP ("0"
 	// is) and some term is not excluded.
 	if s == "0" || len(titleLikes) == 0 {
 		return q
 	}
-	o := &searchOrder{several: max(len(raw), 1) > 1, titleLikes: titleLikes}
-	if o.several {
+	o := &SearchOrder{Several: max(len(raw), 1) > 1, TitleLikes: titleLikes}
+	if o.Several {
 		if !negatedAfterSpace(s) {
-			o.sentence = likePattern(s)
+			o.Sentence = likePattern(s)
 		}
-		o.all = len(titleLikes) < 7
-		o.any = o.all && len(titleLikes) > 1
-		if o.sentence == "" && !o.all {
+		o.All = len(titleLikes) < 7
+		o.Any = o.All && len(titleLikes) > 1
+		if o.Sentence == "" && !o.All {
 			return q // an empty CASE: no relevance order
 		}
 	}
@@ -281,3 +281,11 @@ func (q Search) Key() string {
 // Nothing reports whether q is within an archive the site lacks, and so
 // lists nothing.
 func (q Search) Nothing() bool { return q.nothing }
+
+// Terms are q's terms, all of which a post must meet; nil for an empty s.
+// The slice is q's own, not to be changed.
+func (q Search) Terms() []SearchTerm { return q.terms }
+
+// Order is q's relevance order, which comes before post_date DESC; nil
+// when WordPress orders by date alone.
+func (q Search) Order() *SearchOrder { return q.order }
