@@ -10,8 +10,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -45,6 +47,33 @@ func (f fakePosts) Posts(ctx context.Context, p blog.Page) ([]blog.Post, error) 
 		}
 	}
 	return f.posts[min(offset, len(f.posts)):min(offset+p.Limit, len(f.posts))], nil
+}
+
+// Rank ranks every post, in their order: the fake files every post under
+// every search too.
+func (f fakePosts) Rank(ctx context.Context, q blog.Search) (*blog.Ranking, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	entries := make([]blog.RankEntry, len(f.posts))
+	for i, p := range f.posts {
+		entries[i] = blog.RankEntry{ID: p.ID, Date: int64(len(f.posts) - i)}
+	}
+	return blog.NewRanking(entries, time.Now()), nil
+}
+
+// StickyPosts answers the posts among ids.
+func (f fakePosts) StickyPosts(ctx context.Context, ids []uint64) ([]blog.Post, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	var out []blog.Post
+	for _, p := range f.posts {
+		if slices.Contains(ids, p.ID) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
 }
 
 func (f fakePosts) Ping(ctx context.Context) error { return f.err }

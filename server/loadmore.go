@@ -12,20 +12,15 @@ import (
 	"github.com/wploadmore/wploadmore/session"
 )
 
-// pages is what the handlers read posts through: one page of any listing,
-// as readers see it. listing.Sticky, listing.Cache and listing.Direct are
-// ones. Its errors wrap wpdb.ErrUnavailable when the database failed and
-// listing.ErrBusy when the query was not admitted.
-type pages interface {
-	Posts(ctx context.Context, p blog.Page) ([]listing.Post, error)
-}
-
 // loadMore answers the PHP script's one URL: the JSON endpoint when the
 // query names start, as PHP's isset($_GET['start']) decided, the page
 // otherwise; each for the whole blog, counted in the visitor's session, or
 // for an archive, public and the same for every reader.
 type loadMore struct {
-	pages    pages
+	// pages are read through: listing.Sticky, listing.Cache or
+	// listing.Direct. Their errors wrap wpdb.ErrUnavailable when the
+	// database failed and listing.ErrBusy when the query was not admitted.
+	pages    listing.Pages
 	terms    *archiveTerms
 	sessions sessionStore
 	cookie   session.Cookie

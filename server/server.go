@@ -16,11 +16,10 @@ import (
 )
 
 // postSource is what the server needs of the WordPress database; a
-// *wpdb.Store is one.
+// *wpdb.Store is one. Its errors wrap wpdb.ErrUnavailable when the
+// database failed.
 type postSource interface {
-	// Posts returns page p of its listing, each post with its Excerpt.
-	// Its errors wrap wpdb.ErrUnavailable when the database failed.
-	Posts(ctx context.Context, p blog.Page) ([]blog.Post, error)
+	listing.Source
 	Ping(ctx context.Context) error
 }
 
@@ -109,19 +108,15 @@ func newServer(deps serverDeps) (*server, error) {
 		csp: newPagePolicy(site), terms: newArchiveTerms(deps.Terms),
 		words: newSiteWords(deps.Templates, pagewords.Sizes{Batch: cfg.Batch, MaxPosts: cfg.MaxPagePosts}, deps.Logger)}
 	s.useWords(deps.Options, site)
-	var views pages = listing.NewDirect(deps.Posts, s.format)
+	var views listing.Pages = listing.NewDirect(deps.Posts, s.format)
 	if cfg.CacheTTL > 0 {
 		// One cache for the blog and its archives: each hot archive's head
 		// is kept as the blog's, within the same bounds.
 		views = listing.NewCache(deps.Posts, s.format, cfg.cacheLimits(deps.PoolSize), deps.Logger, deps.Metrics)
 	}
 	if cfg.StickyPosts {
-		src, ok := deps.Posts.(listing.StickySource)
-		if !ok {
-			return nil, fmt.Errorf("-sticky-posts: the database (%T) cannot read sticky posts", deps.Posts)
-		}
 		// The blog only: archives never put sticky posts first.
-		s.sticky = listing.NewSticky(views, src, s.format, cfg.CacheTTL, deps.Options.StickyPosts, deps.Logger)
+		s.sticky = listing.NewSticky(views, cfg.CacheTTL, deps.Options.StickyPosts, deps.Logger)
 		views = s.sticky
 	}
 	renderer, err := listing.NewRenderer(cfg.renderSettings(site.Title), deps.Templates, string(mustacheFile.body), coder)

@@ -151,25 +151,22 @@ func newCache(next Source, format *Format, limits CacheLimits, logger *slog.Logg
 		heads:      newRecentHeads(max(limits.MaxEntries, 1)),
 		entries:    map[pageRange]*list.Element{},
 		flights:    map[pageRange]*flight{},
-		searches:   newRankings(next, limits.SearchBytes, cmp.Or(limits.SearchTTL, limits.TTL)),
+		searches:   newRankings(limits.SearchBytes, cmp.Or(limits.SearchTTL, limits.TTL)),
 	}
 }
 
 // Posts returns page p from its listing's head or a cached page, or asks
-// next. Waiting for a query that another request started ends when ctx
-// does. It returns next's errors, which are not remembered, ctx's cause,
-// and an error wrapping ErrBusy when the query was not admitted.
+// next; a search's pages are cut from its kept ranking (see search.go).
+// Waiting for a query that another request started ends when ctx does.
+// It returns next's errors, which are not remembered, ctx's cause, and an
+// error wrapping ErrBusy when the query was not admitted.
 func (c *Cache) Posts(ctx context.Context, p blog.Page) ([]Post, error) {
-	if q, ok := p.In.(blog.Search); ok {
-		in, err := c.rank(ctx, q)
-		if err != nil {
-			c.observer.CacheMiss()
-			return nil, err
-		}
-		p.In = in
-	}
+	return blog.ReadPage(ctx, p, cachePages{c})
+}
+
+// posts returns page p of in from its head or a cached page, or asks next.
+func (c *Cache) posts(ctx context.Context, p blog.Page, in listed) ([]Post, error) {
 	key := pageRange{listing: p.Key(), lastPost: p.LastPost, offset: p.Offset, limit: p.Limit}
-	in := p.Listing()
 	if key.offset < 0 || key.limit <= 0 {
 		// Nothing worth keeping; next says what is wrong.
 		c.observer.CacheMiss()
@@ -255,7 +252,7 @@ func (head *cachedPage) cut(key pageRange, depth int) ([]Post, bool) {
 // stale while it is under staleFactor times ttl old. It returns ctx's
 // cause when ctx ends first, an error wrapping ErrBusy when the query was
 // not admitted, and next's errors.
-func (c *Cache) get(ctx context.Context, key pageRange, in blog.Listing) (p *cachedPage, hit bool, err error) {
+func (c *Cache) get(ctx context.Context, key pageRange, in listed) (p *cachedPage, hit bool, err error) {
 	now := c.now()
 	c.mu.Lock()
 	archiveHead := key.listing != "" && c.isHead(key)
@@ -268,7 +265,7 @@ func (c *Cache) get(ctx context.Context, key pageRange, in blog.Listing) (p *cac
 			c.lru.MoveToFront(el)
 			// A search's head is cut from its ranking, which a refresh
 			// would not renew.
-			if !p.refreshing && age >= c.ttl/2 && c.isHead(key) && c.flights[key] == nil && !isSearch(in) {
+			if !p.refreshing && age >= c.ttl/2 && c.isHead(key) && c.flights[key] == nil && in.ranked.IsZero() {
 				// The blog's head is never refused (it is not admitted);
 				// an archive's may be, and a later reader tries again.
 				// Pinned, neither is cancelled.
@@ -299,10 +296,10 @@ func (c *Cache) get(ctx context.Context, key pageRange, in blog.Listing) (p *cac
 
 // load queries next for key, in listing in, and keeps
 // the answer.
-func (c *Cache) load(ctx context.Context, key pageRange, in blog.Listing) (*cachedPage, error) {
+func (c *Cache) load(ctx context.Context, key pageRange, in listed) (*cachedPage, error) {
 	fetched := c.now() // before the query: what it reads is at least this fresh
-	if rs, ok := in.(rankedSearch); ok && rs.fetched.Before(fetched) {
-		fetched = rs.fetched
+	if !in.ranked.IsZero() && in.ranked.Before(fetched) {
+		fetched = in.ranked // no page is fresher than its ranking
 	}
 	posts, err := c.fetch(ctx, key, in)
 	if err != nil {
@@ -328,8 +325,8 @@ func (c *Cache) load(ctx context.Context, key pageRange, in blog.Listing) (*cach
 }
 
 // fetch asks next for the page key names in listing in.
-func (c *Cache) fetch(ctx context.Context, key pageRange, in blog.Listing) ([]blog.Post, error) {
-	return c.next.Posts(ctx, blog.Page{In: in, LastPost: key.lastPost, Offset: key.offset, Limit: key.limit})
+func (c *Cache) fetch(ctx context.Context, key pageRange, in listed) ([]blog.Post, error) {
+	return c.next.Posts(ctx, blog.Page{In: in.listing, LastPost: key.lastPost, Offset: key.offset, Limit: key.limit})
 }
 
 // put keeps p, replacing the page of the same key, and drops the least

@@ -21,6 +21,7 @@ import (
 // them, or endless when total is 0), titled by the call that answered, so
 // a test sees whether an answer came from it or from the cache.
 type countingPosts struct {
+	noSearches
 	calls     atomic.Int64
 	cancelled atomic.Int64 // queries whose ctx ended while they waited for release
 	total     int

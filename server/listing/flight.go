@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/wploadmore/wploadmore/blog"
 )
 
 // missGrace is how long a query for a page not in memory waits before it
@@ -25,10 +23,10 @@ type flight struct {
 	page    *cachedPage
 	err     error
 	cancel  context.CancelFunc
-	pinned  bool         // a head's background refresh
-	slot    admission    // the place it holds among the misses or the reserved; nil for none
-	first   time.Time    // when a first read of an archive's head took a reserved slot for it
-	listing blog.Listing // the listing the page's key names
+	pinned  bool      // a head's background refresh
+	slot    admission // the place it holds among the misses or the reserved; nil for none
+	first   time.Time // when a first read of an archive's head took a reserved slot for it
+	listing listed    // the listing the page's key names
 
 	waiters int // under Cache.mu
 }
@@ -74,7 +72,7 @@ func (a admission) tryFor(ctx context.Context, d time.Duration) bool {
 // It returns ctx's cause when the reader is already gone (its client hung
 // up before the cache was asked: no query is started for it), and an
 // error wrapping ErrBusy when starting the query would pass MaxMisses.
-func (c *Cache) joinLocked(ctx context.Context, key pageRange, in blog.Listing, head read) (*flight, error) {
+func (c *Cache) joinLocked(ctx context.Context, key pageRange, in listed, head read) (*flight, error) {
 	f := c.flights[key]
 	if f == nil {
 		if ctx.Err() != nil {
@@ -125,7 +123,7 @@ const firstHeadRest = 4
 // a reserved slot: one readers came back to whenever one is free, a
 // first read one at a time and then after a rest (firstHeadRest). c.mu is
 // held.
-func (c *Cache) startLocked(ctx context.Context, key pageRange, in blog.Listing, refresh bool, head read) (*flight, error) {
+func (c *Cache) startLocked(ctx context.Context, key pageRange, in listed, refresh bool, head read) (*flight, error) {
 	var slot admission
 	var first time.Time
 	if key != c.headKey() {

@@ -16,6 +16,7 @@ import (
 // listingsByKey holds one listing of posts, newest first, for each Key,
 // and records each page it is asked for.
 type listingsByKey struct {
+	noSearches
 	mu     sync.Mutex
 	byKey  map[string][]blog.Post
 	sticky []blog.Post
@@ -65,7 +66,7 @@ func TestOneMethodEveryListing(t *testing.T) {
 		},
 		"sticky": func(src *listingsByKey) Pages {
 			direct := NewDirect(src, testFormat(t))
-			return NewSticky(direct, src, testFormat(t), time.Minute, []uint64{120}, slog.New(slog.DiscardHandler))
+			return NewSticky(direct, time.Minute, []uint64{120}, slog.New(slog.DiscardHandler))
 		},
 	}
 	for name, layer := range layers {

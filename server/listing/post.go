@@ -154,9 +154,16 @@ func JSONSize(posts []Post) int {
 
 // Source is where the listing's posts come from; a *wpdb.Store is one.
 type Source interface {
-	// Posts returns page p of its listing, each post with its Excerpt,
-	// as wpdb.Store.Posts pages them.
+	// Posts returns page p of its listing, each post with its Excerpt, as
+	// wpdb.Store.Posts pages them: a search's page cut from its ranking,
+	// or, when it has none, after its scan.
 	Posts(ctx context.Context, p blog.Page) ([]blog.Post, error)
+	// Rank reads a search's ranking in one scan, which the cache keeps
+	// and cuts its pages from.
+	Rank(ctx context.Context, q blog.Search) (*blog.Ranking, error)
+	// StickyPosts returns the published posts of the listed types among
+	// ids, newest first.
+	StickyPosts(ctx context.Context, ids []uint64) ([]blog.Post, error)
 }
 
 // Direct reads the listing without a cache: each page is read from its
@@ -174,6 +181,16 @@ func NewDirect(source Source, format *Format) Direct {
 // Posts returns page p. It returns the source's errors as they are.
 func (d Direct) Posts(ctx context.Context, p blog.Page) ([]Post, error) {
 	posts, err := d.source.Posts(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return d.format.Posts(posts)
+}
+
+// StickyPosts returns the sticky posts among ids, formatted. It returns
+// the source's errors as they are.
+func (d Direct) StickyPosts(ctx context.Context, ids []uint64) ([]Post, error) {
+	posts, err := d.source.StickyPosts(ctx, ids)
 	if err != nil {
 		return nil, err
 	}

@@ -34,23 +34,9 @@ const (
 	scanBurst = time.Second
 )
 
-// Ranker reads a search's ranking in one scan; a *wpdb.Store is one.
-type Ranker interface {
-	Rank(ctx context.Context, q blog.Search) (*blog.Ranking, error)
-}
-
-// rankedSearch is a search paging through the ranking the cache keeps
-// for it; fetched is when that ranking's scan started, and no page cut
-// from it is fresher.
-type rankedSearch struct {
-	blog.Search
-	fetched time.Time
-}
-
 // rankings are the searches' kept rankings and the scans in the air, all
 // under Cache.mu.
 type rankings struct {
-	ranker   Ranker // nil: searches are read page by page from the Source
 	maxBytes int
 	ttl      time.Duration            // how long a ranking is paged through
 	entries  map[string]*list.Element // of *keptRanking, by the search's Key
@@ -82,20 +68,16 @@ type rankFlight struct {
 	waiters int // under Cache.mu
 }
 
-func newRankings(next Source, maxBytes int, ttl time.Duration) rankings {
-	r, _ := next.(Ranker)
-	return rankings{ranker: r, maxBytes: maxBytes, ttl: ttl, maxScans: max(runtime.GOMAXPROCS(0)/2, 1), entries: map[string]*list.Element{}, flights: map[string]*rankFlight{},
+func newRankings(maxBytes int, ttl time.Duration) rankings {
+	return rankings{maxBytes: maxBytes, ttl: ttl, maxScans: max(runtime.GOMAXPROCS(0)/2, 1), entries: map[string]*list.Element{}, flights: map[string]*rankFlight{},
 		scanTime: newRenderClock(scanShare, scanBurst, time.Now)}
 }
 
-// rank returns q paging through its ranking: the kept one while it is
-// fresh, else the one a scan reads, shared with concurrent readers. It
-// returns ctx's cause when ctx ends first, an error wrapping ErrBusy when
-// the scan was not admitted, and the Ranker's errors, which are not kept.
-func (c *Cache) rank(ctx context.Context, q blog.Search) (blog.Listing, error) {
-	if c.searches.ranker == nil {
-		return q, nil
-	}
+// rank returns q's ranking: the kept one while it is fresh, else the one
+// a scan reads, shared with concurrent readers. It returns ctx's cause
+// when ctx ends first, an error wrapping ErrBusy when the scan was not
+// admitted, and the Source's errors, which are not kept.
+func (c *Cache) rank(ctx context.Context, q blog.Search) (*keptRanking, error) {
 	key := q.Key()
 	now := c.now()
 	c.mu.Lock()
@@ -103,7 +85,7 @@ func (c *Cache) rank(ctx context.Context, q blog.Search) (blog.Listing, error) {
 		if k := el.Value.(*keptRanking); now.Sub(k.fetched) < c.searches.ttl {
 			c.searches.lru.MoveToFront(el)
 			c.mu.Unlock()
-			return rankedSearch{Search: q.Ranked(k.ranking), fetched: k.fetched}, nil
+			return k, nil
 		}
 	}
 	f := c.searches.flights[key]
@@ -139,7 +121,7 @@ func (c *Cache) rank(ctx context.Context, q blog.Search) (blog.Listing, error) {
 		if f.err != nil {
 			return nil, f.err
 		}
-		return rankedSearch{Search: q.Ranked(f.kept.ranking), fetched: f.kept.fetched}, nil
+		return f.kept, nil
 	case <-ctx.Done():
 		c.mu.Lock()
 		if f.waiters--; f.waiters == 0 {
@@ -158,7 +140,7 @@ func (c *Cache) scan(ctx context.Context, key string, q blog.Search, f *rankFlig
 	defer f.cancel()
 	fetched := c.now() // before the scan: what it reads is at least this fresh
 	began := time.Now()
-	ranking, err := c.searches.ranker.Rank(ctx, q)
+	ranking, err := c.next.Rank(ctx, q)
 	c.searches.scanTime.charge(time.Since(began))
 	c.misses.done()
 	c.mu.Lock()
@@ -198,10 +180,4 @@ func (rs *rankings) put(k *keptRanking) {
 		delete(rs.entries, old.key)
 		rs.bytes -= old.size
 	}
-}
-
-// isSearch reports whether in is a search cut from a kept ranking.
-func isSearch(in blog.Listing) bool {
-	_, ok := in.(rankedSearch)
-	return ok
 }

@@ -11,17 +11,14 @@ import (
 	"github.com/wploadmore/wploadmore/blog"
 )
 
-// StickySource reads the posts the sticky_posts option names; a
-// *wpdb.Store is one.
-type StickySource interface {
-	// StickyPosts returns the published posts of the listed types among
-	// ids, newest first.
-	StickyPosts(ctx context.Context, ids []uint64) ([]blog.Post, error)
-}
-
-// Pages is the listing Sticky rearranges: a Cache or a Direct.
+// Pages is the listing as readers get it, formatted: a Direct, a Cache,
+// or a Sticky over either.
 type Pages interface {
+	// Posts returns page p of its listing.
 	Posts(ctx context.Context, p blog.Page) ([]Post, error)
+	// StickyPosts returns the published posts of the listed types among
+	// ids, newest first, as the database has them now.
+	StickyPosts(ctx context.Context, ids []uint64) ([]Post, error)
 }
 
 // Sticky is the listing as WordPress's blog home orders it: the sticky
@@ -36,8 +33,6 @@ type Pages interface {
 // safe for concurrent use.
 type Sticky struct {
 	pages  Pages
-	db     StickySource
-	format *Format
 	ttl    time.Duration
 	now    func() time.Time
 	logger *slog.Logger
@@ -64,11 +59,11 @@ type stickyFlight struct {
 }
 
 // NewSticky puts the posts ids names (the sticky_posts option) first in
-// pages, reading them from db again once they are ttl old (each time when
-// ttl is 0). Background reads that fail are logged to logger; the readers
-// that then have to wait get the error themselves.
-func NewSticky(pages Pages, db StickySource, format *Format, ttl time.Duration, ids []uint64, logger *slog.Logger) *Sticky {
-	s := &Sticky{pages: pages, db: db, format: format, ttl: ttl, now: time.Now, logger: logger}
+// pages, reading them from pages again once they are ttl old (each time
+// when ttl is 0). Background reads that fail are logged to logger; the
+// readers that then have to wait get the error themselves.
+func NewSticky(pages Pages, ttl time.Duration, ids []uint64, logger *slog.Logger) *Sticky {
+	s := &Sticky{pages: pages, ttl: ttl, now: time.Now, logger: logger}
 	s.SetIDs(ids)
 	return s
 }
@@ -130,11 +125,7 @@ func (s *Sticky) startLocked(ids []uint64, ahead bool) *stickyFlight {
 	go func() {
 		defer close(f.done)
 		fetched := s.now()
-		found, err := s.db.StickyPosts(context.Background(), ids)
-		var posts []Post
-		if err == nil {
-			posts, err = s.format.Posts(found)
-		}
+		posts, err := s.pages.StickyPosts(context.Background(), ids)
 		if err != nil && ahead {
 			s.logger.Warn("sticky posts: background read failed; the last ones read are served until they expire", "err", err)
 		}
@@ -227,6 +218,12 @@ func (s *Sticky) others(ctx context.Context, sticky []Post, r, limit int) ([]Pos
 	page = leaveOut(page, sticky)
 	from := min(before, len(page))
 	return page[from:min(from+limit, len(page))], nil
+}
+
+// StickyPosts returns the sticky posts among ids as the listing underneath
+// reads them now.
+func (s *Sticky) StickyPosts(ctx context.Context, ids []uint64) ([]Post, error) {
+	return s.pages.StickyPosts(ctx, ids)
 }
 
 // leaveOut returns page without the sticky posts, in a slice of its own.

@@ -18,9 +18,13 @@ import (
 )
 
 // memoryPosts is a listing held in memory, newest first, with sticky posts
-// read from it by ID: a Source and a StickySource whose posts are
-// all published.
+// read from it by ID: a Source whose posts are all published, and which
+// holds no search.
 type memoryPosts []blog.Post
+
+func (memoryPosts) Rank(ctx context.Context, q blog.Search) (*blog.Ranking, error) {
+	return noSearches{}.Rank(ctx, q)
+}
 
 // Posts files every post under every archive: the archive's pages are
 // the listing's.
@@ -75,7 +79,7 @@ func TestStickyWalks(t *testing.T) {
 		cache := NewCache(posts, format, CacheLimits{TTL: time.Minute, Depth: 3, MaxEntries: 100, MaxBytes: 1 << 20, MaxMisses: 4},
 			slog.New(slog.DiscardHandler), &cacheCounts{})
 		for name, pages := range map[string]Pages{"direct": NewDirect(posts, format), "cache": cache} {
-			sticky := NewSticky(pages, posts, format, time.Minute, ids, slog.New(slog.DiscardHandler))
+			sticky := NewSticky(pages, time.Minute, ids, slog.New(slog.DiscardHandler))
 			for batch := 1; batch <= 14; batch++ {
 				t.Run(fmt.Sprintf("%v/%s/batch=%d", ids, name, batch), func(t *testing.T) {
 					if diff := cmp.Diff(want, walkSticky(t, sticky, batch, false)); diff != "" {
@@ -118,9 +122,10 @@ func walkSticky(t *testing.T, s *Sticky, batch int, keyset bool) []uint64 {
 	return nil
 }
 
-// changingSticky is a StickySource whose answer a test changes, or makes
-// fail, and which counts its reads.
+// changingSticky is a listing whose sticky posts a test changes, or makes
+// fail, and which counts its reads of them.
 type changingSticky struct {
+	memoryPosts
 	mu    sync.Mutex
 	posts []blog.Post
 	err   error
@@ -152,10 +157,9 @@ func (c *changingSticky) count() int {
 func TestStickyFreshness(t *testing.T) {
 	t.Parallel()
 	listing := memoryPosts{{ID: 3, Date: "2024-01-03 00:00:00"}, {ID: 2, Date: "2024-01-02 00:00:00"}, {ID: 1, Date: "2024-01-01 00:00:00"}}
-	db := &changingSticky{posts: listing[2:]}
+	db := &changingSticky{memoryPosts: listing, posts: listing[2:]}
 	logs := &testkit.SyncBuffer{}
-	format := testFormat(t)
-	s := NewSticky(NewDirect(listing, format), db, format, time.Second, []uint64{1, 2}, slog.New(slog.NewTextHandler(logs, nil)))
+	s := NewSticky(NewDirect(db, testFormat(t)), time.Second, []uint64{1, 2}, slog.New(slog.NewTextHandler(logs, nil)))
 	clock := testkit.NewClock(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
 	s.now = clock.Now
 	first := func() uint64 {

@@ -1,8 +1,10 @@
 package listing
 
 import (
+	"context"
 	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/wploadmore/wploadmore/blog"
 )
@@ -32,3 +34,16 @@ type keyed struct {
 }
 
 func (k keyed) Key() string { return k.key }
+
+// noSearches is what a fake Source holding no search and no sticky post
+// answers for them: an empty ranking, whose pages it reads by Key as any
+// other, and no posts.
+type noSearches struct{}
+
+func (noSearches) Rank(ctx context.Context, q blog.Search) (*blog.Ranking, error) {
+	return blog.NewRanking(nil, time.Now()), nil
+}
+
+func (noSearches) StickyPosts(ctx context.Context, ids []uint64) ([]blog.Post, error) {
+	return []blog.Post{}, nil
+}
