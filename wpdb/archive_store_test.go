@@ -213,9 +213,9 @@ func TestArchiveOutage(t *testing.T) {
 	}
 	a := wpdbtest.ResolveArchive(t, terms, "category_name=news")
 	reads := map[string]func() error{
-		"terms":   func() error { _, err := store.Terms(ctx); return err },
-		"PostsIn": func() error { _, err := store.Posts(ctx, blog.Page{In: a, Offset: 0, Limit: 5}); return err },
-		"PostsAfterIn": func() error {
+		"terms":       func() error { _, err := store.Terms(ctx); return err },
+		"offset page": func() error { _, err := store.Posts(ctx, blog.Page{In: a, Offset: 0, Limit: 5}); return err },
+		"keyset page": func() error {
 			_, err := store.Posts(ctx, blog.Page{In: a, LastPost: 1, Offset: 0, Limit: 5})
 			return err
 		},

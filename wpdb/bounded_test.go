@@ -99,7 +99,7 @@ func storedContent(driver, content string) string {
 }
 
 // boundedTable is a posts table of two posts: the one checked, listed
-// second, and a newer one, whose ID PostsAfter starts from.
+// second, and a newer one, whose ID the keyset page starts from.
 type boundedTable struct {
 	driver  string
 	db      *sql.DB
@@ -133,9 +133,9 @@ func newBoundedTable(t testing.TB, driver string) *boundedTable {
 	return &boundedTable{driver, db, ids[0], ids[1], boundedStores(t, cfg)}
 }
 
-// check stores content in the checked post, has every store read it
-// through Posts and through PostsAfter the newer post, and compares the
-// excerpts with the Shaper's of the whole content.
+// check stores content in the checked post, has every store read it at
+// an offset and after the newer post, and compares the excerpts with the
+// Shaper's of the whole content.
 func (tb *boundedTable) check(t *testing.T, content string) {
 	t.Helper()
 	ctx := context.Background()
@@ -153,7 +153,7 @@ func (tb *boundedTable) check(t *testing.T, content string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for how, got := range map[string][]blog.Post{"Posts": posts, "PostsAfter": after} {
+		for how, got := range map[string][]blog.Post{"offset page": posts, "keyset page": after} {
 			if len(got) != 1 || got[0].ID != tb.checked {
 				t.Fatalf("%s: %s returned %+v, want post %d", bs.name, how, got, tb.checked)
 			}
@@ -165,7 +165,7 @@ func (tb *boundedTable) check(t *testing.T, content string) {
 }
 
 // TestBoundedRead: for adversarial and realistic posts, on both drivers,
-// with starts of 1 character up to the product's, Posts and PostsAfter
+// with starts of 1 character up to the product's, offset and keyset pages
 // return exactly the excerpt of the whole post.
 func TestBoundedRead(t *testing.T) {
 	t.Parallel()

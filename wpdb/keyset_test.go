@@ -15,11 +15,12 @@ import (
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
-// TestPostsAfter pages with PostsAfter through posts that share dates, of
-// several types, and checks each page is the next slice of the listing,
-// also when the last post shown has since been unpublished, and that a
-// position that no longer exists falls back to the offset.
-func TestPostsAfter(t *testing.T) {
+// TestKeysetPages pages after a post (Page.LastPost) through posts that
+// share dates, of several types, and checks each page is the next slice
+// of the listing, also when the last post shown has since been
+// unpublished, and that a position that no longer exists falls back to
+// the offset.
+func TestKeysetPages(t *testing.T) {
 	t.Parallel()
 	for _, driver := range wpdbtest.Drivers() {
 		for _, types := range [][]string{{"post"}, {"post", "page"}} {
@@ -42,7 +43,7 @@ func TestPostsAfter(t *testing.T) {
 				for i := range all {
 					got, err := store.Posts(ctx, blog.Page{LastPost: all[i].ID, Offset: 999, Limit: 3})
 					if err != nil {
-						t.Fatalf("PostsAfter(%d): %v", all[i].ID, err)
+						t.Fatalf("page after post %d: %v", all[i].ID, err)
 					}
 					if diff := cmp.Diff(ids(all[i+1:min(i+4, len(all))]), ids(got)); diff != "" {
 						t.Errorf("after post %d (position %d) (-want +got):\n%s", all[i].ID, i, diff)
@@ -172,13 +173,13 @@ func TestKeysetReadsOnlyAPage(t *testing.T) {
 	}
 }
 
-// TestPostsAfterOneQuery counts, through a proxy, the statements
-// PostsAfter sends MariaDB: one page query, whether the position is in the
+// TestKeysetPageOneQuery counts, through a proxy, the statements a page
+// after a post sends MariaDB: one page query, whether the position is in the
 // listing, at its end, or gone (then the offset decides, in the same
 // query), plus the card queries any page of posts costs (the featured
 // images: Posts of the same page costs as much). Before, a position gone
 // cost two more: the position, then the offset query after the seek.
-func TestPostsAfterOneQuery(t *testing.T) {
+func TestKeysetPageOneQuery(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	cfg := wpdbtest.MySQL(t)
@@ -215,7 +216,7 @@ func TestPostsAfterOneQuery(t *testing.T) {
 				t.Fatal(err)
 			}
 			if n := proxy.Queries() - before; n != tc.statements {
-				t.Errorf("PostsAfter ran %d statements, want %d (Posts of a page: %d)", n, tc.statements, page)
+				t.Errorf("the page after a post ran %d statements, want %d (a page at an offset: %d)", n, tc.statements, page)
 			}
 			if diff := cmp.Diff(tc.want, ids(got)); diff != "" {
 				t.Errorf("posts (-want +got):\n%s", diff)

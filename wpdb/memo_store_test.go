@@ -15,7 +15,7 @@ import (
 )
 
 // TestExcerptMemo: with the memo on, a post is shaped once across many
-// reads, through Posts and PostsAfter; an edit made as WordPress makes it
+// reads, at an offset and after a post; an edit made as WordPress makes it
 // (post_content and post_modified_gmt), or by raw SQL that changes the
 // content's length but forgets post_modified_gmt, is shaped again and
 // shows; with the memo off, every read shapes.
@@ -45,7 +45,7 @@ func TestExcerptMemo(t *testing.T) {
 				for _, p := range append(posts, after...) {
 					if p.ID == id {
 						if got != "" && p.Excerpt != got {
-							t.Fatalf("post %d: Posts and PostsAfter disagree: %q, %q", id, got, p.Excerpt)
+							t.Fatalf("post %d: the offset page and the keyset page disagree: %q, %q", id, got, p.Excerpt)
 						}
 						got = p.Excerpt
 					}

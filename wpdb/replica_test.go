@@ -127,7 +127,7 @@ func TestReplicaReads(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got := ids(posts); !cmp.Equal(got, []uint64{2, 1}) {
-			t.Fatalf("PostsAfter(3) = %v, want [2 1]", got)
+			t.Fatalf("page after post 3 = %v, want [2 1]", got)
 		}
 	}
 	if _, err := s.Options(ctx); err != nil {

@@ -80,7 +80,7 @@ type target struct {
 // costs one round trip instead of three (prepare, execute, close).
 type statements struct {
 	page   *sqlx.Stmt
-	keyset *sqlx.Stmt // see PostsAfter
+	keyset *sqlx.Stmt // the page after a post (see keysetQuery)
 }
 
 func (st *statements) close() {
