@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/wploadmore/wploadmore/blog"
@@ -99,22 +98,6 @@ func (s *Store) addCards(ctx context.Context, t *target, posts []blog.Post) erro
 		}
 	}
 	return s.addPagePaths(ctx, t, posts)
-}
-
-// idList is an IN list of ids, written out: they are IDs the database
-// gave, never a visitor's text, and a query without parameters is one
-// round trip (a text query) where one with them is three (prepare,
-// execute, close) for a list whose length changes with every page.
-func idList(ids []uint64) string {
-	b := make([]byte, 0, 2+8*len(ids))
-	b = append(b, '(')
-	for i, id := range ids {
-		if i > 0 {
-			b = append(b, ", "...)
-		}
-		b = strconv.AppendUint(b, id, 10)
-	}
-	return string(append(b, ')'))
 }
 
 // thumbnailRow is one meta row of a post's featured image: the post, its

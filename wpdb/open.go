@@ -107,16 +107,6 @@ func createMySQLDatabase(ctx context.Context, mc *mysql.Config) error {
 	return nil
 }
 
-// quoteIdent quotes a table, column or database name for driver's SQL.
-// Table names are built from a validated prefix; the quotes keep names
-// that are keywords or hold odd characters intact.
-func quoteIdent(driver, name string) string {
-	if driver == DriverSQLite {
-		return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
-	}
-	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
-}
-
 // driverLogger passes the MySQL driver's messages to an injected logger
 // instead of the driver's global one, which writes to stderr.
 type driverLogger struct{ log *slog.Logger }

@@ -3,7 +3,6 @@ package wpdb
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/wploadmore/wploadmore/blog"
@@ -100,14 +99,4 @@ func (s *Store) readAuthors(ctx context.Context, t *target) ([]blog.Author, erro
 		return nil, fmt.Errorf("wpdb: authors: %w", unavailable(err))
 	}
 	return authors, nil
-}
-
-// typeList is the store's post types as an SQL list: each is checked by
-// ValidatePostType (a-z, 0-9, - and _), so it can be written out.
-func (s *Store) typeList() string {
-	quoted := make([]string, len(s.types))
-	for i, pt := range s.types {
-		quoted[i] = "'" + pt + "'"
-	}
-	return "(" + strings.Join(quoted, ", ") + ")"
 }
