@@ -16,7 +16,7 @@ import (
 // LoadWPConfig reads the database settings of a WordPress site from its
 // wp-config.php at path; see [ParseWPConfig]. Knowing the file's folder,
 // it also reads values built from __DIR__ and dirname(__FILE__), and
-// takes that folder for ABSPATH, where WordPress lives (see [Language]).
+// takes that folder for ABSPATH, where WordPress lives (see [blog.Language]).
 //
 // It returns an error when the file cannot be read or ParseWPConfig fails.
 func LoadWPConfig(path string) (Config, error) {

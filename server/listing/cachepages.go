@@ -7,15 +7,16 @@ import (
 	"github.com/wploadmore/wploadmore/blog"
 )
 
-// cachePages reads each kind of listing through the cache.
+// cachePages reads each kind of listing through the cache: the blog and
+// an archive alike, a search from its ranking.
 type cachePages struct{ c *Cache }
 
 func (r cachePages) Home(ctx context.Context, p blog.Page) ([]Post, error) {
 	return r.c.posts(ctx, p, listed{listing: p.Listing()})
 }
 
-func (r cachePages) Archive(ctx context.Context, a blog.Archive, p blog.Page) ([]Post, error) {
-	return r.c.posts(ctx, p, listed{listing: a})
+func (r cachePages) Archive(ctx context.Context, _ blog.Archive, p blog.Page) ([]Post, error) {
+	return r.c.posts(ctx, p, listed{listing: p.Listing()})
 }
 
 // Search reads page p of q from q's ranking, the one kept or else one read
