@@ -14,7 +14,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -28,6 +27,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/public"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
@@ -93,19 +93,14 @@ func startBrowserServer(t *testing.T, cfg wpdb.Config, env map[string]string) st
 }
 
 // browser starts a headless Chromium for t, stopped when t ends, and
-// returns the context of its first tab. Without Chromium the test is
-// skipped, except under CI where that is a failure.
+// returns the context of its first tab. It skips t under -short and fails
+// it without Chromium.
 func browser(t *testing.T) context.Context {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: a test in Chromium")
 	}
-	if _, err := exec.LookPath(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("browser tests need Chromium at %s: apt-get install -y chromium", chromiumPath)
-		}
-		t.Skipf("Chromium not found at %s (apt-get install -y chromium); skipping the browser tests", chromiumPath)
-	}
+	testkit.NeedPackage(t, "chromium", chromiumPath)
 	// The widget imports mustache.js from the embedded vendor folder.
 	if _, err := fs.Stat(public.FS, vendoredMustache); err != nil {
 		t.Fatalf("public/%s is missing: run `make assets` before the browser tests (%v)", vendoredMustache, err)

@@ -371,7 +371,7 @@ func TestDBHostAsPHP(t *testing.T) {
 		t.Skip("-short: PHP connects to every DB_HOST form")
 	}
 	t.Parallel()
-	needPHPMySQLi(t)
+	wpdbtest.NeedWordPress(t) // php-cli, its mysqli and WordPress
 	sock := socketOnly.Socket(t)
 	hosts := []string{
 		"localhost", "LOCALHOST", "", "localhost:3307", ":3307",
@@ -430,26 +430,4 @@ func goReaches(t *testing.T, ctx context.Context, host, sock string) string {
 		return "error"
 	}
 	return v
-}
-
-// needPHPMySQLi skips t, or fails it under CI=true, without php-cli, its
-// mysqli extension, or Debian's wordpress package: .ci/run installs them.
-func needPHPMySQLi(t *testing.T) {
-	t.Helper()
-	why := ""
-	if out, err := exec.Command("php", "-m").Output(); err != nil {
-		why = "php not found"
-	} else if !bytes.Contains(out, []byte("\nmysqli\n")) {
-		why = "the php mysqli extension is missing"
-	} else if _, err := os.Stat("/usr/share/wordpress/wp-includes/class-wpdb.php"); err != nil {
-		why = "WordPress is not in /usr/share/wordpress"
-	}
-	if why == "" {
-		return
-	}
-	msg := why + " (apt-get install -y php-cli php-mysql wordpress)"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
 }

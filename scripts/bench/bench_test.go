@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
@@ -95,6 +98,7 @@ func TestMarkdown(t *testing.T) {
 // that is not there measures 0, or nothing, where it should measure 1.
 func TestTargets(t *testing.T) {
 	t.Parallel()
+	testkit.NeedPackage(t, "wordpress-l10n", filepath.Join(debianLanguages, "de_DE.mo")) // the language rows
 	ctx, cfg, r := context.Background(), wpdbtest.MySQL(t), sessiontest.New(t)
 	insertArchiveSite(t, ctx, cfg, 40)
 	sessions, err := session.OpenRedis(ctx, r.URL, session.Config{KeyPrefix: r.Prefix, Format: session.FormatPHP,

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/sitegen"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
@@ -19,6 +20,11 @@ func TestWordPressREST(t *testing.T) {
 		t.Skip("-short: runs WordPress behind php-fpm and nginx")
 	}
 	wpdbtest.NeedWordPress(t)
+	for pkg, names := range map[string][]string{"php-fpm": {"php-fpm", "php-fpm8.2"}, "nginx": {"nginx"}} {
+		if _, err := findTool(names...); err != nil {
+			testkit.MissingPackage(t, pkg, err.Error())
+		}
+	}
 	t.Parallel()
 	ctx, cfg := context.Background(), wpdbtest.MySQL(t)
 	insertArchiveSite(t, ctx, cfg, 12) // "Post 1" to "Post 12"

@@ -3,12 +3,11 @@ package media
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
@@ -22,12 +21,7 @@ func TestAltAsBrowsersReadIt(t *testing.T) {
 	}
 	t.Parallel()
 	const chromium = "/usr/bin/chromium"
-	if _, err := exec.LookPath(chromium); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("this test needs Chromium at %s: apt-get install -y chromium", chromium)
-		}
-		t.Skipf("Chromium not found at %s (apt-get install -y chromium); skipping", chromium)
-	}
+	testkit.NeedPackage(t, "chromium", chromium)
 	alts := []string{
 		`<b>Tom</b> &amp; "Jerry" 'x' & <`,
 		"&#128; &#x80; &#150; &#129; &#127; &#13; &#x0D; &#11; &#xFDD0; &#x1FFFE; &#xFFFE;",
