@@ -48,7 +48,7 @@ func benchHandler(b *testing.B, cacheTTL time.Duration, postsStart int, args ...
 	if err != nil {
 		b.Fatal(err)
 	}
-	visitor, err := sessions.AddPostsStart(context.Background(), "", postsStart-cfg.sessionConfig().InitialPostsStart)
+	visitor, err := sessions.Visit(context.Background(), session.Visitor{}, postsStart-cfg.sessionConfig().InitialPostsStart)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 // maxWatchAttempts bounds the optimistic retries of one update. Each failed
 // attempt means another writer succeeded, so the session makes progress;
 // 50 concurrent increments of one session need far fewer (see
-// TestConcurrentAddPostsStart).
+// TestConcurrentVisit).
 const maxWatchAttempts = 100
 
 // redisRoute is how the session commands reach the Redis that holds a key:
@@ -139,7 +139,7 @@ func (r *redisSessions) create(ctx context.Context, id string, value []byte) err
 }
 
 // read GETs the session's value, and only that: a read-only request
-// (Store.PeekPostsStart) must not refresh the expiry or take the lock,
+// (Store.Peek) must not refresh the expiry or take the lock,
 // which would be writes. It returns errUnreadable when the key holds no
 // string.
 func (r *redisSessions) read(ctx context.Context, id string) ([]byte, bool, error) {

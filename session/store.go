@@ -230,33 +230,6 @@ func orDiscard(logger *slog.Logger) *slog.Logger {
 	return logger
 }
 
-// PostsStart answers a page visit: Visit with no companion and nothing to
-// add. When id names a stored, readable session, it returns that session's
-// posts_start (writing InitialPostsStart when the session has none) and
-// refreshes its expiry. Otherwise (empty, malformed, unknown, expired,
-// unreadable or compressed) it issues a fresh id, saves a session holding
-// InitialPostsStart under it (or, past the creation budget, carries it in
-// State.Carry), and returns State.New. Errors wrap ErrUnavailable.
-func (s *Store) PostsStart(ctx context.Context, id string) (State, error) {
-	return s.Visit(ctx, Visitor{ID: id}, 0)
-}
-
-// AddPostsStart records that a JSON answer showed n more posts: Visit with
-// no companion. It adds n to the session's posts_start atomically, so
-// concurrent requests of one visitor never lose an increment. An id that
-// names no readable session gets a fresh session starting at
-// InitialPostsStart+n, as PostsStart would. Errors wrap ErrUnavailable,
-// except for a negative n.
-func (s *Store) AddPostsStart(ctx context.Context, id string, n int) (State, error) {
-	return s.Visit(ctx, Visitor{ID: id}, n)
-}
-
-// PeekPostsStart answers a request that must change nothing, such as
-// HEAD: Peek with no companion.
-func (s *Store) PeekPostsStart(ctx context.Context, id string) (State, error) {
-	return s.Peek(ctx, Visitor{ID: id})
-}
-
 // Ping checks that the store answers. Errors wrap ErrUnavailable; once a
 // write was refused for want of memory, they wrap ErrFull too until Redis
 // takes a write again (a small key that expires at once), though the

@@ -86,9 +86,9 @@ func TestCountersRoundTrips(t *testing.T) {
 	t.Cleanup(func() { store.Close() })
 	db := mariaDB(t)
 	// The first update creates the session, the second loads any script.
-	st, err := store.AddPostsStart(ctx, "", 2)
+	st, err := store.Visit(ctx, session.Visitor{}, 2)
 	if err == nil {
-		st, err = store.AddPostsStart(ctx, st.ID, 2)
+		st, err = store.Visit(ctx, session.Visitor{ID: st.ID}, 2)
 	}
 	before, err2 := readCount(ctx, url, db)
 	if err != nil || err2 != nil {
@@ -96,7 +96,7 @@ func TestCountersRoundTrips(t *testing.T) {
 	}
 	const n = 50
 	for range n {
-		if st, err = store.AddPostsStart(ctx, st.ID, 2); err != nil {
+		if st, err = store.Visit(ctx, session.Visitor{ID: st.ID}, 2); err != nil {
 			t.Fatal(err)
 		}
 	}
