@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
@@ -329,12 +330,12 @@ func TestCacheFreshness(t *testing.T) {
 			published := time.Now()
 			requests := 2
 			for ; srv.get(t, jsonPath(0, 1)).posts(t)[0].Title != "Newest"; requests++ {
-				if time.Since(published) > 1200*time.Millisecond {
+				if time.Since(published) > testkit.Scale(1200*time.Millisecond) {
 					t.Fatalf("the new post was not served within %v", time.Since(published))
 				}
 				time.Sleep(10 * time.Millisecond)
 			}
-			if took := time.Since(published); ttl == "0" && took > 200*time.Millisecond {
+			if took := time.Since(published); ttl == "0" && took > testkit.Scale(200*time.Millisecond) {
 				t.Errorf("without the cache the new post took %v to show", took)
 			}
 			if got, want := badgeValue(t, srv.get(t, "/load-more.php").Body), strconv.Itoa(2+requests); got != want {

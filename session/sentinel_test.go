@@ -259,7 +259,7 @@ func testSentinelDemoted(t *testing.T, setup *sessiontest.Sentinels) {
 	// the replies, so give it a moment.
 	allClosed := func(t *testing.T) {
 		t.Helper()
-		deadline := time.Now().Add(time.Second)
+		deadline := time.Now().Add(testkit.Scale(time.Second))
 		for {
 			mu.Lock()
 			open := 0

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -224,7 +225,7 @@ func TestArchiveOutage(t *testing.T) {
 		for name, read := range reads {
 			start := time.Now()
 			err := read()
-			if !errors.Is(err, wpdb.ErrUnavailable) || time.Since(start) > 2*time.Second {
+			if !errors.Is(err, wpdb.ErrUnavailable) || time.Since(start) > testkit.Scale(2*time.Second) {
 				t.Errorf("%s, database %s: %v after %v, want ErrUnavailable within the query timeout", name, state, err, time.Since(start))
 			}
 		}

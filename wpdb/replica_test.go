@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -94,8 +95,8 @@ func waitStatus(t *testing.T, s *wpdb.Store, want string, within time.Duration, 
 		if ok(st) {
 			return time.Since(begin), st
 		}
-		if time.Since(begin) > within {
-			t.Fatalf("replica not %s within %v: %+v", want, within, st)
+		if time.Since(begin) > testkit.Scale(within) {
+			t.Fatalf("replica not %s within %v: %+v", want, testkit.Scale(within), st)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -48,7 +48,7 @@ type mariadbd struct {
 
 // Databases creates a database of WordPress's posts table, named after t,
 // on the primary, waits until the replica has it, and returns a Config for
-// each (posts of type "post", 5 s query timeout). The database is dropped
+// each (posts of type "post", QueryTimeout). The database is dropped
 // through the primary when t ends. It skips t under -short, and fails it
 // when the servers cannot start.
 func (r *Replication) Databases(t testing.TB) (primary, replica wpdb.Config) {
@@ -56,7 +56,7 @@ func (r *Replication) Databases(t testing.TB) (primary, replica wpdb.Config) {
 	r.started(t)
 	name := dbName(t)
 	primary = wpdb.Config{Driver: wpdb.DriverMySQL, DSN: r.dsn(r.primary, name), TablePrefix: "wp_",
-		PostTypes: []string{"post"}, QueryTimeout: 5 * time.Second}
+		PostTypes: []string{"post"}, QueryTimeout: QueryTimeout()}
 	replica = primary
 	replica.DSN = r.dsn(r.replica, name)
 	admin := r.admin(t, r.primary)

@@ -28,7 +28,7 @@ const WordPressRoot = "/usr/share/wordpress/"
 // that WordPress, not a reading of its source, is the oracle.
 type WordPress struct {
 	// Config reads the site's database as the server would: table prefix
-	// wp_, posts of type "post", a 5 s query timeout.
+	// wp_, posts of type "post", QueryTimeout.
 	Config wpdb.Config
 	// Defines are constants the site's wp-config.php defines, such as
 	// WP_HOME, WP_SITEURL or WP_CONTENT_URL: they apply to every later
@@ -60,7 +60,7 @@ func NewWordPress(t testing.TB) *WordPress {
 	}
 	createDatabase(t, parsed.DBName)
 	wp := &WordPress{
-		Config:   wpdb.Config{Driver: wpdb.DriverMySQL, DSN: dsn, TablePrefix: "wp_", PostTypes: []string{"post"}, QueryTimeout: 5 * time.Second},
+		Config:   wpdb.Config{Driver: wpdb.DriverMySQL, DSN: dsn, TablePrefix: "wp_", PostTypes: []string{"post"}, QueryTimeout: QueryTimeout()},
 		Defines:  map[string]string{},
 		dir:      t.TempDir(),
 		database: parsed.DBName,

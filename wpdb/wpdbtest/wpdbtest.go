@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
@@ -26,6 +27,12 @@ import (
 // MySQLAddr is where the tests expect MariaDB (root, empty password), as
 // `make services` starts it.
 const MySQLAddr = "127.0.0.1:3306"
+
+// QueryTimeout is the query timeout of the Configs this package returns:
+// the server's default, 5 s, stretched by the machine's load
+// (testkit.Scale), so that a shared machine slows a test's queries down
+// without failing them. Tests of the timeout set their own.
+func QueryTimeout() time.Duration { return testkit.Scale(5 * time.Second) }
 
 // MySQL creates a uniquely named MariaDB database holding WordPress's
 // tables with the prefix wp_, drops it when t ends, and returns a Config
@@ -42,10 +49,10 @@ func Drivers() []string { return []string{wpdb.DriverMySQL, wpdb.DriverSQLite} }
 // New creates WordPress's tables, empty, named <prefix>posts and so on
 // (those of [wpdb.Schema]) for driver, and returns a Config for them
 // listing posts of type "post" with a 5 s query timeout, the server's
-// defaults.
+// defaults, stretched on a busy machine (QueryTimeout).
 func New(t testing.TB, driver, prefix string) wpdb.Config {
 	t.Helper()
-	cfg := wpdb.Config{TablePrefix: prefix, PostTypes: []string{"post"}, QueryTimeout: 5 * time.Second}
+	cfg := wpdb.Config{TablePrefix: prefix, PostTypes: []string{"post"}, QueryTimeout: QueryTimeout()}
 	switch driver {
 	case wpdb.DriverMySQL:
 		cfg.Driver, cfg.DSN = wpdb.DriverMySQL, newMySQL(t)
