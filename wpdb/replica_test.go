@@ -2,7 +2,6 @@ package wpdb_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net"
@@ -44,35 +43,26 @@ func openReplicated(t *testing.T, primary, replica wpdb.Config, maxLag time.Dura
 	return s
 }
 
-// selects counts the SELECT statements a server has run (prepared ones
-// included); the lag checks are SHOW statements and do not count.
-func selects(t *testing.T, db *sql.DB) int64 {
-	t.Helper()
-	var name string
-	var n int64
-	if err := db.QueryRow("SHOW GLOBAL STATUS LIKE 'Com_select'").Scan(&name, &n); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
-// counter tells how many SELECTs each server of the pair ran since the
-// last call.
+// counter tells how many SELECTs a Store ran on each server of the pair
+// since the last call, as the proxies it reads through count them
+// (prepared ones included): the lag checks are SHOW statements, and the
+// replication's own queries and the tests' writes do not pass there.
 type counter struct {
-	t                *testing.T
-	primary, replica *sql.DB
-	p, r             int64
+	primary, replica *wpdbtest.Proxy
+	p, r             int
 }
 
-func newCounter(t *testing.T) *counter {
-	c := &counter{t: t, primary: replication.Primary(t), replica: replication.Replica(t)}
-	c.delta()
-	return c
+// throughProxies returns primary and replica reached through proxies, and
+// the counter of the SELECTs run through them.
+func throughProxies(t *testing.T, primary, replica wpdb.Config) (wpdb.Config, wpdb.Config, *counter) {
+	t.Helper()
+	primary, pp := wpdbtest.ThroughProxy(t, primary)
+	replica, rp := wpdbtest.ThroughProxy(t, replica)
+	return primary, replica, &counter{primary: pp, replica: rp}
 }
 
-func (c *counter) delta() (primary, replica int64) {
-	c.t.Helper()
-	p, r := selects(c.t, c.primary), selects(c.t, c.replica)
+func (c *counter) delta() (primary, replica int) {
+	p, r := c.primary.Selects(), c.replica.Selects()
 	primary, replica = p-c.p, r-c.r
 	c.p, c.r = p, r
 	return primary, replica
@@ -106,6 +96,7 @@ func TestReplicaReads(t *testing.T) {
 	primary, replica := replication.Databases(t)
 	wpdbtest.Insert(t, primary, wpdbtest.Posts(5)...)
 	replication.Sync(t)
+	primary, replica, c := throughProxies(t, primary, replica)
 	s := openReplicated(t, primary, replica, 5*time.Second)
 	ctx := context.Background()
 
@@ -113,7 +104,7 @@ func TestReplicaReads(t *testing.T) {
 	if diff := cmp.Diff(want, s.Replicas(), cmpopts.IgnoreFields(wpdb.ReplicaStatus{}, "Checked")); diff != "" {
 		t.Errorf("Replicas() (-want +got):\n%s", diff)
 	}
-	c := newCounter(t)
+	c.delta()
 	for range 10 {
 		posts, err := s.Posts(ctx, wpdb.Page{Offset: 1, Limit: 2})
 		if err != nil {
@@ -147,7 +138,8 @@ func TestReplicaLag(t *testing.T) {
 	primary, replica := replication.Databases(t)
 	wpdbtest.Insert(t, primary, wpdbtest.Posts(3)...)
 	replication.Sync(t)
-	s := openReplicated(t, primary, replica, time.Second)
+	viaPrimary, viaReplica, c := throughProxies(t, primary, replica)
+	s := openReplicated(t, viaPrimary, viaReplica, time.Second)
 	repl := replication.Replica(t)
 	ctx := context.Background()
 	newest := write(t, primary, 4)
@@ -160,12 +152,12 @@ func TestReplicaLag(t *testing.T) {
 			}
 		}
 	}
-	// reads reads a page and returns the SELECTs each server ran for it,
+	// read reads a page and returns the SELECTs each server ran for it,
 	// checking that the page starts at a post at least as new as the
 	// newest the primary had before the read.
-	reads := func(fresh bool) (int64, int64) {
+	read := func(fresh bool) (int, int) {
 		t.Helper()
-		c := newCounter(t)
+		c.delta()
 		for range 5 {
 			before := newest.Load()
 			posts, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 1})
@@ -187,13 +179,13 @@ func TestReplicaLag(t *testing.T) {
 			t.Errorf("status %+v, want lag unknown (NULL), answering", st)
 		}
 		time.Sleep(500 * time.Millisecond) // the replica falls behind the writes
-		if p, r := reads(true); p == 0 || r != 0 {
+		if p, r := read(true); p == 0 || r != 0 {
 			t.Errorf("while set aside: %d SELECTs on the primary, %d on the replica; want some and none", p, r)
 		}
 		exec("START SLAVE SQL_THREAD")
 		took, st = waitReplica(t, s, true, 20*replicaCheck)
 		t.Logf("back in use %v after START SLAVE SQL_THREAD: %+v", took, st)
-		if p, r := reads(false); p != 0 || r == 0 {
+		if p, r := read(false); p != 0 || r == 0 {
 			t.Errorf("back in use: %d SELECTs on the primary, %d on the replica; want none and some", p, r)
 		}
 	})
@@ -209,7 +201,7 @@ func TestReplicaLag(t *testing.T) {
 		if !st.LagKnown || st.Lag <= time.Second || st.Aside != wpdb.AsideBehind {
 			t.Errorf("status %+v, want a known lag over 1s", st)
 		}
-		if p, r := reads(true); p == 0 || r != 0 {
+		if p, r := read(true); p == 0 || r != 0 {
 			t.Errorf("while behind: %d SELECTs on the primary, %d on the replica; want some and none", p, r)
 		}
 		exec("STOP SLAVE", "CHANGE MASTER TO MASTER_DELAY=0", "START SLAVE")
@@ -309,8 +301,12 @@ func TestReplicaKilled(t *testing.T) {
 	primary, replica := replication.Databases(t)
 	wpdbtest.Insert(t, primary, wpdbtest.Posts(5)...)
 	replication.Sync(t)
+	primary, replica, c := throughProxies(t, primary, replica)
 	s := openReplicated(t, primary, replica, 5*time.Second)
 	ctx := context.Background()
+	// A test before may have restarted replication a moment ago: the kill
+	// must find the replica in use.
+	waitReplica(t, s, true, 10*time.Second)
 
 	// Four readers in a loop, as a busy server's requests.
 	var ok, failed atomic.Int64
@@ -338,7 +334,7 @@ func TestReplicaKilled(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond)
 	before := ok.Load()
-	c := newCounter(t)
+	c.delta()
 	killed := time.Now()
 	replication.KillReplica(t)
 	took, st := waitReplica(t, s, false, 10*replicaCheck)
@@ -347,7 +343,7 @@ func TestReplicaKilled(t *testing.T) {
 		t.Errorf("set aside as %q, want %q or %q", st.Aside, wpdb.AsideFailed, wpdb.AsideUnreachable)
 	}
 	time.Sleep(time.Second)
-	p := selects(t, c.primary) - c.p
+	p, _ := c.delta()
 	close(stop)
 	wg.Wait()
 	t.Logf("reads: %d before the kill, %d in the %v after it; %d failed (first: %v); %d SELECTs on the primary after it",
@@ -366,7 +362,7 @@ func TestReplicaKilled(t *testing.T) {
 	replication.RestartReplica(t)
 	_, st = waitReplica(t, s, true, 30*time.Second)
 	t.Logf("back in use %v after the restart began: %+v", time.Since(restarted).Round(time.Millisecond), st)
-	c = newCounter(t)
+	c.delta()
 	if _, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2}); err != nil {
 		t.Fatal(err)
 	}
