@@ -97,10 +97,10 @@ func startBrowserServer(t *testing.T, cfg wpdb.Config, env map[string]string) st
 // it without Chromium.
 func browser(t *testing.T) context.Context {
 	t.Helper()
+	testkit.NeedPackage(t, "chromium", chromiumPath)
 	if testing.Short() {
 		t.Skip("-short: a test in Chromium")
 	}
-	testkit.NeedPackage(t, "chromium", chromiumPath)
 	// The widget imports mustache.js from the embedded vendor folder.
 	if _, err := fs.Stat(public.FS, vendoredMustache); err != nil {
 		t.Fatalf("public/%s is missing: run `make assets` before the browser tests (%v)", vendoredMustache, err)

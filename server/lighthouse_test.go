@@ -63,11 +63,11 @@ type lighthouseResult struct {
 // Node, or when make assets has not installed Lighthouse.
 func needLighthouse(t *testing.T) {
 	t.Helper()
+	testkit.NeedPackage(t, "chromium", chromiumPath)
+	testkit.NeedPackage(t, "nodejs", "node")
 	if testing.Short() {
 		t.Skip("-short: Lighthouse in Chromium takes a minute")
 	}
-	testkit.NeedPackage(t, "chromium", chromiumPath)
-	testkit.NeedPackage(t, "nodejs", "node")
 	if _, err := os.Stat(filepath.Join("..", "node_modules", "lighthouse", "package.json")); err != nil {
 		t.Fatalf("Lighthouse is missing: run `make assets` (npm ci) before the browser tests: %v", err)
 	}

@@ -88,11 +88,11 @@ func TestStartBeforeDependencies(t *testing.T) {
 // after the new cluster says cluster_state:ok, while the other nodes may
 // not agree yet (redisc: failed to get a connection): each must end serving.
 func TestStartBeforeCluster(t *testing.T) {
+	sessiontest.NeedRedisTools(t)
 	if testing.Short() {
 		t.Skip("-short: forms a Redis Cluster of six nodes")
 	}
 	t.Parallel()
-	sessiontest.NeedRedisTools(t)
 	cl, err := sessiontest.StartNodes(6)
 	if err != nil {
 		t.Fatal(err)

@@ -367,11 +367,11 @@ func TestLoopbackStaysTCP(t *testing.T) {
 // deliberate: a port that is not a number ("localhost:abc") is an error
 // here, where WordPress drops it.
 func TestDBHostAsPHP(t *testing.T) {
+	wpdbtest.NeedWordPress(t) // php-cli, its mysqli and WordPress
 	if testing.Short() {
 		t.Skip("-short: PHP connects to every DB_HOST form")
 	}
 	t.Parallel()
-	wpdbtest.NeedWordPress(t) // php-cli, its mysqli and WordPress
 	sock := socketOnly.Socket(t)
 	hosts := []string{
 		"localhost", "LOCALHOST", "", "localhost:3307", ":3307",

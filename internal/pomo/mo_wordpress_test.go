@@ -125,11 +125,11 @@ func compareCatalogues(t *testing.T, cases []moCase) map[string][2]int {
 // WordPress reads as none).
 func TestDebianCataloguesMatchWordPress(t *testing.T) {
 	t.Parallel()
+	needOracle(t)
+	needL10n(t)
 	if testing.Short() {
 		t.Skip("-short: comparing with WordPress takes seconds")
 	}
-	needOracle(t)
-	needL10n(t)
 	dir := filepath.Join(wordpressDir, "wp-content/languages")
 	paths, err := filepath.Glob(filepath.Join(dir, "*.mo"))
 	if err != nil || len(paths) < 100 {

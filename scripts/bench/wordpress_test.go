@@ -16,14 +16,14 @@ import (
 // tables the seed does not write are created, and checkREST fails when
 // the page is not as full as it must be.
 func TestWordPressREST(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: runs WordPress behind php-fpm and nginx")
-	}
 	wpdbtest.NeedWordPress(t)
 	for pkg, names := range map[string][]string{"php-fpm": {"php-fpm", "php-fpm8.2"}, "nginx": {"nginx"}} {
 		if _, err := findTool(names...); err != nil {
 			testkit.MissingPackage(t, pkg, err.Error())
 		}
+	}
+	if testing.Short() {
+		t.Skip("-short: runs WordPress behind php-fpm and nginx")
 	}
 	t.Parallel()
 	ctx, cfg := context.Background(), wpdbtest.MySQL(t)

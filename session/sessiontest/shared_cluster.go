@@ -22,10 +22,10 @@ type SharedCluster struct {
 // for redis-server or redis-cli missing).
 func (s *SharedCluster) Get(t testing.TB) *Cluster {
 	t.Helper()
+	NeedRedisTools(t)
 	if testing.Short() {
 		t.Skip("-short: a Redis Cluster of six nodes")
 	}
-	NeedRedisTools(t)
 	s.once.Do(func() { s.c, s.err = StartCluster(6, 1) })
 	if s.err != nil {
 		t.Fatal(s.err)

@@ -149,10 +149,10 @@ func (r *Replication) Stop() {
 
 func (r *Replication) started(t testing.TB) {
 	t.Helper()
+	needMariaDB(t)
 	if testing.Short() {
 		t.Skip("-short: a primary and a replica MariaDB of its own")
 	}
-	needMariaDB(t)
 	r.once.Do(func() { r.err = r.start() })
 	if r.err != nil {
 		t.Fatalf("wpdbtest: replication pair: %v", r.err)

@@ -37,10 +37,10 @@ type SocketOnlyMariaDB struct {
 // cannot start (see needMariaDB for mariadbd missing).
 func (m *SocketOnlyMariaDB) Socket(t testing.TB) string {
 	t.Helper()
+	needMariaDB(t)
 	if testing.Short() {
 		t.Skip("-short: a MariaDB of its own, on a socket only")
 	}
-	needMariaDB(t)
 	m.once.Do(func() { m.err = m.start() })
 	if m.err != nil {
 		t.Fatalf("wpdbtest: socket-only MariaDB: %v", m.err)

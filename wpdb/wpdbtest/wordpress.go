@@ -49,10 +49,10 @@ type WordPress struct {
 // NeedWordPress for the packages it needs.
 func NewWordPress(t testing.TB) *WordPress {
 	t.Helper()
+	NeedWordPress(t)
 	if testing.Short() {
 		t.Skip("-short: installs WordPress")
 	}
-	NeedWordPress(t)
 	dsn := newMySQL(t)
 	parsed, err := mysql.ParseDSN(dsn)
 	if err != nil {
