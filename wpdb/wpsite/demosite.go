@@ -1,4 +1,4 @@
-package wpdb
+package wpsite
 
 import "fmt"
 
@@ -6,14 +6,14 @@ import "fmt"
 // with the kinds of content a real one has (block markup, entities,
 // accents, CJK, emoji, short and empty posts, posts sharing a date) plus a
 // draft and a page, which the endpoint must not show.
-func demoPosts() []SeedRow {
-	p := func(date, name, title, content string) SeedRow {
-		return SeedRow{Date: date, Status: "publish", Type: "post", Name: name, Title: title, Content: content}
+func demoPosts() []Post {
+	p := func(date, name, title, content string) Post {
+		return Post{Date: date, Status: "publish", Type: "post", Name: name, Title: title, Content: content}
 	}
 	para := func(text string) string {
 		return "<!-- wp:paragraph -->\n<p>" + text + "</p>\n<!-- /wp:paragraph -->\n\n"
 	}
-	rows := []SeedRow{
+	rows := []Post{
 		p("2024-01-08 09:12:00", "hello-world", "Hello world!",
 			para("Welcome to WordPress. This is your first post. Edit or delete it, then start writing!")),
 		p("2024-01-15 18:40:21", "a-week-of-sourdough", "A week of sourdough",
