@@ -16,8 +16,9 @@ import (
 const DemoFile = "wordpress.sqlite"
 
 // Demo makes sure the embedded demo database, <dataDir>/wordpress.sqlite,
-// exists: it creates dataDir and the file with WordPress's tables and a
-// set of demo posts on first start and reuses it afterwards. It returns the Config naming the file
+// exists: it creates dataDir and the file with WordPress's tables and the
+// demo site (posts, pages, categories, tags, authors, options) on first
+// start and reuses it afterwards. It returns the Config naming the file
 // (driver, DSN and the table prefix wp_); the caller adds post types and a
 // query timeout and opens it with [wpdb.Open]. It lets the server run with
 // no database configured.
@@ -54,7 +55,7 @@ func createDemo(ctx context.Context, dir, path string) error {
 	if err != nil {
 		return err
 	}
-	err = w.Insert(ctx, demoPosts())
+	err = writeDemo(ctx, w)
 	// Closing the last connection checkpoints the WAL into the file, so the
 	// renamed file is complete on its own.
 	if cerr := w.Close(); err == nil {
@@ -64,4 +65,22 @@ func createDemo(ctx context.Context, dir, path string) error {
 		return err
 	}
 	return os.Rename(tmp, path)
+}
+
+// writeDemo writes the demo site's rows through w.
+func writeDemo(ctx context.Context, w *Writer) error {
+	site := demoSite()
+	if err := w.Insert(ctx, site.posts); err != nil {
+		return err
+	}
+	if err := w.InsertTerms(ctx, site.terms); err != nil {
+		return err
+	}
+	if err := w.InsertTermRelationships(ctx, site.relationships); err != nil {
+		return err
+	}
+	if err := w.InsertUsers(ctx, site.users); err != nil {
+		return err
+	}
+	return w.InsertOptions(ctx, site.options)
 }

@@ -2,6 +2,7 @@ package wpsite_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"flag"
 	"os"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
@@ -44,8 +46,8 @@ func TestDemo(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if len(first) != 20 {
-		t.Errorf("demo database has %d published posts, want 20", len(first))
+	if len(first) != 24 {
+		t.Errorf("demo database has %d published posts, want 24", len(first))
 	}
 	// The five fields of the PHP script's answer, the excerpt as
 	// post_content.
@@ -132,6 +134,58 @@ func TestDemoErrors(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(junk); string(b) != "not a database" {
 		t.Error("OpenDefault overwrote an existing file")
+	}
+}
+
+// TestDemoHolds checks the demo site has what the README's examples and a
+// newcomer's first look need, and keeps the content that tests the
+// excerpt and the page: each query's rows, read from the file with plain
+// SQL.
+func TestDemoHolds(t *testing.T) {
+	t.Parallel()
+	cfg, err := wpsite.Demo(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+cfg.DSN+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	const published = " FROM wp_posts WHERE post_type = 'post' AND post_status = 'publish'"
+	tests := []struct {
+		name, query string
+		want        []string
+	}{
+		{"years", "SELECT DISTINCT substr(post_date, 1, 4)" + published + " ORDER BY 1", []string{"2022", "2023", "2024", "2025"}},
+		{"a post of 2024, the README's year archive", "SELECT COUNT(*) > 0" + published + " AND post_date LIKE '2024-%'", []string{"1"}},
+		{"categories, one a child", "SELECT t.slug, tt.parent, tt.count FROM wp_terms t JOIN wp_term_taxonomy tt ON tt.term_id = t.term_id" +
+			" WHERE tt.taxonomy = 'category' ORDER BY t.term_id", []string{
+			"uncategorized 0 8", "news 0 5", "food-drink 0 2", "baking 3 3", "travel 0 5", "garden 0 2"}},
+		{"tags", "SELECT t.slug, tt.count FROM wp_terms t JOIN wp_term_taxonomy tt ON tt.term_id = t.term_id" +
+			" WHERE tt.taxonomy = 'post_tag' ORDER BY t.term_id", []string{"summer 3", "recipes 3", "bikes 2", "montreal 1", "software 3"}},
+		{"authors", "SELECT u.user_nicename, u.display_name, COUNT(*) FROM wp_users u JOIN wp_posts p ON p.post_author = u.ID" +
+			" WHERE p.post_type = 'post' AND p.post_status = 'publish' GROUP BY u.ID ORDER BY u.ID", []string{
+			"maya Maya Okafor 9", "jonas-berg Jonas Berg 7", "lea-marchand Léa Marchand 8"}},
+		{"a sticky post", "SELECT p.post_name FROM wp_options o JOIN wp_posts p ON o.option_value = 'a:1:{i:0;i:' || p.ID || ';}'" +
+			" WHERE o.option_name = 'sticky_posts'", []string{"start-here"}},
+		{"a protected post", "SELECT post_name" + published + " AND post_password != ''", []string{"secret-recipe"}},
+		{"pages", "SELECT post_name FROM wp_posts WHERE post_type = 'page' AND post_status = 'publish' ORDER BY ID", []string{"sample-page", "about", "recipes"}},
+		{"a draft", "SELECT post_title FROM wp_posts WHERE post_status = 'draft'", []string{"Draft: not ready"}},
+		{"an empty post", "SELECT post_name" + published + " AND post_content = ''", []string{"empty-post"}},
+		{"two posts of one date", "SELECT post_date, COUNT(*)" + published + " GROUP BY post_date HAVING COUNT(*) > 1", []string{"2023-02-14 20:14:00 2"}},
+		{"entities, accents, CJK, emoji", "SELECT post_name" + published +
+			" AND (post_content LIKE '%&amp;%' OR post_title LIKE '%é%' OR post_title LIKE '%東京%' OR post_title LIKE '%💘%') ORDER BY ID", []string{
+			"a-week-of-sourdough", "tokyo-ramen-guide", "valentines-playlist", "spring-garden-plan", "ete-a-montreal", "css-tip"}},
+		{"the README's search, apple pie", "SELECT post_name FROM wp_posts WHERE post_status = 'publish' AND post_type IN ('post', 'page')" +
+			" AND (post_title || post_content) LIKE '%apple%' AND (post_title || post_content) LIKE '%pie%' ORDER BY ID", []string{"apple-pie", "recipes"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, wpdbtest.Rows(t, db, tt.query)); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", tt.query, diff)
+			}
+		})
 	}
 }
 
