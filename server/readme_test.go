@@ -20,7 +20,8 @@ var readmeURL = regexp.MustCompile("load-more\\.(?:php|mustache)(?:\\?[^\\s`'<>)
 // site, as `make run` serves it on a fresh machine, and checks the answers
 // the README shows: every URL a 200 (those with placeholders, N, K or ID,
 // left out), the JSON example's records, the archive example's status,
-// headers and first record, and the archive page's heading.
+// headers and first record, and the archive page's heading and link back
+// to the main list.
 func TestReadmeExamples(t *testing.T) {
 	t.Parallel()
 	b, err := os.ReadFile("../README.md")
@@ -85,7 +86,7 @@ func TestReadmeExamples(t *testing.T) {
 
 	t.Run("archive page", func(t *testing.T) {
 		page := srv.get(t, "/load-more.php?category_name=news")
-		for _, want := range []string{`>Category: News</h1>`} {
+		for _, want := range []string{`>Category: News</h1>`, `<a href="load-more.php" rel="home">`} {
 			if !strings.Contains(page.Body, want) {
 				t.Errorf("the news archive's page lacks %s", want)
 			}
