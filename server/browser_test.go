@@ -32,6 +32,7 @@ import (
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // chromiumPath is where Debian's chromium package puts the browser.
@@ -61,10 +62,10 @@ var browserTitles = []string{
 // the page must not list (a draft and a page).
 func seedBrowserPosts(t *testing.T, cfg wpdb.Config) {
 	t.Helper()
-	var rows []wpdb.SeedRow
+	var rows []wpsite.Post
 	for i, title := range browserTitles {
 		day := len(browserTitles) - i
-		rows = append(rows, wpdb.SeedRow{
+		rows = append(rows, wpsite.Post{
 			Date: fmt.Sprintf("2024-03-%02d 09:30:00", day),
 			// Stored as kses stores it: the text reads as browserTitles,
 			// markup characters included, which both renderings escape.
@@ -74,8 +75,8 @@ func seedBrowserPosts(t *testing.T, cfg wpdb.Config) {
 		})
 	}
 	rows = append(rows,
-		wpdb.SeedRow{Date: "2024-03-20 00:00:00", Title: "A draft", Status: "draft"},
-		wpdb.SeedRow{Date: "2024-03-21 00:00:00", Title: "A page", Type: "page"},
+		wpsite.Post{Date: "2024-03-20 00:00:00", Title: "A draft", Status: "draft"},
+		wpsite.Post{Date: "2024-03-21 00:00:00", Title: "A page", Type: "page"},
 	)
 	wpdbtest.Insert(t, cfg, rows...)
 }

@@ -16,8 +16,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wploadmore/wploadmore/session/sessiontest"
-	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // TestInstances runs three servers side by side, as behind a load balancer,
@@ -99,7 +99,7 @@ func TestInstances(t *testing.T) {
 	})
 
 	t.Run("a new post converges", func(t *testing.T) {
-		ids := wpdbtest.Insert(t, primary, wpdb.SeedRow{Title: "Breaking news", Name: "breaking-news",
+		ids := wpdbtest.Insert(t, primary, wpsite.Post{Title: "Breaking news", Name: "breaking-news",
 			Date: "2025-01-01 00:00:00", Content: "<p>Newer than every other post.</p>"})
 		committed := time.Now() // Insert returns once the row is committed
 		news := ids[0]

@@ -15,6 +15,7 @@ import (
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/templates"
 	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // closeStack holds what the open step opened, to be closed in reverse
@@ -233,9 +234,9 @@ func (c *Config) databaseLocation(ctx context.Context) (wpdb.Config, error) {
 		}
 		return cfg, nil
 	}
-	cfg, err := wpdb.CreateDefault(ctx, c.DataDir)
+	cfg, err := wpsite.Demo(ctx, c.DataDir)
 	if err != nil {
-		return wpdb.Config{}, fmt.Errorf("-data-dir: embedded default database: %w", err)
+		return wpdb.Config{}, fmt.Errorf("-data-dir: %w", err)
 	}
 	return cfg, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // TestTermsPrefixAndMissingTables reads the terms snapshot under another
@@ -95,9 +96,9 @@ func TestArchiveSeveralTypes(t *testing.T) {
 			ctx := context.Background()
 			cfg := wpdbtest.New(t, driver, "wp_")
 			cfg.PostTypes = []string{"post", "page"}
-			var rows []wpdb.SeedRow
+			var rows []wpsite.Post
 			for i := range 60 {
-				rows = append(rows, wpdb.SeedRow{Type: []string{"post", "page", "attachment"}[i%3],
+				rows = append(rows, wpsite.Post{Type: []string{"post", "page", "attachment"}[i%3],
 					Date: fmt.Sprintf("2024-%02d-%02d 10:00:00", 1+i%3, 1+i%5), Title: fmt.Sprint(i)})
 			}
 			wpdbtest.Insert(t, cfg, rows...)

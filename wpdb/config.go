@@ -114,8 +114,8 @@ func (cfg Config) validate() error {
 	return nil
 }
 
-// validateTable checks the fields that name the posts table, all that a
-// [Seeder] needs.
+// validateTable checks the fields that name the posts table, all that
+// [OpenWritable] needs.
 func (cfg Config) validateTable() error {
 	switch {
 	case cfg.Driver != DriverMySQL && cfg.Driver != DriverSQLite:
@@ -123,7 +123,7 @@ func (cfg Config) validateTable() error {
 	case cfg.DSN == "":
 		return errors.New("config: DSN is empty")
 	}
-	if err := validatePrefix(cfg.TablePrefix); err != nil {
+	if err := ValidatePrefix(cfg.TablePrefix); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
 	return nil
@@ -145,10 +145,14 @@ func errUnknownDriver(driver string) error {
 	return fmt.Errorf("unknown driver %q (want %q or %q)", driver, DriverMySQL, DriverSQLite)
 }
 
-// validatePrefix applies WordPress's own rule for $table_prefix
+// DefaultTablePrefix is WordPress's own default $table_prefix: a site
+// whose wp-config.php does not change it keeps its tables under wp_.
+const DefaultTablePrefix = "wp_"
+
+// ValidatePrefix applies WordPress's own rule for $table_prefix
 // (wpdb::set_prefix refuses anything but letters, digits and underscores).
 // It is what makes it safe to put the table name into SQL text.
-func validatePrefix(prefix string) error {
+func ValidatePrefix(prefix string) error {
 	if prefix == "" {
 		return errors.New("table prefix is empty")
 	}

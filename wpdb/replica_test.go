@@ -18,6 +18,7 @@ import (
 	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // replication is this package's primary and replica pair, started by the
@@ -258,7 +259,7 @@ func TestReplicaLagBound(t *testing.T) {
 // from ID first on, and returns the newest ID written so far.
 func write(t *testing.T, cfg wpdb.Config, first uint64) *atomic.Uint64 {
 	t.Helper()
-	seeder, err := wpdb.OpenSeeder(context.Background(), cfg)
+	seeder, err := wpsite.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,10 +273,10 @@ func write(t *testing.T, cfg wpdb.Config, first uint64) *atomic.Uint64 {
 			// Dated as wpdbtest.Posts dates them, an hour per ID: each is
 			// the newest.
 			date := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(id) * time.Hour).Format(time.DateTime)
-			row := wpdb.SeedRow{ID: id, Date: date, DateGMT: date, Modified: date, Title: fmt.Sprintf("Post %d", id),
+			row := wpsite.Post{ID: id, Date: date, DateGMT: date, Modified: date, Title: fmt.Sprintf("Post %d", id),
 				Name: fmt.Sprintf("post-%d", id), Content: "<p>Written while the replica lags.</p>",
 				Status: "publish", Type: "post", CommentStatus: "open"}
-			if err := seeder.Insert(ctx, []wpdb.SeedRow{row}); err != nil {
+			if err := seeder.Insert(ctx, []wpsite.Post{row}); err != nil {
 				if ctx.Err() == nil {
 					t.Errorf("write post %d: %v", id, err)
 				}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // TestOpenStripsConfiguredShortcodes: the Store's excerpts strip the
@@ -26,7 +27,7 @@ func TestOpenStripsConfiguredShortcodes(t *testing.T) {
 		t.Run(driver, func(t *testing.T) {
 			t.Parallel()
 			cfg := wpdbtest.New(t, driver, "wp_")
-			wpdbtest.Insert(t, cfg, wpdb.SeedRow{Title: "Shortcodes", Name: "shortcodes", Content: content})
+			wpdbtest.Insert(t, cfg, wpsite.Post{Title: "Shortcodes", Name: "shortcodes", Content: content})
 			for _, tt := range tests {
 				cfg := cfg
 				cfg.Shortcodes = tt.shortcodes

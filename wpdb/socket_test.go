@@ -19,6 +19,7 @@ import (
 
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // socketOnly is this package's throwaway MariaDB without networking,
@@ -223,8 +224,8 @@ func TestOpenRefusesUnresolvedLocalhost(t *testing.T) {
 	if _, err := wpdb.Open(ctx, cfg, nil); err == nil || !strings.Contains(err.Error(), "ResolveLocalSocket") {
 		t.Errorf("Open: %v, want a refusal naming ResolveLocalSocket", err)
 	}
-	if _, err := wpdb.OpenSeeder(ctx, cfg); err == nil || !strings.Contains(err.Error(), "ResolveLocalSocket") {
-		t.Errorf("OpenSeeder: %v, want a refusal naming ResolveLocalSocket", err)
+	if _, err := wpsite.Open(ctx, cfg); err == nil || !strings.Contains(err.Error(), "ResolveLocalSocket") {
+		t.Errorf("wpsite.Open: %v, want a refusal naming ResolveLocalSocket", err)
 	}
 }
 

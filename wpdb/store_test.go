@@ -16,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -241,7 +242,7 @@ func TestStorePrefix(t *testing.T) {
 		t.Run(driver, func(t *testing.T) {
 			t.Parallel()
 			cfg := wpdbtest.New(t, driver, "blog2_")
-			wpdbtest.Insert(t, cfg, wpdb.SeedRow{ID: 5, Title: "in blog2", Date: "2024-05-05 05:05:05"})
+			wpdbtest.Insert(t, cfg, wpsite.Post{ID: 5, Title: "in blog2", Date: "2024-05-05 05:05:05"})
 			posts, err := open(t, cfg).Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 10})
 			if err != nil {
 				t.Fatal(err)

@@ -23,6 +23,7 @@ import (
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/sitegen"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 func TestResult(t *testing.T) {
@@ -158,18 +159,18 @@ func insertArchiveSite(t *testing.T, ctx context.Context, cfg wpdb.Config, n int
 		posts[i].Author = 2
 	}
 	wpdbtest.Insert(t, cfg, posts...)
-	s, err := wpdb.OpenSeeder(ctx, cfg)
+	s, err := wpsite.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	terms := sitegen.Terms(1, 0)
-	var rels []wpdb.TermRelationship
+	var rels []wpsite.TermRelationship
 	for k, term := range terms {
 		if term.Slug == "news" || term.Slug == "archive-oddities" || term.Slug == "quick-recipes" {
 			terms[k].Count = int64(n)
 			for _, p := range posts {
-				rels = append(rels, wpdb.TermRelationship{ObjectID: p.ID, TermTaxonomyID: term.ID})
+				rels = append(rels, wpsite.TermRelationship{ObjectID: p.ID, TermTaxonomyID: term.ID})
 			}
 		}
 	}
@@ -225,8 +226,8 @@ func TestNaivePostsMatchesPosts(t *testing.T) {
 		rows[i].Date = fmt.Sprintf("2024-01-%02d 10:00:00", 1+i%10) // four posts a date: ID breaks ties
 	}
 	const later = "2030-01-01 00:00:00" // first, were they not skipped
-	wpdbtest.Insert(t, cfg, append(rows, wpdb.SeedRow{Date: later, Status: "draft"}, wpdb.SeedRow{Date: later, Type: "page"},
-		wpdb.SeedRow{Date: later, Status: "inherit", Type: "revision", Parent: 1})...)
+	wpdbtest.Insert(t, cfg, append(rows, wpsite.Post{Date: later, Status: "draft"}, wpsite.Post{Date: later, Type: "page"},
+		wpsite.Post{Date: later, Status: "inherit", Type: "revision", Parent: 1})...)
 	store, db := wpdbtest.Store(t, cfg), wpdbtest.OpenDB(t, cfg)
 	for _, off := range []int{0, 1, 17, 38, 39, 40, 41} {
 		posts, err := store.Posts(ctx, wpdb.Page{Offset: off, Limit: 3})

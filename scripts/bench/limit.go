@@ -16,6 +16,7 @@ import (
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/excerpt"
 	"github.com/wploadmore/wploadmore/wpdb/sitegen"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // runDirect is a limit: call(ctx, i) in a loop on goroutines i = 0 ..
@@ -162,12 +163,12 @@ func timeFetch(ctx context.Context, cfg wpdb.Config, sizes ...int) (_ []ms, err 
 	for i, size := range sizes {
 		mc.DBName = fmt.Sprintf("%s_%dkb_%s", base, size>>10, strings.ToLower(rand.Text()[:8]))
 		names, cfg.DSN = append(names, mc.DBName), mc.FormatDSN()
-		s, err := wpdb.OpenSeeder(ctx, cfg)
+		s, err := wpsite.Open(ctx, cfg)
 		if err != nil {
 			return nil, err
 		}
 		date := "2024-01-01 10:00:00"
-		err = s.Insert(ctx, []wpdb.SeedRow{{ID: 1, Date: date, DateGMT: date, Modified: date, Status: "publish", Type: "post",
+		err = s.Insert(ctx, []wpsite.Post{{ID: 1, Date: date, DateGMT: date, Modified: date, Status: "publish", Type: "post",
 			CommentStatus: "open", Title: "Post", Name: "post", Content: sitegen.Post(1, size, false)}})
 		if err := errors.Join(err, s.Close()); err != nil {
 			return nil, err

@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/wploadmore/wploadmore/internal/testkit"
-	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/sitegen"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // TestWordPressREST: WordPress, behind php-fpm and nginx, answers a
@@ -28,7 +28,7 @@ func TestWordPressREST(t *testing.T) {
 	t.Parallel()
 	ctx, cfg := context.Background(), wpdbtest.MySQL(t)
 	insertArchiveSite(t, ctx, cfg, 12) // "Post 1" to "Post 12"
-	s, err := wpdb.OpenSeeder(ctx, cfg)
+	s, err := wpsite.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func (r *Replication) Databases(t testing.TB) (primary, replica wpdb.Config) {
 			t.Errorf("wpdbtest: drop database %s: %v", name, err)
 		}
 	})
-	closeSeeder(t, openSeeder(t, primary))
+	closeWriter(t, openWriter(t, primary))
 	r.Sync(t)
 	return primary, replica
 }

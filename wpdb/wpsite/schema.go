@@ -1,4 +1,4 @@
-package wpdb
+package wpsite
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	_ "embed"
 	"fmt"
 	"strings"
+
+	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 //go:embed schema_mysql.sql
@@ -44,17 +46,17 @@ func Schema(driver, prefix string) ([]string, error) {
 // schemaTables is Schema grouped by table: a CREATE TABLE statement starts
 // a table, the CREATE INDEX statements after it belong to it.
 func schemaTables(driver, prefix string) ([]schemaTable, error) {
-	if err := validatePrefix(prefix); err != nil {
-		return nil, fmt.Errorf("wpdb: schema: %w", err)
+	if err := wpdb.ValidatePrefix(prefix); err != nil {
+		return nil, fmt.Errorf("wpsite: schema: %w", err)
 	}
 	var src string
 	switch driver {
-	case DriverMySQL:
+	case wpdb.DriverMySQL:
 		src = mysqlSchema
-	case DriverSQLite:
+	case wpdb.DriverSQLite:
 		src = sqliteSchema
 	default:
-		return nil, fmt.Errorf("wpdb: schema: %w", errUnknownDriver(driver))
+		return nil, fmt.Errorf("wpsite: schema: unknown driver %q (want %q or %q)", driver, wpdb.DriverMySQL, wpdb.DriverSQLite)
 	}
 	var lines []string
 	for line := range strings.Lines(src) {
@@ -72,12 +74,12 @@ func schemaTables(driver, prefix string) ([]schemaTable, error) {
 			quote := rest[:1]
 			name, ok := strings.CutPrefix(rest, quote+"{prefix}")
 			if name, _, _ = strings.Cut(name, quote); !ok || name == "" {
-				return nil, fmt.Errorf("wpdb: schema: no {prefix}name in %.40q", stmt)
+				return nil, fmt.Errorf("wpsite: schema: no {prefix}name in %.40q", stmt)
 			}
 			tables = append(tables, schemaTable{name: name})
 		}
 		if len(tables) == 0 {
-			return nil, fmt.Errorf("wpdb: schema: %.40q comes before any CREATE TABLE", stmt)
+			return nil, fmt.Errorf("wpsite: schema: %.40q comes before any CREATE TABLE", stmt)
 		}
 		t := &tables[len(tables)-1]
 		t.stmts = append(t.stmts, strings.ReplaceAll(stmt, "{prefix}", prefix))
@@ -85,12 +87,12 @@ func schemaTables(driver, prefix string) ([]schemaTable, error) {
 	return tables, nil
 }
 
-// CreateSchema creates the tables of [Schema] that db lacks, each with its
+// createSchema creates the tables of [Schema] that db lacks, each with its
 // indexes; the tables it has are left as they are, whatever they hold.
 //
 // It returns an error when the driver or prefix is invalid, or when the
 // query listing the tables or a creating statement fails.
-func CreateSchema(ctx context.Context, db *sql.DB, driver, prefix string) error {
+func createSchema(ctx context.Context, db *sql.DB, driver, prefix string) error {
 	tables, err := schemaTables(driver, prefix)
 	if err != nil {
 		return err
@@ -105,7 +107,7 @@ func CreateSchema(ctx context.Context, db *sql.DB, driver, prefix string) error 
 		}
 		for _, stmt := range t.stmts {
 			if _, err := db.ExecContext(ctx, stmt); err != nil {
-				return fmt.Errorf("wpdb: create %s%s: %w", prefix, t.name, err)
+				return fmt.Errorf("wpsite: create %s%s: %w", prefix, t.name, err)
 			}
 		}
 	}
@@ -116,24 +118,24 @@ func CreateSchema(ctx context.Context, db *sql.DB, driver, prefix string) error 
 // database, for MySQL).
 func existingTables(ctx context.Context, db *sql.DB, driver string) (map[string]bool, error) {
 	query := "SELECT name FROM sqlite_master WHERE type = 'table'"
-	if driver == DriverMySQL {
+	if driver == wpdb.DriverMySQL {
 		query = "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()"
 	}
 	rows, err := db.QueryContext(ctx, query)
 	if err != nil {
-		return nil, fmt.Errorf("wpdb: list tables: %w", err)
+		return nil, fmt.Errorf("wpsite: list tables: %w", err)
 	}
 	defer rows.Close()
 	names := map[string]bool{}
 	for rows.Next() {
 		var name string
 		if err := rows.Scan(&name); err != nil {
-			return nil, fmt.Errorf("wpdb: list tables: %w", err)
+			return nil, fmt.Errorf("wpsite: list tables: %w", err)
 		}
 		names[name] = true
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("wpdb: list tables: %w", err)
+		return nil, fmt.Errorf("wpsite: list tables: %w", err)
 	}
 	return names, nil
 }

@@ -1,4 +1,4 @@
-package wpdb_test
+package wpsite_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // schemaTables are the tables Schema creates, without the prefix.
@@ -179,10 +180,10 @@ func sqliteIndexes(t *testing.T, db *sql.DB, table string) []index {
 	return indexes
 }
 
-// TestSeederAddsMissingTables: a database holding only a posts table (as
-// seeded before the other tables were) gets the others from OpenSeeder,
+// TestWriterAddsMissingTables: a database holding only a posts table (as
+// seeded before the other tables were) gets the others from Open,
 // its posts kept; a complete one is left as it is.
-func TestSeederAddsMissingTables(t *testing.T) {
+func TestWriterAddsMissingTables(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	for _, driver := range wpdbtest.Drivers() {
@@ -197,9 +198,9 @@ func TestSeederAddsMissingTables(t *testing.T) {
 				}
 			}
 			for range 2 {
-				s, err := wpdb.OpenSeeder(ctx, cfg)
+				s, err := wpsite.Open(ctx, cfg)
 				if err != nil {
-					t.Fatalf("OpenSeeder: %v", err)
+					t.Fatalf("Open: %v", err)
 				}
 				if err := s.InsertOptions(ctx, map[string]string{"blogname": "Kept"}); err != nil {
 					t.Fatalf("InsertOptions: %v", err)
@@ -230,7 +231,7 @@ func TestSchemaRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if _, err := wpdb.Schema(tt.driver, tt.prefix); err == nil || !strings.Contains(err.Error(), tt.want) {
+			if _, err := wpsite.Schema(tt.driver, tt.prefix); err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("Schema(%q, %q) = %v, want an error naming %q", tt.driver, tt.prefix, err, tt.want)
 			}
 		})
@@ -243,7 +244,7 @@ func TestSchemaTables(t *testing.T) {
 	t.Parallel()
 	create := regexp.MustCompile("^CREATE TABLE [`\"]blog2_([a-z_]+)[`\"]")
 	for _, driver := range wpdbtest.Drivers() {
-		stmts, err := wpdb.Schema(driver, "blog2_")
+		stmts, err := wpsite.Schema(driver, "blog2_")
 		if err != nil {
 			t.Fatal(err)
 		}

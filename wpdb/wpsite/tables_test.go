@@ -1,4 +1,4 @@
-package wpdb_test
+package wpsite_test
 
 import (
 	"context"
@@ -9,33 +9,34 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
-// TestSeederSiteTables writes each of the other tables through its Seeder
+// TestWriterSiteTables writes each of the other tables through its Writer
 // method, twice where a rerun must skip or update, and reads the rows back
 // with plain SQL on both drivers.
-func TestSeederSiteTables(t *testing.T) {
+func TestWriterSiteTables(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	// More rows than one statement takes, and values too large for one
 	// statement's bytes.
-	var meta []wpdb.PostMeta
+	var meta []wpsite.PostMeta
 	for i := range 1203 {
-		meta = append(meta, wpdb.PostMeta{ID: uint64(i + 1), PostID: uint64(i/3 + 1), Key: "_k" + fmt.Sprint(i%3), Value: fmt.Sprint(i)})
+		meta = append(meta, wpsite.PostMeta{ID: uint64(i + 1), PostID: uint64(i/3 + 1), Key: "_k" + fmt.Sprint(i%3), Value: fmt.Sprint(i)})
 	}
 	// Nine values of 2 MB pass MariaDB's default max_allowed_packet (16 MB)
 	// only when split into statements of 4 MB.
 	big := strings.Repeat("x", 2<<20)
 	for i := range 9 {
-		meta = append(meta, wpdb.PostMeta{ID: uint64(2000 + i), PostID: 9999, Key: "_big", Value: big})
+		meta = append(meta, wpsite.PostMeta{ID: uint64(2000 + i), PostID: 9999, Key: "_big", Value: big})
 	}
-	terms := []wpdb.Term{
+	terms := []wpsite.Term{
 		{ID: 1, Name: "Uncategorized", Slug: "uncategorized", Taxonomy: "category", Count: 3},
 		{ID: 2, Name: "Food &amp; Drink", Slug: "food-drink", Taxonomy: "category", Description: "Eat.", Count: 1},
 		{ID: 3, Name: "日本", Slug: "%e6%97%a5%e6%9c%ac", Taxonomy: "category", Parent: 2},
 		{ID: 4, TaxonomyID: 40, Name: "summer", Slug: "summer", Taxonomy: "post_tag", Count: 7},
 	}
-	users := []wpdb.User{
+	users := []wpsite.User{
 		{ID: 1, Login: "admin", Nicename: "admin", Email: "admin@example.com", Registered: "2015-01-01 08:00:00", DisplayName: "Admin"},
 		{ID: 7, Login: "zoe", Nicename: "zoe-obrien", DisplayName: "Zoë O'Brien"},
 	}
@@ -43,9 +44,9 @@ func TestSeederSiteTables(t *testing.T) {
 		t.Run(driver, func(t *testing.T) {
 			t.Parallel()
 			cfg := wpdbtest.New(t, driver, "site_")
-			s, err := wpdb.OpenSeeder(ctx, cfg)
+			s, err := wpsite.Open(ctx, cfg)
 			if err != nil {
-				t.Fatalf("OpenSeeder: %v", err)
+				t.Fatalf("Open: %v", err)
 			}
 			defer s.Close()
 			db := wpdbtest.OpenDB(t, cfg)
@@ -58,18 +59,18 @@ func TestSeederSiteTables(t *testing.T) {
 			if err := s.InsertPostMeta(ctx, meta[600:]); err != nil {
 				t.Fatalf("InsertPostMeta again: %v", err)
 			}
-			if err := s.InsertPostMeta(ctx, []wpdb.PostMeta{{PostID: 5, Key: "_numbered", Value: "x"}}); err != nil {
+			if err := s.InsertPostMeta(ctx, []wpsite.PostMeta{{PostID: 5, Key: "_numbered", Value: "x"}}); err != nil {
 				t.Fatalf("InsertPostMeta without ID: %v", err)
 			}
 			if err := s.InsertTerms(ctx, terms[:3]); err != nil {
 				t.Fatalf("InsertTerms: %v", err)
 			}
-			recount := append([]wpdb.Term(nil), terms...)
+			recount := append([]wpsite.Term(nil), terms...)
 			recount[0].Count, recount[0].Name = 5, "Renamed"
 			if err := s.InsertTerms(ctx, recount); err != nil {
 				t.Fatalf("InsertTerms again: %v", err)
 			}
-			rel := []wpdb.TermRelationship{{ObjectID: 1, TermTaxonomyID: 1}, {ObjectID: 1, TermTaxonomyID: 40}, {ObjectID: 2, TermTaxonomyID: 1}}
+			rel := []wpsite.TermRelationship{{ObjectID: 1, TermTaxonomyID: 1}, {ObjectID: 1, TermTaxonomyID: 40}, {ObjectID: 2, TermTaxonomyID: 1}}
 			for range 2 {
 				if err := s.InsertTermRelationships(ctx, rel); err != nil {
 					t.Fatalf("InsertTermRelationships: %v", err)
@@ -128,7 +129,7 @@ func TestSeederSiteTables(t *testing.T) {
 	}
 }
 
-func metaBytes(meta []wpdb.PostMeta) int {
+func metaBytes(meta []wpsite.PostMeta) int {
 	n := 0
 	for _, m := range meta {
 		n += len(m.Value)

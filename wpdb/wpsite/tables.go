@@ -1,4 +1,4 @@
-package wpdb
+package wpsite
 
 import (
 	"cmp"
@@ -8,6 +8,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+
+	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // PostMeta is one <prefix>postmeta row: a custom field of a post, such as
@@ -62,9 +64,9 @@ type User struct {
 	DisplayName string // display_name: the name readers see
 }
 
-// seedRowOverhead is about what a row's numbers and punctuation add to a
+// rowOverhead is about what a row's numbers and punctuation add to a
 // statement, beside its strings, for the statement size limit.
-const seedRowOverhead = 64
+const rowOverhead = 64
 
 // InsertPostMeta writes rows into the postmeta table in one transaction,
 // as few multi-row INSERTs as the statement limits allow. A row whose ID
@@ -72,7 +74,7 @@ const seedRowOverhead = 64
 //
 // It returns the driver's error, wrapped, when a statement or the commit
 // fails; nothing of rows is written then.
-func (s *Seeder) InsertPostMeta(ctx context.Context, rows []PostMeta) error {
+func (s *Writer) InsertPostMeta(ctx context.Context, rows []PostMeta) error {
 	b := bulkInsert{table: "postmeta", columns: []string{"meta_id", "post_id", "meta_key", "meta_value"}}
 	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		return s.bulk(ctx, tx, b, len(rows), func(i int, args []any) ([]any, int) {
@@ -81,7 +83,7 @@ func (s *Seeder) InsertPostMeta(ctx context.Context, rows []PostMeta) error {
 			if r.ID != 0 {
 				id = r.ID
 			}
-			return append(args, id, r.PostID, r.Key, r.Value), len(r.Key) + len(r.Value) + seedRowOverhead
+			return append(args, id, r.PostID, r.Key, r.Value), len(r.Key) + len(r.Value) + rowOverhead
 		})
 	})
 }
@@ -93,7 +95,7 @@ func (s *Seeder) InsertPostMeta(ctx context.Context, rows []PostMeta) error {
 //
 // It returns the driver's error, wrapped, when a statement or the commit
 // fails; nothing of terms is written then.
-func (s *Seeder) InsertTerms(ctx context.Context, terms []Term) error {
+func (s *Writer) InsertTerms(ctx context.Context, terms []Term) error {
 	names := bulkInsert{table: "terms", columns: []string{"term_id", "name", "slug", "term_group"}}
 	taxonomies := bulkInsert{
 		table:   "term_taxonomy",
@@ -103,7 +105,7 @@ func (s *Seeder) InsertTerms(ctx context.Context, terms []Term) error {
 	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		err := s.bulk(ctx, tx, names, len(terms), func(i int, args []any) ([]any, int) {
 			t := &terms[i]
-			return append(args, t.ID, t.Name, t.Slug, 0), len(t.Name) + len(t.Slug) + seedRowOverhead
+			return append(args, t.ID, t.Name, t.Slug, 0), len(t.Name) + len(t.Slug) + rowOverhead
 		})
 		if err != nil {
 			return err
@@ -111,7 +113,7 @@ func (s *Seeder) InsertTerms(ctx context.Context, terms []Term) error {
 		return s.bulk(ctx, tx, taxonomies, len(terms), func(i int, args []any) ([]any, int) {
 			t := &terms[i]
 			return append(args, t.taxonomyID(), t.ID, t.Taxonomy, t.Description, t.Parent, t.Count),
-				len(t.Taxonomy) + len(t.Description) + seedRowOverhead
+				len(t.Taxonomy) + len(t.Description) + rowOverhead
 		})
 	})
 }
@@ -121,11 +123,11 @@ func (s *Seeder) InsertTerms(ctx context.Context, terms []Term) error {
 //
 // It returns the driver's error, wrapped, when a statement or the commit
 // fails; nothing of rows is written then.
-func (s *Seeder) InsertTermRelationships(ctx context.Context, rows []TermRelationship) error {
+func (s *Writer) InsertTermRelationships(ctx context.Context, rows []TermRelationship) error {
 	b := bulkInsert{table: "term_relationships", columns: []string{"object_id", "term_taxonomy_id", "term_order"}}
 	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		return s.bulk(ctx, tx, b, len(rows), func(i int, args []any) ([]any, int) {
-			return append(args, rows[i].ObjectID, rows[i].TermTaxonomyID, 0), seedRowOverhead
+			return append(args, rows[i].ObjectID, rows[i].TermTaxonomyID, 0), rowOverhead
 		})
 	})
 }
@@ -135,7 +137,7 @@ func (s *Seeder) InsertTermRelationships(ctx context.Context, rows []TermRelatio
 //
 // It returns the driver's error, wrapped, when a statement or the commit
 // fails; nothing of users is written then.
-func (s *Seeder) InsertUsers(ctx context.Context, users []User) error {
+func (s *Writer) InsertUsers(ctx context.Context, users []User) error {
 	b := bulkInsert{table: "users", columns: []string{
 		"ID", "user_login", "user_pass", "user_nicename", "user_email", "user_url",
 		"user_registered", "user_activation_key", "user_status", "display_name",
@@ -144,7 +146,7 @@ func (s *Seeder) InsertUsers(ctx context.Context, users []User) error {
 		return s.bulk(ctx, tx, b, len(users), func(i int, args []any) ([]any, int) {
 			u := &users[i]
 			return append(args, u.ID, u.Login, "", u.Nicename, u.Email, u.URL,
-				cmp.Or(u.Registered, "0000-00-00 00:00:00"), "", 0, u.DisplayName), seedRowOverhead * 4
+				cmp.Or(u.Registered, "0000-00-00 00:00:00"), "", 0, u.DisplayName), rowOverhead * 4
 		})
 	})
 }
@@ -155,13 +157,13 @@ func (s *Seeder) InsertUsers(ctx context.Context, users []User) error {
 //
 // It returns the driver's error, wrapped, when a statement or the commit
 // fails; nothing of options is written then.
-func (s *Seeder) InsertOptions(ctx context.Context, options map[string]string) error {
+func (s *Writer) InsertOptions(ctx context.Context, options map[string]string) error {
 	names := slices.Sorted(maps.Keys(options))
 	b := bulkInsert{table: "options", columns: []string{"option_name", "option_value", "autoload"}}
 	return s.write(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		return s.bulk(ctx, tx, b, len(names), func(i int, args []any) ([]any, int) {
 			v := options[names[i]]
-			return append(args, names[i], v, "yes"), len(names[i]) + len(v) + seedRowOverhead
+			return append(args, names[i], v, "yes"), len(names[i]) + len(v) + rowOverhead
 		})
 	})
 }
@@ -170,12 +172,12 @@ func (s *Seeder) InsertOptions(ctx context.Context, options map[string]string) e
 // table; an option not set is missing from the map.
 //
 // It returns the driver's error, wrapped, when the query fails.
-func (s *Seeder) Options(ctx context.Context, names ...string) (map[string]string, error) {
+func (s *Writer) Options(ctx context.Context, names ...string) (map[string]string, error) {
 	values := map[string]string{}
 	if len(names) == 0 {
 		return values, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, seederTimeout)
+	ctx, cancel := context.WithTimeout(ctx, wpdb.WriteTimeout)
 	defer cancel()
 	args := make([]any, len(names))
 	for i, n := range names {
@@ -184,18 +186,18 @@ func (s *Seeder) Options(ctx context.Context, names ...string) (map[string]strin
 	rows, err := s.db.QueryContext(ctx, "SELECT option_name, option_value FROM "+s.table("options")+
 		" WHERE option_name IN (?"+strings.Repeat(", ?", len(names)-1)+")", args...)
 	if err != nil {
-		return nil, fmt.Errorf("wpdb: seeder: read options: %w", err)
+		return nil, fmt.Errorf("wpsite: read options: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var name, value string
 		if err := rows.Scan(&name, &value); err != nil {
-			return nil, fmt.Errorf("wpdb: seeder: read options: %w", err)
+			return nil, fmt.Errorf("wpsite: read options: %w", err)
 		}
 		values[name] = value
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("wpdb: seeder: read options: %w", err)
+		return nil, fmt.Errorf("wpsite: read options: %w", err)
 	}
 	return values, nil
 }

@@ -1,4 +1,4 @@
-package wpdb_test
+package wpsite_test
 
 import (
 	"context"
@@ -11,16 +11,17 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // seedRows returns n published posts and, between them, rows the page
 // query must skip: a draft, a revision and a page.
-func seedRows(n int) []wpdb.SeedRow {
-	var rows []wpdb.SeedRow
+func seedRows(n int) []wpsite.Post {
+	var rows []wpsite.Post
 	for i := range n {
 		id := uint64(i*4 + 1)
 		date := fmt.Sprintf("2024-01-%02d 10:00:%02d", 1+i%28, i%3) // ties on purpose
-		post := wpdb.SeedRow{
+		post := wpsite.Post{
 			ID: id, Author: 1, Date: date, DateGMT: date, Modified: date,
 			Content: strings.Repeat(fmt.Sprintf("<p>post %d</p>", i), 1+i%5),
 			Title:   fmt.Sprintf("Post %d", i), Status: "publish", CommentStatus: "open",
@@ -35,19 +36,19 @@ func seedRows(n int) []wpdb.SeedRow {
 	return rows
 }
 
-func TestSeeder(t *testing.T) {
+func TestWriter(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	for _, driver := range wpdbtest.Drivers() {
 		t.Run(driver, func(t *testing.T) {
 			t.Parallel()
-			// The test database has wp_posts; the seeder must create
+			// The test database has wp_posts; the writer must create
 			// seed_posts itself.
 			cfg := wpdbtest.New(t, driver, "wp_")
 			cfg.TablePrefix = "seed_"
-			s, err := wpdb.OpenSeeder(ctx, cfg)
+			s, err := wpsite.Open(ctx, cfg)
 			if err != nil {
-				t.Fatalf("OpenSeeder: %v", err)
+				t.Fatalf("Open: %v", err)
 			}
 			defer s.Close()
 			if id, err := s.MaxID(ctx); err != nil || id != 0 {
@@ -95,13 +96,13 @@ func TestSeeder(t *testing.T) {
 	}
 }
 
-func TestSeederCreatesSQLiteFile(t *testing.T) {
+func TestWriterCreatesSQLiteFile(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	cfg := wpdb.Config{Driver: wpdb.DriverSQLite, DSN: filepath.Join(t.TempDir(), "new.sqlite"), TablePrefix: "wp_"}
-	s, err := wpdb.OpenSeeder(ctx, cfg)
+	s, err := wpsite.Open(ctx, cfg)
 	if err != nil {
-		t.Fatalf("OpenSeeder: %v", err)
+		t.Fatalf("Open: %v", err)
 	}
 	if err := s.Insert(ctx, seedRows(2)); err != nil {
 		t.Fatalf("Insert: %v", err)
@@ -121,7 +122,7 @@ func TestSeederCreatesSQLiteFile(t *testing.T) {
 	}
 }
 
-func TestSeederRejectsBadConfig(t *testing.T) {
+func TestWriterRejectsBadConfig(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name string
@@ -134,25 +135,25 @@ func TestSeederRejectsBadConfig(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			if s, err := wpdb.OpenSeeder(context.Background(), tt.cfg); err == nil {
+			if s, err := wpsite.Open(context.Background(), tt.cfg); err == nil {
 				s.Close()
-				t.Fatal("OpenSeeder succeeded, want an error")
+				t.Fatal("Open succeeded, want an error")
 			}
 		})
 	}
 }
 
-// TestSeederNamesTheServer: a seeder that cannot reach MySQL says where it
+// TestWriterNamesTheServer: a writer that cannot reach MySQL says where it
 // tried, as the store does.
-func TestSeederNamesTheServer(t *testing.T) {
+func TestWriterNamesTheServer(t *testing.T) {
 	t.Parallel()
 	cfg := wpdb.Config{Driver: wpdb.DriverMySQL, DSN: "root:hunter2@tcp(127.0.0.1:1)/wordpress", TablePrefix: "wp_"}
-	s, err := wpdb.OpenSeeder(context.Background(), cfg)
+	s, err := wpsite.Open(context.Background(), cfg)
 	if err == nil {
 		s.Close()
-		t.Fatal("OpenSeeder succeeded, want an error")
+		t.Fatal("Open succeeded, want an error")
 	}
-	want := "wpdb: seeder: create database wordpress at TCP 127.0.0.1:1: dial tcp 127.0.0.1:1: connect: connection refused"
+	want := "wpdb: open for writing: create database wordpress at TCP 127.0.0.1:1: dial tcp 127.0.0.1:1: connect: connection refused"
 	if err.Error() != want || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("error %q, want %q", err, want)
 	}
