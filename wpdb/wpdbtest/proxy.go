@@ -140,7 +140,8 @@ func (p *Proxy) Queries() int { return int(p.queries.Load()) }
 
 // Selects returns how many SELECTs the clients sent through the proxy so
 // far: the text queries that are SELECTs, and every execution of a
-// prepared statement, as wpdb prepares only its SELECTs. It counts what
+// prepared statement, as a Store, which never writes, prepares nothing
+// else (the seeder sends its writes as text). It counts what
 // MariaDB's Com_select would, for this proxy's clients alone: a Store's
 // reads, and not its replica checks (SHOW) or pings.
 func (p *Proxy) Selects() int { return int(p.selects.Load()) }
