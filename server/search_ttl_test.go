@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // TestSearchTTLHonoured: a search's ranking is paged through for
@@ -41,7 +41,7 @@ func TestSearchTTLHonoured(t *testing.T) {
 	if diff := cmp.Diff([]string{"Post 8", "Post 7"}, titles(0)); diff != "" {
 		t.Fatalf("the search's first page (-want +got):\n%s", diff)
 	}
-	wpdbtest.Insert(t, cfg, wpdb.SeedRow{Title: "Post 9", Name: "post-9", Content: "<p>Newer.</p>", Date: "2024-02-01 10:00:00"})
+	wpdbtest.Insert(t, cfg, wpsite.Post{Title: "Post 9", Name: "post-9", Content: "<p>Newer.</p>", Date: "2024-02-01 10:00:00"})
 	for _, start := range []int{0, 2} {
 		time.Sleep(200 * time.Millisecond) // past -cache-ttl: the page is read again
 		got := titles(start)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // TestSearchNULCountsTwice: WP_Query measures s with magic quotes, which
@@ -53,9 +54,9 @@ func TestSearchNineTerms(t *testing.T) {
 	t.Parallel()
 	cfg := wpdbtest.SQLite(t)
 	ids := wpdbtest.Insert(t, cfg,
-		wpdb.SeedRow{Title: "Scattered", Date: "2024-01-01 10:00:00",
+		wpsite.Post{Title: "Scattered", Date: "2024-01-01 10:00:00",
 			Content: "one, then two; three and four - five to six or seven at eight by nine for ten"},
-		wpdb.SeedRow{Title: "Phrase", Date: "2024-01-02 10:00:00",
+		wpsite.Post{Title: "Phrase", Date: "2024-01-02 10:00:00",
 			Content: "counting one two three four five six seven eight nine ten"},
 	)
 	scattered, phrase := ids[0], ids[1]
@@ -87,8 +88,8 @@ func TestSearchNegatedFirst(t *testing.T) {
 	t.Parallel()
 	cfg := wpdbtest.SQLite(t)
 	ids := wpdbtest.Insert(t, cfg,
-		wpdb.SeedRow{Title: "Dessert", Date: "2024-01-01 10:00:00", Content: "we had - apple pie - after lunch"},
-		wpdb.SeedRow{Title: "Baking", Date: "2024-01-02 10:00:00", Content: "a pie with an apple in it"},
+		wpsite.Post{Title: "Dessert", Date: "2024-01-01 10:00:00", Content: "we had - apple pie - after lunch"},
+		wpsite.Post{Title: "Baking", Date: "2024-01-02 10:00:00", Content: "a pie with an apple in it"},
 	)
 	holdsPhrase, newer := ids[0], ids[1]
 	store := open(t, cfg)
