@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/wploadmore/wploadmore/server/listing"
@@ -48,11 +47,10 @@ func (c *Config) sessionConfig() session.Config {
 }
 
 // cookie is the session cookie: -session-name and -cookie-path, Secure
-// over HTTPS as -trusted-proxies tell it (see overHTTPS).
+// over HTTPS as -trusted-proxies tell it (see proxy.Trusted.OverHTTPS).
 func (c *Config) cookie() session.Cookie {
-	trusted := c.TrustedProxies
 	cookie := c.Cookie
-	cookie.OverHTTPS = func(r *http.Request) bool { return overHTTPS(r, trusted) }
+	cookie.OverHTTPS = c.TrustedProxies.OverHTTPS
 	return cookie
 }
 

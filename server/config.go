@@ -2,10 +2,10 @@ package main
 
 import (
 	"log/slog"
-	"net/netip"
 	"time"
 
 	"github.com/wploadmore/wploadmore/server/listing"
+	"github.com/wploadmore/wploadmore/server/proxy"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
@@ -31,7 +31,7 @@ type Config struct {
 	Addr           string
 	BasePath       string // "" or "/blog": the folder the PHP file lived in
 	Templates      string // a folder of templates replacing the embedded ones
-	TrustedProxies []netip.Prefix
+	TrustedProxies proxy.Trusted
 
 	MaxConns          int           // most open client connections; idle ones make room for new ones
 	MaxConnsPerClient int           // most of one client address's, but a trusted proxy's; 0: no bound

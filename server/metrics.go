@@ -39,11 +39,6 @@ type metrics struct {
 	sessionsFull   prometheus.Counter     // Redis out of memory, counts carried
 }
 
-// unmatchedRoute is the route label of requests no route pattern matched
-// (404s, the mux's own 405s and path-cleaning redirects): the raw path
-// would give every scanner's guess a time series of its own.
-const unmatchedRoute = "unmatched"
-
 // requestBuckets start well under the default's 5 ms, where warm answers
 // lie (see the p50s in docs/performance.md).
 var requestBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
@@ -198,12 +193,12 @@ func (m *metrics) observeSessionPool(store poolStatser) error {
 	return nil
 }
 
-// observeRequest counts one answered request in http_requests_total and
+// ObserveRequest counts one answered request in http_requests_total and
 // times it in http_request_duration_seconds, labelled with its route
-// pattern: metrics is logRequests' requestCounter. A request whose client
-// hung up comes as 499 (see loggedStatus), so 5xx alerts see our failures
+// pattern: metrics is accesslog.Handler's Counter. A request whose client
+// hung up comes as 499 (see accesslog.Status), so 5xx alerts see our failures
 // only; its duration is the time the server spent on it.
-func (m *metrics) observeRequest(route string, status int, took time.Duration) {
+func (m *metrics) ObserveRequest(route string, status int, took time.Duration) {
 	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
 	m.durations.WithLabelValues(route).Observe(took.Seconds())
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 
 	"github.com/wploadmore/wploadmore/public"
+	"github.com/wploadmore/wploadmore/server/connlimit"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/templates"
@@ -39,7 +40,7 @@ func (s *closeStack) closeAll() {
 // handler then answers 503 until they do, and failed brings the mistake
 // found once they answer, if any. What it opened is on closers, even when
 // it returns an error.
-func open(ctx context.Context, cfg Config, build buildInfo, logger, accessLog *slog.Logger, closers *closeStack) (_ *connSlots, _ http.Handler, failed <-chan error, _ error) {
+func open(ctx context.Context, cfg Config, build buildInfo, logger, accessLog *slog.Logger, closers *closeStack) (_ *connlimit.Listener, _ http.Handler, failed <-chan error, _ error) {
 	listener, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("-addr: %w", err)
@@ -49,9 +50,9 @@ func open(ctx context.Context, cfg Config, build buildInfo, logger, accessLog *s
 	// At -max-conns idle connections make room for new ones, and clients
 	// wait in the listen queue while none is idle: the descriptors the
 	// database and Redis need are never taken.
-	slots := limitConns(listener, cfg.MaxConns, cfg.MaxConnsPerClient, cfg.TrustedProxies, logger)
+	slots := connlimit.New(listener, connlimit.Limits{Max: cfg.MaxConns, PerClient: cfg.MaxConnsPerClient, Trusted: cfg.TrustedProxies}, logger)
 	metrics := newMetrics(build)
-	if err := slots.observe(metrics.registry); err != nil {
+	if err := slots.Register(metrics.registry); err != nil {
 		return nil, nil, nil, err
 	}
 	stopMetrics, err := serveMetrics(cfg.MetricsAddr, metrics, logger)

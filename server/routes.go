@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/wploadmore/wploadmore/server/accesslog"
 	"github.com/wploadmore/wploadmore/server/compress"
 )
 
@@ -30,7 +31,7 @@ func routes(d routeDeps) http.Handler {
 	base := d.config.BasePath
 	loadMore := base + loadMorePath
 
-	mux := patternMux{http.NewServeMux()} // the route label of logs and metrics
+	mux := accesslog.NewMux() // the route label of logs and metrics
 	// The page and the JSON are compressed whole before they are written,
 	// and gzhttp compresses their error answers; static files were
 	// compressed at start.
@@ -45,6 +46,6 @@ func routes(d routeDeps) http.Handler {
 	// Outermost first: every request is logged and counted, even one that
 	// panicked or was refused for its body, and every answer carries the
 	// security headers.
-	return logRequests(d.accessLog, d.config.TrustedProxies, d.metrics, recoverPanics(d.logger, securityHeaders(
+	return accesslog.Handler(d.accessLog, d.config.TrustedProxies, d.metrics, recoverPanics(d.logger, securityHeaders(
 		refuseBodies(loadMore, d.logger, mux))))
 }

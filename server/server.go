@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/wploadmore/wploadmore/server/accesslog"
 	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/server/listing/pagewords"
@@ -128,7 +129,7 @@ func newServer(deps serverDeps) (*server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-templates: %w", err)
 	}
-	failures := newFailureLogger(deps.Logger, logLimits{Rate: failureLines, Burst: failureBurst, Interval: suppressedInterval})
+	failures := accesslog.LimitFailures(deps.Logger, accesslog.FailureLimits())
 	loadMore := &loadMore{
 		pages: views, terms: s.terms, sessions: deps.Sessions, cookie: cfg.cookie(),
 		unsent: newUnsentAnswers(cfg.UnsentBytes), coder: coder,

@@ -1,8 +1,9 @@
-package main
+package accesslog
 
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -15,16 +16,16 @@ import (
 // flood of 404s would fill a disk in minutes (docs/performance.md). So each
 // line holds a bounded part of them, and lines of 4xx answers, which a
 // client makes at will and cheaply, go through one token bucket for the
-// whole server: any number of clients write at most clientErrorLines a
+// whole server: any number of clients write at most ClientErrorLines a
 // second, after a burst a scanner's sweep fits in. Then every line goes
 // through a bucket of bytes (-access-log-bytes, see lineBudget), as a flood
 // of 200s with junk queries is as cheap to send as one of 404s.
 const (
-	// maxRequestLine is the longest request line, in either log format,
+	// MaxRequestLine is the longest request line, in either log format,
 	// with every attribute at its widest (TestRequestLineSize holds the
 	// code to it): the figure the README's bounds are computed from, and
 	// the least -access-log-bytes, under which such a line never passes.
-	maxRequestLine = 1024
+	MaxRequestLine = 1024
 	// maxLoggedURL is the most bytes of path and query one line holds, as
 	// written, escapes included; path_len and query_len give the whole
 	// lengths when they were cut.
@@ -39,20 +40,33 @@ const (
 	// operator's -base-path, which nothing else bounds.
 	maxLoggedRoute = 64
 
-	clientErrorLines   = 5   // lines of 4xx answers per second, after the burst
-	clientErrorBurst   = 100 // lines of 4xx answers written at once before the rate binds
-	suppressedInterval = 10 * time.Second
+	ClientErrorLines   = 5   // lines of 4xx answers per second, after the burst
+	ClientErrorBurst   = 100 // lines of 4xx answers written at once before the rate binds
+	SuppressedInterval = 10 * time.Second
 )
 
-// logLimits bounds the lines of 4xx answers. Tests set their own.
-type logLimits struct {
+// Limits bound lines: those of 4xx answers, or of failed requests' causes.
+type Limits struct {
 	Rate     rate.Limit    // lines a second
 	Burst    int           // lines at once
 	Interval time.Duration // how often dropped lines are summed up in one line
 }
 
-func defaultLogLimits() logLimits {
-	return logLimits{Rate: clientErrorLines, Burst: clientErrorBurst, Interval: suppressedInterval}
+func defaultLimits() Limits {
+	return Limits{Rate: ClientErrorLines, Burst: ClientErrorBurst, Interval: SuppressedInterval}
+}
+
+// Method and Path are r's method and path as a log line holds them: cut to
+// their bounds, for lines about a request other than its request line.
+func Method(r *http.Request) string {
+	m, _ := cut(r.Method, maxLoggedMethod)
+	return m
+}
+
+// Path: see Method.
+func Path(r *http.Request) string {
+	p, _ := loggedURL(r.URL.Path, "")
+	return p
 }
 
 // clientErrorLog decides which lines of 4xx answers are written, and
@@ -62,7 +76,7 @@ type clientErrorLog struct {
 	dropped dropped
 }
 
-func newClientErrorLog(logger *slog.Logger, limits logLimits) *clientErrorLog {
+func newClientErrorLog(logger *slog.Logger, limits Limits) *clientErrorLog {
 	limit := strconv.FormatFloat(float64(limits.Rate), 'f', -1, 64) + "/s, burst " + strconv.Itoa(limits.Burst)
 	return &clientErrorLog{
 		bucket: rate.NewLimiter(limits.Rate, limits.Burst),
@@ -87,12 +101,12 @@ func (c *clientErrorLog) allow() bool {
 	return false
 }
 
-// cutForLog returns the longest start of s, cut on a rune boundary, that
+// cut returns the longest start of s, cut on a rune boundary, that
 // takes at most max bytes once the log handler has escaped it, and those
 // bytes. Counting the escapes rather than the bytes of s is what bounds
 // the line: a byte of invalid UTF-8 is written as \ufffd in JSON, six
 // bytes, and a path is percent-decoded, so it can hold any byte.
-func cutForLog(s string, max int) (string, int) {
+func cut(s string, max int) (string, int) {
 	width := 0
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -127,8 +141,8 @@ func loggedWidth(r rune, size int) int {
 // query keeps at least half when both are long, so a long path cannot hide
 // the query, nor a long query the path.
 func loggedURL(path, query string) (loggedPath, loggedQuery string) {
-	_, queryWidth := cutForLog(query, maxLoggedURL/2)
-	loggedPath, pathWidth := cutForLog(path, maxLoggedURL-queryWidth)
-	loggedQuery, _ = cutForLog(query, maxLoggedURL-pathWidth)
+	_, queryWidth := cut(query, maxLoggedURL/2)
+	loggedPath, pathWidth := cut(path, maxLoggedURL-queryWidth)
+	loggedQuery, _ = cut(query, maxLoggedURL-pathWidth)
 	return loggedPath, loggedQuery
 }

@@ -12,7 +12,7 @@ import (
 
 // TestCookieSecureBehindProxies checks the session cookie's Secure flag as
 // the server builds the cookie: over TLS, or when a -trusted-proxies peer
-// says https in X-Forwarded-Proto, by the one check clientIP's walk also
+// says https in X-Forwarded-Proto, by the one check the access log's client address also
 // uses, zones and IPv4-mapped addresses included.
 func TestCookieSecureBehindProxies(t *testing.T) {
 	t.Parallel()

@@ -1,4 +1,4 @@
-package main
+package connlimit
 
 import (
 	"net"
@@ -54,7 +54,7 @@ func TestConnsClientsForgotten(t *testing.T) {
 	t.Parallel()
 	const clients = 10_000
 	ql := newQueueListener()
-	slots := limitConns(ql, 100, 4, nil, nil)
+	slots := New(ql, Limits{Max: 100, PerClient: 4}, nil)
 	t.Cleanup(func() { slots.Close() })
 
 	// accept has the listener take a connection from peer: it returns the
@@ -81,8 +81,8 @@ func TestConnsClientsForgotten(t *testing.T) {
 	stays := netip.MustParseAddr("198.51.100.1")
 	kept, keptClient := accept(stays)
 	defer keptClient.Close()
-	slots.track(kept, http.StateNew)
-	slots.track(kept, http.StateActive)
+	slots.Track(kept, http.StateNew)
+	slots.Track(kept, http.StateActive)
 
 	for i := range clients {
 		// IPv4 clients, and IPv6 ones, each in a /64 of its own.
@@ -95,14 +95,14 @@ func TestConnsClientsForgotten(t *testing.T) {
 		second, secondClient := accept(peer)
 		switch i % 3 {
 		case 0: // closed while silent
-			slots.track(first, http.StateNew)
+			slots.Track(first, http.StateNew)
 		case 1: // closed idle in keep-alive, after a request
-			slots.track(first, http.StateNew)
-			slots.track(first, http.StateActive)
-			slots.track(first, http.StateIdle)
+			slots.Track(first, http.StateNew)
+			slots.Track(first, http.StateActive)
+			slots.Track(first, http.StateIdle)
 		case 2: // closed busy
-			slots.track(first, http.StateNew)
-			slots.track(first, http.StateActive)
+			slots.Track(first, http.StateNew)
+			slots.Track(first, http.StateActive)
 		}
 		first.Close()
 		if i == 0 && clientsHeld() != 2 {

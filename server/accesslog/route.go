@@ -1,4 +1,4 @@
-package main
+package accesslog
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 type requestInfoKey struct{}
 
 // requestInfo is what the middleware learns of a request beyond the
-// request itself: the id logRequests gave it, and the pattern of the route
+// request itself: the id Handler gave it, and the pattern of the route
 // that answered, "" when none did. The handler's goroutine writes pattern
 // before the middleware reads it.
 type requestInfo struct {
@@ -30,20 +30,29 @@ func withRequestInfo(r *http.Request, info *requestInfo) *http.Request {
 	return r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info))
 }
 
-// label is the route for logs and metrics: the pattern, or unmatchedRoute.
+// Unmatched is the route label of requests no route pattern matched
+// (404s, the mux's own 405s and path-cleaning redirects): the raw path
+// would give every scanner's guess a time series of its own.
+const Unmatched = "unmatched"
+
+// label is the route for logs and metrics: the pattern, or Unmatched.
 func (m *requestInfo) label() string {
 	if m.pattern == "" {
-		return unmatchedRoute
+		return Unmatched
 	}
 	return m.pattern
 }
 
-// patternMux is a ServeMux whose Handle wraps each route's handler to
-// record its pattern. Register routes with Handle only: HandleFunc is
-// the ServeMux's own and records nothing.
-type patternMux struct{ *http.ServeMux }
+// Mux is a ServeMux whose Handle wraps each route's handler to record its
+// pattern for Handler. Register routes with Handle only: HandleFunc is the
+// ServeMux's own and records nothing.
+type Mux struct{ *http.ServeMux }
 
-func (m patternMux) Handle(pattern string, h http.Handler) {
+// NewMux returns an empty Mux.
+func NewMux() Mux { return Mux{http.NewServeMux()} }
+
+// Handle registers h for pattern, as http.ServeMux.Handle does.
+func (m Mux) Handle(pattern string, h http.Handler) {
 	m.ServeMux.Handle(pattern, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if held, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
 			held.pattern = r.Pattern

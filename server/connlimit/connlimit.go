@@ -1,7 +1,11 @@
-package main
+// Package connlimit bounds the client connections a server keeps open:
+// at most Max in all and PerClient of one client address, with idle
+// connections making room for new ones rather than new clients waiting
+// behind them (see Listener). Trusted proxies and this host are not held
+// to PerClient, as their connections carry many visitors'.
+package connlimit
 
 import (
-	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -11,39 +15,39 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
+	"github.com/wploadmore/wploadmore/server/proxy"
 )
 
-// connsFDReserve is the descriptors -max-conns leaves to everything but
+// FDReserve is the descriptors -max-conns leaves to everything but
 // client connections: the database pool (16), the Redis pool (128), the
 // pprof listener and its clients, the log, templates, DNS and SQLite's
 // files. A server at its descriptor limit fails to accept and, worse, to
 // open a database connection; at -max-conns it only makes clients wait.
-const connsFDReserve = 256
+const FDReserve = 256
 
-// maxDefaultConns bounds the default where the descriptor limit is
+// MaxDefault bounds the default where the descriptor limit is
 // effectively none (Go raises the soft limit to the hard one, often 2^20):
 // every idle connection holds a goroutine and its buffers (docs/performance.md
 // has what they cost), and a site behind a proxy needs far fewer.
-const maxDefaultConns = 10_000
+const MaxDefault = 10_000
 
-// defaultMaxConns is -max-conns's default: RLIMIT_NOFILE less the reserve,
-// within [64, maxDefaultConns].
-func defaultMaxConns() int {
+// DefaultMax is -max-conns's default: RLIMIT_NOFILE less the reserve,
+// within [64, MaxDefault].
+func DefaultMax() int {
 	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Cur > maxDefaultConns+connsFDReserve {
-		return maxDefaultConns
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil || lim.Cur > MaxDefault+FDReserve {
+		return MaxDefault
 	}
-	return max(int(lim.Cur)-connsFDReserve, 64)
+	return max(int(lim.Cur)-FDReserve, 64)
 }
 
-// defaultMaxConnsPerClient is -max-conns-per-client's default. It bounds
+// DefaultPerClient is -max-conns-per-client's default. It bounds
 // the connections one address keeps busy (reading a request or writing an
 // answer), as its idle ones make room for its new ones: a browser opens
 // at most six to a host, so this is ten browsers behind one NAT all
 // waiting at once, and one address holding it takes under 1% of the
 // default -max-conns.
-const defaultMaxConnsPerClient = 64
+const DefaultPerClient = 64
 
 // silentGrace is how long a new connection may stay silent before it may
 // be closed to make room: a client sends its request right after the
@@ -57,7 +61,7 @@ const silentGrace = time.Second
 // would be reached on every accept.
 const capLogEvery = 10 * time.Second
 
-// connSlots is the listener the server accepts on. It keeps at most max
+// Listener is a listener that keeps at most max
 // connections open. At the cap a new connection takes the place of an
 // idle one, which has not sent a byte of its next request: the keep-alive
 // connection idle longest, or else the one silent longest since it was
@@ -65,16 +69,16 @@ const capLogEvery = 10 * time.Second
 // client sent, and a client retries a request it had not sent on a
 // reused connection. Only while none is idle does a new client wait, in
 // the kernel's listen queue, for one to close or go idle. net/http's
-// ConnState hook (track) says which connections are idle.
+// ConnState hook (Track) says which connections are idle.
 //
 // It also keeps at most perClient of one client's connections (see
 // clientKey): one of the client's own idle ones makes room for its next,
 // and while none is, its new ones are closed at once. Each connection
 // event takes constant time.
-type connSlots struct {
+type Listener struct {
 	net.Listener
 	max, perClient int
-	trusted        []netip.Prefix // their connections are their visitors': no per-client cap
+	trusted        proxy.Trusted // their connections are their visitors': no per-client cap
 	logger         *slog.Logger
 
 	mu      sync.Mutex
@@ -100,15 +104,22 @@ const (
 // clientConns are one client's connections under the per-client cap.
 type clientConns struct {
 	open int
-	idle [2]idleList // as connSlots.idle
+	idle [2]idleList // as Listener.idle
 }
 
-// limitConns wraps l in a connSlots of maxConns places and perClient per
-// client (0: no per-client cap), except for trusted proxies. Its track
-// method is the http.Server's ConnState.
-func limitConns(l net.Listener, maxConns, perClient int, trusted []netip.Prefix, logger *slog.Logger) *connSlots {
-	return &connSlots{
-		Listener: l, max: maxConns, perClient: perClient, trusted: trusted, logger: logger,
+// Limits are a Listener's bounds.
+type Limits struct {
+	Max       int           // connections open at once (-max-conns)
+	PerClient int           // of one client address (-max-conns-per-client); 0: no bound
+	Trusted   proxy.Trusted // proxies not held to PerClient (-trusted-proxies)
+}
+
+// New wraps l in a Listener within limits, which says when it is at a
+// bound to logger, at most once per capLogEvery. Its Track method is the
+// http.Server's ConnState.
+func New(l net.Listener, limits Limits, logger *slog.Logger) *Listener {
+	return &Listener{
+		Listener: l, max: limits.Max, perClient: limits.PerClient, trusted: limits.Trusted, logger: logger,
 		idle:    [2]idleList{{links: 0}, {links: 1}},
 		clients: make(map[netip.Addr]*clientConns),
 		room:    make(chan struct{}, 1),
@@ -119,7 +130,7 @@ func limitConns(l net.Listener, maxConns, perClient int, trusted []netip.Prefix,
 // Accept returns the next connection there is a place for, making one by
 // closing an idle connection if need be. A connection refused at the
 // per-client cap is closed, and the next one accepted.
-func (s *connSlots) Accept() (net.Conn, error) {
+func (s *Listener) Accept() (net.Conn, error) {
 	for {
 		c, err := s.Listener.Accept()
 		if err != nil {
@@ -137,14 +148,14 @@ func (s *connSlots) Accept() (net.Conn, error) {
 }
 
 // Close closes the listener and ends an Accept waiting for a place.
-func (s *connSlots) Close() error {
+func (s *Listener) Close() error {
 	s.closeOnce.Do(func() { close(s.done) })
 	return s.Listener.Close()
 }
 
 // admit finds c a place, or closes c and returns nil: it was refused at
 // the per-client cap, or the listener closed while c waited.
-func (s *connSlots) admit(c net.Conn) *slotConn {
+func (s *Listener) admit(c net.Conn) *slotConn {
 	key, capped := s.clientKey(c.RemoteAddr())
 	for {
 		s.mu.Lock()
@@ -223,7 +234,7 @@ func evictable(idle *[2]idleList, now time.Time) (*slotConn, time.Duration) {
 // waitForRoom waits for a place to free or a connection to go idle, or,
 // when wait is not 0, that long at most. It reports false if the
 // listener closed.
-func (s *connSlots) waitForRoom(wait time.Duration) bool {
+func (s *Listener) waitForRoom(wait time.Duration) bool {
 	var timeout <-chan time.Time
 	if wait > 0 {
 		t := time.NewTimer(wait)
@@ -249,13 +260,13 @@ var thisHost = [...]netip.Addr{netip.AddrFrom4([4]byte{127, 0, 0, 1}), netip.IPv
 // single host is usually given whole). It reports false for a trusted
 // proxy and this host, whose connections carry many visitors' requests,
 // for a peer that is no IP address, and without a per-client cap.
-func (s *connSlots) clientKey(addr net.Addr) (netip.Addr, bool) {
+func (s *Listener) clientKey(addr net.Addr) (netip.Addr, bool) {
 	tcp, ok := addr.(*net.TCPAddr)
 	if s.perClient == 0 || !ok {
 		return netip.Addr{}, false
 	}
 	ip := tcp.AddrPort().Addr().Unmap().WithZone("")
-	if !ip.IsValid() || ip == thisHost[0] || ip == thisHost[1] || isTrusted(ip, s.trusted) {
+	if !ip.IsValid() || ip == thisHost[0] || ip == thisHost[1] || s.trusted.Contains(ip) {
 		return netip.Addr{}, false
 	}
 	if ip.Is6() {
@@ -272,9 +283,9 @@ func clientLabel(key netip.Addr) string {
 	return key.String()
 }
 
-// track is the http.Server's ConnState: a new connection and one between
+// Track is the http.Server's ConnState: a new connection and one between
 // requests are idle, one reading a request or writing an answer is not.
-func (s *connSlots) track(c net.Conn, state http.ConnState) {
+func (s *Listener) Track(c net.Conn, state http.ConnState) {
 	sc, ok := c.(*slotConn)
 	if !ok {
 		return
@@ -289,7 +300,7 @@ func (s *connSlots) track(c net.Conn, state http.ConnState) {
 	}
 }
 
-func (s *connSlots) markIdle(c *slotConn, kind int32) {
+func (s *Listener) markIdle(c *slotConn, kind int32) {
 	s.mu.Lock()
 	if c.released || c.idle.Load() != 0 {
 		s.mu.Unlock()
@@ -305,7 +316,7 @@ func (s *connSlots) markIdle(c *slotConn, kind int32) {
 	s.signalRoom()
 }
 
-func (s *connSlots) markBusy(c *slotConn) {
+func (s *Listener) markBusy(c *slotConn) {
 	// Only c's own goroutine lists c, so a c it sees unlisted stays so.
 	if c.idle.Load() == 0 {
 		return
@@ -318,7 +329,7 @@ func (s *connSlots) markBusy(c *slotConn) {
 }
 
 // unlinkLocked takes idle c off the idle lists.
-func (s *connSlots) unlinkLocked(c *slotConn) {
+func (s *Listener) unlinkLocked(c *slotConn) {
 	kind := c.idle.Swap(0)
 	s.idle[kind-1].remove(c)
 	if c.client != nil {
@@ -327,7 +338,7 @@ func (s *connSlots) unlinkLocked(c *slotConn) {
 }
 
 // release gives closed c's place back.
-func (s *connSlots) release(c *slotConn) {
+func (s *Listener) release(c *slotConn) {
 	s.mu.Lock()
 	c.released = true
 	if c.idle.Load() != 0 {
@@ -343,42 +354,18 @@ func (s *connSlots) release(c *slotConn) {
 	s.signalRoom()
 }
 
-func (s *connSlots) signalRoom() {
+func (s *Listener) signalRoom() {
 	select {
 	case s.room <- struct{}{}:
 	default:
 	}
 }
 
-// observe registers the connections' metrics in reg.
-func (s *connSlots) observe(reg *prometheus.Registry) error {
-	collectors := []prometheus.Collector{
-		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-			Name: "wploadmore_connections_open",
-			Help: "Client connections open, at most -max-conns.",
-		}, func() float64 { s.mu.Lock(); defer s.mu.Unlock(); return float64(s.open) }),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "wploadmore_connections_evicted_total",
-			Help: "Idle connections closed to make room for a new one, at -max-conns or at its client's -max-conns-per-client.",
-		}, func() float64 { return float64(s.evicted.Load()) }),
-		prometheus.NewCounterFunc(prometheus.CounterOpts{
-			Name: "wploadmore_connections_refused_total",
-			Help: "New connections closed at once: their client held -max-conns-per-client connections, none of them idle.",
-		}, func() float64 { return float64(s.refused.Load()) }),
-	}
-	for _, c := range collectors {
-		if err := reg.Register(c); err != nil {
-			return fmt.Errorf("metrics: connections: %w", err)
-		}
-	}
-	return nil
-}
-
 // slotConn is a connection holding a place; it gives it back once, however
 // often it is closed.
 type slotConn struct {
 	net.Conn
-	slots  *connSlots
+	slots  *Listener
 	client *clientConns // nil: not under the per-client cap
 	key    netip.Addr
 

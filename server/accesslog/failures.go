@@ -1,4 +1,4 @@
-package main
+package accesslog
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 )
 
 // Each 5xx answer's cause is logged once, as a "request failed" line
-// (logError). An outage fails every request for one cause, and under a
+// (the server's error adapters). An outage fails every request for one cause, and under a
 // flood that is a line per request, as many as the flood sends: the log
 // would grow at the attacker's rate just when an operator reads it. So the
 // error adapters log through a handler that writes at most failureLines
@@ -21,9 +21,14 @@ const (
 	failureBurst = 100
 )
 
-// newFailureLogger returns logger with its error lines bounded by limits;
+// FailureLimits are LimitFailures' bounds in production.
+func FailureLimits() Limits {
+	return Limits{Rate: failureLines, Burst: failureBurst, Interval: SuppressedInterval}
+}
+
+// LimitFailures returns logger with its error lines bounded by limits;
 // lines below error level pass as they are.
-func newFailureLogger(logger *slog.Logger, limits logLimits) *slog.Logger {
+func LimitFailures(logger *slog.Logger, limits Limits) *slog.Logger {
 	d := &dropped{interval: limits.Interval, report: func(lines, _ int64) {
 		logger.LogAttrs(context.Background(), slog.LevelWarn, "suppressed request failed lines",
 			slog.Int64("lines", lines),

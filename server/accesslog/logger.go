@@ -1,4 +1,11 @@
-package main
+// Package accesslog writes the server's request lines, one per request,
+// and bounds what clients can make it write: each line's parts are cut to
+// bounds of their own, lines of 4xx answers share one token bucket, every
+// line a bucket of bytes, and the causes of failed requests a bucket of
+// lines; what is dropped is summed up in one line per interval. Its
+// middleware also gives each request its id and hands each answer's
+// route, status and duration to the metrics.
+package accesslog
 
 import (
 	"context"
@@ -11,21 +18,15 @@ import (
 	"golang.org/x/time/rate"
 )
 
-// newAccessLogger is the logger of request lines: the format of -log-format,
-// at level info whatever -log-level says, since -access-log alone decides
-// whether they are written. An operator who sets -log-level warn to quiet
-// the server's own news still wants to see who asked what; one who wants no
-// request lines says -access-log off. w must be safe for concurrent writes
-// by both loggers (see syncWriter).
-//
-// The request lines' bytes are bounded by -access-log-bytes a second, after
-// a burst of as many, whatever their status (see lineBudget).
-func newAccessLogger(cfg Config, w io.Writer) *slog.Logger {
-	if !cfg.AccessLog {
-		return slog.New(slog.DiscardHandler)
-	}
-	limits := byteLimits{Rate: cfg.AccessLogBytes, Burst: cfg.AccessLogBytes, Interval: suppressedInterval}
-	return boundedAccessLogger(cfg.LogFormat, w, limits, time.Now)
+// New is the logger of request lines, in format ("text" or "json"),
+// written to w at level info whatever the server's own log level, so
+// that an operator who quiets the server's news still sees who asked what.
+// The request lines' bytes are bounded by bytesPerSecond, after a burst of
+// as many, whatever their status (see lineBudget). w must be safe for
+// concurrent writes if another logger shares it.
+func New(format string, w io.Writer, bytesPerSecond int) *slog.Logger {
+	limits := byteLimits{Rate: bytesPerSecond, Burst: bytesPerSecond, Interval: SuppressedInterval}
+	return bounded(format, w, limits, time.Now)
 }
 
 // byteLimits bound the bytes of request lines. Tests set their own.
@@ -35,11 +36,11 @@ type byteLimits struct {
 	Interval time.Duration // how often dropped lines are summed up in one line
 }
 
-// boundedAccessLogger writes request lines in format to w through a
+// bounded writes request lines in format to w through a
 // lineBudget of limits, on the clock now, and its other lines, the
 // summaries, to w directly: a summary must not be dropped for the flood it
 // reports.
-func boundedAccessLogger(format string, w io.Writer, limits byteLimits, now func() time.Time) *slog.Logger {
+func bounded(format string, w io.Writer, limits byteLimits, now func() time.Time) *slog.Logger {
 	news := lineHandler(format, w)
 	budget := &lineBudget{
 		w:      w,
@@ -138,19 +139,4 @@ func (d *dropped) flush() {
 	d.lines, d.bytes = 0, 0
 	d.mu.Unlock()
 	d.report(lines, bytes)
-}
-
-// syncWriter serializes writes to w. Each slog handler writes a line in
-// one Write under a lock of its own; with two handlers on one writer, the
-// server's log and the access log, neither lock covers both, and a
-// writer such as a test's buffer must not see two Writes at once.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }
