@@ -136,7 +136,7 @@ func (s *stores) openPosts(ctx context.Context, cfg Config, logger *slog.Logger)
 	options, err := posts.Options(ctx)
 	if err != nil {
 		closeLogged(logger, "database", posts)
-		return fmt.Errorf("database: %w", err)
+		return err // wpdb's error names itself
 	}
 	logger.Info("database: site options", "blogname", options.BlogName, "date_format", options.DateFormat,
 		"timezone_string", options.TimezoneString, "gmt_offset", options.GMTOffset,
@@ -146,7 +146,7 @@ func (s *stores) openPosts(ctx context.Context, cfg Config, logger *slog.Logger)
 	terms, err := posts.Terms(ctx)
 	if err != nil {
 		closeLogged(logger, "database", posts)
-		return fmt.Errorf("database: %w", err)
+		return err
 	}
 	s.posts, s.options, s.terms = posts, options, terms
 	return nil
@@ -282,12 +282,13 @@ func openPosts(ctx context.Context, cfg Config, logger *slog.Logger) (*wpdb.Stor
 	}
 	store, err := wpdb.OpenReplicated(ctx, dbCfg, rep, logger.With("component", "wpdb"))
 	if err != nil {
-		// wpdb's error names the address; when the localhost rule chose it
-		// (a socket, or the TCP fallback), the connection says why.
+		// wpdb's error names itself and the address; when the localhost
+		// rule chose the address (a socket, or the TCP fallback), it ends
+		// with why.
 		if how.Chosen() {
-			return nil, fmt.Errorf("database: %s: %w", how, err)
+			return nil, fmt.Errorf("%w (%s)", err, how.Reason)
 		}
-		return nil, fmt.Errorf("database: %w", err)
+		return nil, err
 	}
 	if cfg.DB == "" && cfg.WPConfig == "" {
 		// A warning, not news: a deployment that meant to name its site and

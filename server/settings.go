@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -113,9 +114,20 @@ func (c *Config) serverSettings() setting.Group {
 	}
 }
 
+// checkAddr refuses an address net.Listen would, at parse, with a hint
+// where one helps: "8093" is a port alone, which Listen takes for a host.
 func (c *Config) checkAddr() error {
 	if c.Addr == "" {
 		return errors.New("empty")
+	}
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		if strings.Contains(c.Addr, ":") {
+			return err
+		}
+		if _, err := strconv.ParseUint(c.Addr, 10, 16); err == nil {
+			return fmt.Errorf("%q has no colon: write it as :%s for every interface, or 127.0.0.1:%s for this host only", c.Addr, c.Addr, c.Addr)
+		}
+		return fmt.Errorf("%q has no port: write it as %s:8080, say", c.Addr, c.Addr)
 	}
 	return nil
 }

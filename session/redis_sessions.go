@@ -81,7 +81,7 @@ func newRedisSessions(cfg Config, logger *slog.Logger, route redisRoute) *redisS
 // Redis's OOM reply (maxmemory reached with noeviction) wraps ErrFull too.
 func unavailable(what string, err error) error {
 	if rerr, ok := errors.AsType[redis.Error](err); ok && strings.HasPrefix(string(rerr), "OOM ") {
-		return fmt.Errorf("session: redis %s: out of memory: %w: %w: %w", what, ErrUnavailable, ErrFull, err)
+		return fmt.Errorf("session: redis %s: %w, %w: %w", what, ErrUnavailable, ErrFull, err)
 	}
 	var netErr net.Error
 	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout() {
@@ -334,7 +334,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	case <-ctx.Done():
-		return fmt.Errorf("%w: %w", ErrUnavailable, ctx.Err())
+		return fmt.Errorf("session: %w: %w", ErrUnavailable, ctx.Err())
 	}
 }
 

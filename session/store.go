@@ -136,19 +136,21 @@ func (st State) InRequest() Visitor {
 
 // ErrUnavailable is wrapped by every error caused by the session store
 // itself (Redis down, timed out, or a session lock that could not be taken):
-// the visitor did nothing wrong and may retry.
-var ErrUnavailable = errors.New("session: store unavailable")
+// the visitor did nothing wrong and may retry. Like ErrFull and ErrLocked
+// it is always wrapped in an error that names the package, so its text
+// does not.
+var ErrUnavailable = errors.New("store unavailable")
 
 // ErrFull is wrapped (together with ErrUnavailable) when Redis refuses a
 // write for want of memory (maxmemory reached with noeviction). Visit
 // answers such visitors itself, their counts carried in the companion
 // cookie; Ping returns it while Redis stays full.
-var ErrFull = errors.New("session: store out of memory")
+var ErrFull = errors.New("store out of memory")
 
 // ErrLocked is wrapped (together with ErrUnavailable) when a session stays
 // locked by another request (a PHP page with redis.session.locking_enabled)
 // for all of Config.LockRetries attempts.
-var ErrLocked = errors.New("session: session locked by another request")
+var ErrLocked = errors.New("session locked by another request")
 
 // errNoSession and errUnreadable make update leave the stored value alone
 // and tell the Store to issue a fresh id.
