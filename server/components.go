@@ -16,23 +16,19 @@ import (
 // step (open.go).
 
 // databaseConfig is the store's configuration for the database found at
-// location (see databaseLocation): -table-prefix over the location's own
-// prefix, else WordPress's default; -post-types, -query-timeout,
-// -strip-shortcodes, and the excerpt memo's bounds. -table-prefix does not
-// apply to the embedded demo database, which has its own table.
+// location (see databaseLocation): the database's settings as they are,
+// the excerpt memo's bounds, and -table-prefix over the location's own
+// prefix, else WordPress's default. -table-prefix does not apply to the
+// embedded demo database, which has its own table.
 func (c *Config) databaseConfig(location wpdb.Config) wpdb.Config {
 	cfg := location
+	cfg.Settings = c.databaseSettings
 	switch {
 	case c.TablePrefix != "" && (c.DB != "" || c.WPConfig != ""):
 		cfg.TablePrefix = c.TablePrefix
 	case cfg.TablePrefix == "":
 		cfg.TablePrefix = wpdb.DefaultTablePrefix
 	}
-	cfg.PostTypes = c.PostTypes
-	cfg.SearchPostTypes = c.SearchPostTypes
-	cfg.QueryTimeout = c.QueryTimeout
-	cfg.SearchTimeout = c.SearchTimeout
-	cfg.Shortcodes = c.StripShortcodes
 	cfg.ExcerptMemoEntries, cfg.ExcerptMemoBytes = wpdb.ExcerptMemoEntries, wpdb.ExcerptMemoBytes
 	return cfg
 }

@@ -174,8 +174,8 @@ func TestParseConfigShortcodes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, cfg.databaseConfig(location).Shortcodes); diff != "" {
-				t.Errorf("wpdb.Config.Shortcodes (-want +got)\n%s", diff)
+			if diff := cmp.Diff(tt.want, cfg.databaseConfig(location).StripShortcodes); diff != "" {
+				t.Errorf("wpdb.Config.StripShortcodes (-want +got)\n%s", diff)
 			}
 		})
 	}

@@ -76,7 +76,7 @@ func boundedStores(t testing.TB, cfg wpdb.Config) []boundedStore {
 	for _, shortcodes := range [][]string{nil, excerpt.CoreShortcodes()} {
 		for _, n := range boundedStarts {
 			c := cfg
-			c.Shortcodes = shortcodes
+			c.StripShortcodes = shortcodes
 			s, err := wpdb.OpenReadingStart(context.Background(), c, n)
 			if err != nil {
 				t.Fatal(err)

@@ -515,7 +515,7 @@ func TestReplicaMisconfigured(t *testing.T) {
 
 func TestReplicaConfig(t *testing.T) {
 	primary := wpdb.Config{Driver: wpdb.DriverMySQL, DSN: "root@tcp(127.0.0.1:1)/wp", TablePrefix: "wp_",
-		PostTypes: []string{"post"}, QueryTimeout: time.Second}
+		Settings: wpdb.Settings{PostTypes: []string{"post"}, QueryTimeout: time.Second}}
 	mysqlReplica := wpdb.Config{Driver: wpdb.DriverMySQL, DSN: "root@tcp(127.0.0.1:2)/wp"}
 	sqlite := primary
 	sqlite.Driver, sqlite.DSN = wpdb.DriverSQLite, "x.sqlite"

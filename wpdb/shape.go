@@ -34,7 +34,7 @@ type reading struct {
 
 // contentReading is how Open reads and shapes the content of posts.
 func contentReading(cfg Config) reading {
-	return reading{startChars: contentStartChars, shaper: excerpt.New(cfg.Shortcodes)}
+	return reading{startChars: contentStartChars, shaper: excerpt.New(cfg.StripShortcodes)}
 }
 
 // pageRow is one row of the page queries: the Post's fields, what names

@@ -30,7 +30,7 @@ func TestOpenStripsConfiguredShortcodes(t *testing.T) {
 			wpdbtest.Insert(t, cfg, wpsite.Post{Title: "Shortcodes", Name: "shortcodes", Content: content})
 			for _, tt := range tests {
 				cfg := cfg
-				cfg.Shortcodes = tt.shortcodes
+				cfg.StripShortcodes = tt.shortcodes
 				posts, err := wpdbtest.Store(t, cfg).Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 1})
 				if err != nil {
 					t.Fatal(err)

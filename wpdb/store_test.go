@@ -264,7 +264,7 @@ func TestOpenErrors(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "missing.sqlite")
 	// config is a Config complete but for the driver, DSN and prefix.
 	config := func(driver, dsn, prefix string) wpdb.Config {
-		return wpdb.Config{Driver: driver, DSN: dsn, TablePrefix: prefix, PostTypes: []string{"post"}, QueryTimeout: 5 * time.Second}
+		return wpdb.Config{Driver: driver, DSN: dsn, TablePrefix: prefix, Settings: wpdb.Settings{PostTypes: []string{"post"}, QueryTimeout: 5 * time.Second}}
 	}
 	// silent accepts connections and never answers, as a firewall that
 	// drops packets, or a server stuck before its greeting, looks.
@@ -294,8 +294,8 @@ func TestOpenErrors(t *testing.T) {
 		{"mysql refused password", config("mysql", "root:wrong@tcp(127.0.0.1:3306)/wordpress", "wp_"), "Error 1045 (28000): Access denied"},
 		{"zero config", wpdb.Config{}, "unknown driver"},
 		{"no prefix", config("sqlite", "x", ""), "table prefix is empty"},
-		{"no post types", wpdb.Config{Driver: "sqlite", DSN: "x", TablePrefix: "wp_", QueryTimeout: time.Second}, "no post types"},
-		{"no query timeout", wpdb.Config{Driver: "sqlite", DSN: "x", TablePrefix: "wp_", PostTypes: []string{"post"}}, "query timeout"},
+		{"no post types", wpdb.Config{Driver: "sqlite", DSN: "x", TablePrefix: "wp_", Settings: wpdb.Settings{QueryTimeout: time.Second}}, "no post types"},
+		{"no query timeout", wpdb.Config{Driver: "sqlite", DSN: "x", TablePrefix: "wp_", Settings: wpdb.Settings{PostTypes: []string{"post"}}}, "query timeout"},
 		{"negative memo entries", memo(config("sqlite", "x", "wp_"), -1, 1<<20), "excerpt memo of -1 entries"},
 		{"memo without bytes", memo(config("sqlite", "x", "wp_"), 100, 0), "excerpt memo of 0 bytes"},
 		{"memo of negative bytes", memo(config("sqlite", "x", "wp_"), 100, -1), "excerpt memo of -1 bytes"},

@@ -56,7 +56,7 @@ func (r *Replication) Databases(t testing.TB) (primary, replica wpdb.Config) {
 	r.started(t)
 	name := dbName(t)
 	primary = wpdb.Config{Driver: wpdb.DriverMySQL, DSN: r.dsn(r.primary, name), TablePrefix: "wp_",
-		PostTypes: []string{"post"}, QueryTimeout: QueryTimeout()}
+		Settings: wpdb.Settings{PostTypes: []string{"post"}, QueryTimeout: QueryTimeout()}}
 	replica = primary
 	replica.DSN = r.dsn(r.replica, name)
 	admin := r.admin(t, r.primary)

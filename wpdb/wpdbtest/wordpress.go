@@ -60,7 +60,7 @@ func NewWordPress(t testing.TB) *WordPress {
 	}
 	createDatabase(t, parsed.DBName)
 	wp := &WordPress{
-		Config:   wpdb.Config{Driver: wpdb.DriverMySQL, DSN: dsn, TablePrefix: "wp_", PostTypes: []string{"post"}, QueryTimeout: QueryTimeout()},
+		Config:   wpdb.Config{Driver: wpdb.DriverMySQL, DSN: dsn, TablePrefix: "wp_", Settings: wpdb.Settings{PostTypes: []string{"post"}, QueryTimeout: QueryTimeout()}},
 		Defines:  map[string]string{},
 		dir:      t.TempDir(),
 		database: parsed.DBName,

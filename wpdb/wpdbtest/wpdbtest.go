@@ -53,7 +53,7 @@ func Drivers() []string { return []string{wpdb.DriverMySQL, wpdb.DriverSQLite} }
 // defaults, stretched on a busy machine (QueryTimeout).
 func New(t testing.TB, driver, prefix string) wpdb.Config {
 	t.Helper()
-	cfg := wpdb.Config{TablePrefix: prefix, PostTypes: []string{"post"}, QueryTimeout: QueryTimeout()}
+	cfg := wpdb.Config{TablePrefix: prefix, Settings: wpdb.Settings{PostTypes: []string{"post"}, QueryTimeout: QueryTimeout()}}
 	switch driver {
 	case wpdb.DriverMySQL:
 		cfg.Driver, cfg.DSN = wpdb.DriverMySQL, newMySQL(t)
