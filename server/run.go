@@ -14,9 +14,12 @@ import (
 	"github.com/wploadmore/wploadmore/server/connlimit"
 )
 
-// run is the whole server, in three steps: parse the configuration, open
-// what it names (open), and serve until ctx is cancelled (serve). Then it
-// drains in-flight requests and closes what it opened in reverse order.
+// run is the whole server, one step after another: parse the
+// configuration (parseConfig, parse.go); open what it names (open, in open.go):
+// listen, open the stores (stores.go), or wait for them while they do not
+// answer (starting.go), and build the handler (newServer in server.go,
+// around routes in routes.go); then serve until ctx is cancelled (serve),
+// drain the requests in flight and close what it opened, in reverse order.
 func run(ctx context.Context, args []string, environ []string, stdout io.Writer) error {
 	cfg, err := parseConfig(args, environ, stdout)
 	if err != nil {
