@@ -47,7 +47,7 @@ type Config struct {
 	AccessLogBytes int
 
 	Pprof       string // address of a separate listener for net/http/pprof; off when empty
-	MetricsAddr string // address of a separate listener for /metrics; off when empty (see metrics.go)
+	MetricsAddr string // address of a separate listener for /metrics; off when empty (see serveMetrics)
 	Version     bool   // print the version and revision, and do nothing else
 	// Healthcheck, when set, makes the binary probe that URL and exit, for
 	// container health checks in images that have no curl.

@@ -18,6 +18,7 @@ import (
 	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/server/accesslog"
 	"github.com/wploadmore/wploadmore/server/listing"
+	"github.com/wploadmore/wploadmore/server/metrics"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
@@ -33,9 +34,9 @@ func requestCodes(f *dto.MetricFamily) map[string]float64 {
 }
 
 // gathered is the family name of m's registry.
-func gathered(t *testing.T, m *metrics, name string) *dto.MetricFamily {
+func gathered(t *testing.T, m *metrics.Metrics, name string) *dto.MetricFamily {
 	t.Helper()
-	families, err := m.registry.Gather()
+	families, err := m.Registry().Gather()
 	if err != nil {
 		t.Fatal(err)
 	}

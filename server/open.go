@@ -12,6 +12,7 @@ import (
 	"github.com/wploadmore/wploadmore/public"
 	"github.com/wploadmore/wploadmore/server/connlimit"
 	"github.com/wploadmore/wploadmore/server/listing"
+	"github.com/wploadmore/wploadmore/server/metrics"
 	"github.com/wploadmore/wploadmore/templates"
 )
 
@@ -47,11 +48,11 @@ func open(ctx context.Context, cfg Config, build buildInfo, logger, accessLog *s
 	// wait in the listen queue while none is idle: the descriptors the
 	// database and Redis need are never taken.
 	slots := connlimit.New(listener, connlimit.Limits{Max: cfg.MaxConns, PerClient: cfg.MaxConnsPerClient, Trusted: cfg.TrustedProxies}, logger)
-	metrics := newMetrics(build)
-	if err := slots.Register(metrics.registry); err != nil {
+	meters := newMetrics(build)
+	if err := slots.Register(meters.Registry()); err != nil {
 		return nil, nil, nil, err
 	}
-	stopMetrics, err := serveMetrics(cfg.MetricsAddr, metrics, logger)
+	stopMetrics, err := serveMetrics(cfg.MetricsAddr, meters, logger)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -69,7 +70,7 @@ func open(ctx context.Context, cfg Config, build buildInfo, logger, accessLog *s
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	w := &wiring{cfg: cfg, logger: logger, accessLog: accessLog, metrics: metrics, templates: tmplFS}
+	w := &wiring{cfg: cfg, logger: logger, accessLog: accessLog, metrics: meters, templates: tmplFS}
 	closers.push(func() { w.stores.close(logger) })
 	handler, failed, err := openOrWait(ctx, w, closers)
 	if err != nil {
@@ -83,7 +84,7 @@ type wiring struct {
 	cfg       Config
 	logger    *slog.Logger
 	accessLog *slog.Logger
-	metrics   *metrics
+	metrics   *metrics.Metrics
 	templates fs.FS
 	stores    stores
 }
@@ -94,13 +95,13 @@ type wiring struct {
 // close it.
 func (w *wiring) serverHandler(ctx context.Context, closers *closeStack) (http.Handler, error) {
 	cfg, logger, st := w.cfg, w.logger, &w.stores
-	if err := w.metrics.observeDB(st.posts.StatsDBs()); err != nil {
+	if err := w.metrics.ObserveDB(st.posts.StatsDBs()); err != nil {
 		return nil, err
 	}
-	if err := w.metrics.observeReplicas(st.posts); err != nil {
+	if err := w.metrics.ObserveReplicas(st.posts); err != nil {
 		return nil, err
 	}
-	if err := w.metrics.observeSessionPool(st.sessions); err != nil {
+	if err := w.metrics.ObserveSessionPool(st.sessions); err != nil {
 		return nil, err
 	}
 	if cfg.CacheTTL > 0 {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/wploadmore/wploadmore/server/accesslog"
 	"github.com/wploadmore/wploadmore/server/compress"
+	"github.com/wploadmore/wploadmore/server/metrics"
 )
 
 // loadMorePath is the PHP script's one URL, under the base path.
@@ -16,7 +17,7 @@ type routeDeps struct {
 	config    Config
 	logger    *slog.Logger
 	accessLog *slog.Logger
-	metrics   *metrics
+	metrics   *metrics.Metrics
 	loadMore  *loadMore
 	template  staticFile
 	assets    map[string]staticFile

@@ -12,6 +12,7 @@ import (
 	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/server/listing/pagewords"
+	"github.com/wploadmore/wploadmore/server/metrics"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
@@ -58,7 +59,7 @@ type serverDeps struct {
 	AccessLog *slog.Logger
 	// Metrics counts requests and cache reads; nil means a registry of
 	// the server's own that nobody reads.
-	Metrics *metrics
+	Metrics *metrics.Metrics
 	// PoolSize is the database's connection pool (wpdb.Store.PoolSize):
 	// the cache admits queries for half of it (see cacheLimits). 0 means
 	// the MySQL pool's 16.
