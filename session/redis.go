@@ -95,8 +95,9 @@ func openError(url string, err error) error {
 }
 
 // prefixed is err, an error of this package's, after prefix, which names
-// the package: the package's name is said once, at the front, rather than
-// again where err's own text begins with it.
+// the package ("session: …", or a session by its id): the name is said
+// once, at the front, rather than again where err's own text begins with
+// "session: ".
 type prefixed struct {
 	prefix string
 	err    error

@@ -203,7 +203,7 @@ func (s *Store) resume(ctx context.Context, v Visitor, count int64, n int) (Stat
 			if errors.Is(err, ErrUnavailable) {
 				s.cfg.observe(UpdateUnavailable)
 			}
-			return State{}, fmt.Errorf("session %s: stored meanwhile: %w", truncateID(id), err)
+			return State{}, prefixed{"session " + truncateID(id) + ": stored meanwhile: ", err}
 		}
 		s.cfg.observe(UpdateApplied)
 		return State{ID: id, PostsStart: clampInt(got)}, nil
