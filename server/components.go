@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"github.com/wploadmore/wploadmore/blog"
@@ -18,23 +17,19 @@ import (
 // step (open.go).
 
 // databaseConfig is the store's configuration for the database found at
-// location (see databaseLocation): -table-prefix over the location's own
-// prefix, else WordPress's default; -post-types, -query-timeout,
-// -strip-shortcodes, and the excerpt memo's bounds. -table-prefix does not
-// apply to the embedded demo database, which has its own table.
+// location (see databaseLocation): the database's settings as they are,
+// the excerpt memo's bounds, and -table-prefix over the location's own
+// prefix, else WordPress's default. -table-prefix does not apply to the
+// embedded demo database, which has its own table.
 func (c *Config) databaseConfig(location wpdb.Config) wpdb.Config {
 	cfg := location
+	cfg.Settings = c.databaseSettings
 	switch {
 	case c.TablePrefix != "" && (c.DB != "" || c.WPConfig != ""):
 		cfg.TablePrefix = c.TablePrefix
 	case cfg.TablePrefix == "":
 		cfg.TablePrefix = wpdb.DefaultTablePrefix
 	}
-	cfg.PostTypes = c.PostTypes
-	cfg.SearchPostTypes = c.SearchPostTypes
-	cfg.QueryTimeout = c.QueryTimeout
-	cfg.SearchTimeout = c.SearchTimeout
-	cfg.Shortcodes = c.StripShortcodes
 	cfg.ExcerptMemoEntries, cfg.ExcerptMemoBytes = wpdb.ExcerptMemoEntries, wpdb.ExcerptMemoBytes
 	return cfg
 }
@@ -49,11 +44,10 @@ func (c *Config) sessionConfig() session.Config {
 }
 
 // cookie is the session cookie: -session-name and -cookie-path, Secure
-// over HTTPS as -trusted-proxies tell it (see overHTTPS).
+// over HTTPS as -trusted-proxies tell it (see proxy.Trusted.OverHTTPS).
 func (c *Config) cookie() session.Cookie {
-	trusted := c.TrustedProxies
 	cookie := c.Cookie
-	cookie.OverHTTPS = func(r *http.Request) bool { return overHTTPS(r, trusted) }
+	cookie.OverHTTPS = c.TrustedProxies.OverHTTPS
 	return cookie
 }
 

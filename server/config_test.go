@@ -13,6 +13,7 @@ import (
 
 	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/server/listing"
+	"github.com/wploadmore/wploadmore/server/proxy"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
@@ -82,7 +83,7 @@ func TestParseConfigSources(t *testing.T) {
 			check: func(t *testing.T, cfg Config) {
 				got := []any{cfg.Addr, cfg.DB, cfg.MaxBatch, cfg.PostTypes, cfg.BasePath, cfg.Sessions.Locking, cfg.TrustedProxies, cfg.Sessions.Format.String()}
 				want := []any{"127.0.0.1:9000", "sqlite:/tmp/x.sqlite", 50, []string{"post", "page"}, "/blog", true,
-					[]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("127.0.0.1/32")}, "php_serialize"}
+					proxy.Trusted{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("127.0.0.1/32")}, "php_serialize"}
 				if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })); diff != "" {
 					t.Errorf("(-want +got)\n%s", diff)
 				}
@@ -174,8 +175,8 @@ func TestParseConfigShortcodes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, cfg.databaseConfig(location).Shortcodes); diff != "" {
-				t.Errorf("wpdb.Config.Shortcodes (-want +got)\n%s", diff)
+			if diff := cmp.Diff(tt.want, cfg.databaseConfig(location).StripShortcodes); diff != "" {
+				t.Errorf("wpdb.Config.StripShortcodes (-want +got)\n%s", diff)
 			}
 		})
 	}

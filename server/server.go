@@ -9,9 +9,11 @@ import (
 	"time"
 
 	"github.com/wploadmore/wploadmore/blog"
+	"github.com/wploadmore/wploadmore/server/accesslog"
 	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/server/listing/pagewords"
+	"github.com/wploadmore/wploadmore/server/metrics"
 	"github.com/wploadmore/wploadmore/session"
 )
 
@@ -56,7 +58,7 @@ type serverDeps struct {
 	AccessLog *slog.Logger
 	// Metrics counts requests and cache reads; nil means a registry of
 	// the server's own that nobody reads.
-	Metrics *metrics
+	Metrics *metrics.Metrics
 	// PoolSize is the database's connection pool (wpdb.Store.PoolSize):
 	// the cache admits queries for half of it (see cacheLimits). 0 means
 	// the MySQL pool's 16.
@@ -123,7 +125,7 @@ func newServer(deps serverDeps) (*server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("-templates: %w", err)
 	}
-	failures := newFailureLogger(deps.Logger, logLimits{Rate: failureLines, Burst: failureBurst, Interval: suppressedInterval})
+	failures := accesslog.LimitFailures(deps.Logger, accesslog.FailureLimits())
 	loadMore := &loadMore{
 		pages: views, terms: s.terms, sessions: deps.Sessions, cookie: cfg.cookie(),
 		unsent: newUnsentAnswers(cfg.UnsentBytes), coder: coder,

@@ -141,8 +141,10 @@ func TestLocalhostFallsBackToTCP(t *testing.T) {
 	t.Run("refused", func(t *testing.T) {
 		// Port 1: nothing listens there. The error names the fallback.
 		_, err := openPosts(ctx, config(t, "localhost:1"), slog.New(slog.NewJSONHandler(&bytes.Buffer{}, nil)))
-		if want := "database: TCP 127.0.0.1:1 (localhost: no Unix socket at " + tried + "): "; err == nil || !strings.HasPrefix(err.Error(), want) {
-			t.Errorf("error = %v, want it to start %q", err, want)
+		start, end := "wpdb: connect to mysql database ", " at TCP 127.0.0.1:1: "
+		why := " (localhost: no Unix socket at " + tried + ")"
+		if err == nil || !strings.HasPrefix(err.Error(), start) || !strings.Contains(err.Error(), end) || !strings.HasSuffix(err.Error(), why) {
+			t.Errorf("error = %v, want it to start %q, name %q and end %q", err, start, end, why)
 		}
 	})
 }

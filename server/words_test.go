@@ -22,16 +22,13 @@ import (
 // GNU msgfmt, as a translator's tool would.
 func pluginMO(t *testing.T, po string) []byte {
 	t.Helper()
-	msgfmt, err := exec.LookPath("msgfmt")
-	if err != nil {
-		t.Fatalf("msgfmt (Debian's gettext) builds the site's catalogue: %v", err)
-	}
+	testkit.NeedPackage(t, "gettext", "msgfmt") // builds the site's catalogue
 	dir := t.TempDir()
 	src, mo := filepath.Join(dir, "site.po"), filepath.Join(dir, "site.mo")
 	if err := os.WriteFile(src, []byte(po), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(msgfmt, "-o", mo, src).CombinedOutput(); err != nil {
+	if out, err := exec.Command("msgfmt", "-o", mo, src).CombinedOutput(); err != nil {
 		t.Fatalf("msgfmt: %v\n%s", err, out)
 	}
 	data, err := os.ReadFile(mo)

@@ -11,8 +11,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wploadmore/wploadmore/blog"
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // TestTermsPrefixAndMissingTables reads the terms snapshot under another
@@ -95,9 +97,9 @@ func TestArchiveSeveralTypes(t *testing.T) {
 			ctx := context.Background()
 			cfg := wpdbtest.New(t, driver, "wp_")
 			cfg.PostTypes = []string{"post", "page"}
-			var rows []wpdb.SeedRow
+			var rows []wpsite.Post
 			for i := range 60 {
-				rows = append(rows, wpdb.SeedRow{Type: []string{"post", "page", "attachment"}[i%3],
+				rows = append(rows, wpsite.Post{Type: []string{"post", "page", "attachment"}[i%3],
 					Date: fmt.Sprintf("2024-%02d-%02d 10:00:00", 1+i%3, 1+i%5), Title: fmt.Sprint(i)})
 			}
 			wpdbtest.Insert(t, cfg, rows...)
@@ -225,7 +227,7 @@ func TestArchiveOutage(t *testing.T) {
 		for name, read := range reads {
 			start := time.Now()
 			err := read()
-			if !errors.Is(err, wpdb.ErrUnavailable) || time.Since(start) > 2*time.Second {
+			if !errors.Is(err, wpdb.ErrUnavailable) || time.Since(start) > testkit.Scale(2*time.Second) {
 				t.Errorf("%s, database %s: %v after %v, want ErrUnavailable within the query timeout", name, state, err, time.Since(start))
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/wploadmore/wploadmore/wpdb/excerpt"
 	"github.com/wploadmore/wploadmore/wpdb/excerpt/excerpttest"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // boundedStarts are the content starts, in characters, the bounded-read
@@ -76,7 +77,7 @@ func boundedStores(t testing.TB, cfg wpdb.Config) []boundedStore {
 	for _, shortcodes := range [][]string{nil, excerpt.CoreShortcodes()} {
 		for _, n := range boundedStarts {
 			c := cfg
-			c.Shortcodes = shortcodes
+			c.StripShortcodes = shortcodes
 			s, err := wpdb.OpenReadingStart(context.Background(), c, n)
 			if err != nil {
 				t.Fatal(err)
@@ -112,14 +113,14 @@ func newBoundedTable(t testing.TB, driver string) *boundedTable {
 	t.Helper()
 	cfg := wpdbtest.New(t, driver, "wp_")
 	ids := wpdbtest.Insert(t, cfg,
-		wpdb.SeedRow{Title: "checked", Date: "2024-01-01 00:00:00", Content: "x"},
-		wpdb.SeedRow{Title: "newer", Date: "2024-06-01 00:00:00", Content: "<p>newer</p>"},
+		wpsite.Post{Title: "checked", Date: "2024-01-01 00:00:00", Content: "x"},
+		wpsite.Post{Title: "newer", Date: "2024-06-01 00:00:00", Content: "<p>newer</p>"},
 	)
 	// Older posts, so that the databases plan the page as on a real site
 	// (see TestExplainMySQL), not as a scan of a tiny table.
-	older := make([]wpdb.SeedRow, 2000)
+	older := make([]wpsite.Post, 2000)
 	for i := range older {
-		older[i] = wpdb.SeedRow{Title: "older", Date: fmt.Sprintf("20%02d-01-01 00:00:00", i*20/len(older)), Content: "<p>older</p>"}
+		older[i] = wpsite.Post{Title: "older", Date: fmt.Sprintf("20%02d-01-01 00:00:00", i*20/len(older)), Content: "<p>older</p>"}
 	}
 	wpdbtest.Insert(t, cfg, older...)
 	db := wpdbtest.OpenDB(t, cfg)

@@ -13,6 +13,7 @@ import (
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/sitegen"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // cardsPHP makes n posts through WordPress, each in a grandchild category
@@ -154,7 +155,7 @@ func TestCardsWithoutTables(t *testing.T) {
 func seedSite(t *testing.T, cfg wpdb.Config, n int) {
 	t.Helper()
 	ctx := context.Background()
-	s, err := wpdb.OpenSeeder(ctx, cfg)
+	s, err := wpsite.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

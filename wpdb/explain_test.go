@@ -11,6 +11,7 @@ import (
 	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // explainRows fills cfg's table with enough rows of mixed types and
@@ -19,9 +20,9 @@ func explainRows(t *testing.T, cfg wpdb.Config, db *sql.DB) {
 	t.Helper()
 	types := []string{"post", "post", "post", "page", "attachment", "revision", "nav_menu_item"}
 	statuses := []string{"publish", "publish", "publish", "draft", "inherit", "trash"}
-	var rows []wpdb.SeedRow
+	var rows []wpsite.Post
 	for i := range 3000 {
-		rows = append(rows, wpdb.SeedRow{
+		rows = append(rows, wpsite.Post{
 			Type:    types[i%len(types)],
 			Status:  statuses[i%len(statuses)],
 			Date:    fmt.Sprintf("2023-%02d-%02d %02d:%02d:00", 1+i%12, 1+i%28, i%24, i%60),

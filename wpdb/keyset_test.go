@@ -13,6 +13,7 @@ import (
 	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // TestKeysetPages pages after a post (Page.LastPost) through posts that
@@ -29,9 +30,9 @@ func TestKeysetPages(t *testing.T) {
 				ctx := context.Background()
 				cfg := wpdbtest.New(t, driver, "wp_")
 				cfg.PostTypes = types
-				var rows []wpdb.SeedRow
+				var rows []wpsite.Post
 				for i := range 30 {
-					rows = append(rows, wpdb.SeedRow{Type: []string{"post", "page", "attachment"}[i%3],
+					rows = append(rows, wpsite.Post{Type: []string{"post", "page", "attachment"}[i%3],
 						Date: fmt.Sprintf("2024-01-%02d 10:00:00", 1+i%7), Title: "t" + strconv.Itoa(i)}) // ties on the date
 				}
 				wpdbtest.Insert(t, cfg, rows...)
@@ -88,9 +89,9 @@ func TestKeysetReadsOnlyAPage(t *testing.T) {
 	cfg := wpdbtest.MySQL(t)
 	// 5 500 published posts, a published page or attachment every few, and
 	// drafts among them; dates tie in pairs.
-	var rows []wpdb.SeedRow
+	var rows []wpsite.Post
 	for i := range 7200 {
-		row := wpdb.SeedRow{Date: time.Date(2020, 1, 1, 0, i/2, 0, 0, time.UTC).Format(time.DateTime), Title: "t"}
+		row := wpsite.Post{Date: time.Date(2020, 1, 1, 0, i/2, 0, 0, time.UTC).Format(time.DateTime), Title: "t"}
 		switch {
 		case i%13 == 0:
 			row.Status = "draft"
@@ -183,9 +184,9 @@ func TestKeysetPageOneQuery(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	cfg := wpdbtest.MySQL(t)
-	var rows []wpdb.SeedRow
+	var rows []wpsite.Post
 	for i := range 20 {
-		rows = append(rows, wpdb.SeedRow{Date: fmt.Sprintf("2024-01-01 10:%02d:00", i), Title: "t" + strconv.Itoa(i)})
+		rows = append(rows, wpsite.Post{Date: fmt.Sprintf("2024-01-01 10:%02d:00", i), Title: "t" + strconv.Itoa(i)})
 	}
 	wpdbtest.Insert(t, cfg, rows...)
 	cfg, proxy := wpdbtest.ThroughProxy(t, cfg)

@@ -12,6 +12,7 @@ import (
 	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // TestOutage takes the database away under an open Store: Posts must fail
@@ -22,7 +23,7 @@ func TestOutage(t *testing.T) {
 		t.Skip("-short: waits for the database to come back")
 	}
 	cfg := wpdbtest.MySQL(t)
-	wpdbtest.Insert(t, cfg, wpdb.SeedRow{ID: 1, Title: "one"}, wpdb.SeedRow{ID: 2, Title: "two"})
+	wpdbtest.Insert(t, cfg, wpsite.Post{ID: 1, Title: "one"}, wpsite.Post{ID: 2, Title: "two"})
 	cfg, p := wpdbtest.ThroughProxy(t, cfg)
 	// Long enough for a loaded machine to reconnect within it, short
 	// enough for the hung case not to drag.

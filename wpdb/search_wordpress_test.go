@@ -211,6 +211,7 @@ func newSearchSite(t *testing.T) *wpdbtest.WordPress {
 func TestSearchWordPress(t *testing.T) {
 	t.Parallel()
 	wp := newSearchSite(t)
+	wpdbtest.NeedL10n(t) // the German stopwords
 	store := open(t, wp.Config)
 	terms, err := store.Terms(context.Background())
 	if err != nil {
@@ -232,7 +233,7 @@ func TestSearchWordPress(t *testing.T) {
 		}
 		if locale != "" {
 			// The list as the server reads it from the site's catalogue.
-			mo, err := pomo.ReadMO("/usr/share/wordpress/wp-content/languages/" + locale + ".mo")
+			mo, err := pomo.ReadMO(wpdbtest.DebianLanguages + locale + ".mo")
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -35,7 +35,7 @@ type reading struct {
 
 // contentReading is how Open reads and shapes the content of posts.
 func contentReading(cfg Config) reading {
-	return reading{startChars: contentStartChars, shaper: excerpt.New(cfg.Shortcodes)}
+	return reading{startChars: contentStartChars, shaper: excerpt.New(cfg.StripShortcodes)}
 }
 
 // wholeRow is a post whose content is read whole, when its start did not

@@ -17,6 +17,7 @@ import (
 	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
@@ -242,7 +243,7 @@ func TestStorePrefix(t *testing.T) {
 		t.Run(driver, func(t *testing.T) {
 			t.Parallel()
 			cfg := wpdbtest.New(t, driver, "blog2_")
-			wpdbtest.Insert(t, cfg, wpdb.SeedRow{ID: 5, Title: "in blog2", Date: "2024-05-05 05:05:05"})
+			wpdbtest.Insert(t, cfg, wpsite.Post{ID: 5, Title: "in blog2", Date: "2024-05-05 05:05:05"})
 			posts, err := open(t, cfg).Posts(context.Background(), blog.Page{Offset: 0, Limit: 10})
 			if err != nil {
 				t.Fatal(err)
@@ -264,7 +265,7 @@ func TestOpenErrors(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "missing.sqlite")
 	// config is a Config complete but for the driver, DSN and prefix.
 	config := func(driver, dsn, prefix string) wpdb.Config {
-		return wpdb.Config{Driver: driver, DSN: dsn, TablePrefix: prefix, PostTypes: []string{"post"}, QueryTimeout: 5 * time.Second}
+		return wpdb.Config{Driver: driver, DSN: dsn, TablePrefix: prefix, Settings: wpdb.Settings{PostTypes: []string{"post"}, QueryTimeout: 5 * time.Second}}
 	}
 	// silent accepts connections and never answers, as a firewall that
 	// drops packets, or a server stuck before its greeting, looks.
@@ -294,8 +295,8 @@ func TestOpenErrors(t *testing.T) {
 		{"mysql refused password", config("mysql", "root:wrong@tcp(127.0.0.1:3306)/wordpress", "wp_"), "Error 1045 (28000): Access denied"},
 		{"zero config", wpdb.Config{}, "unknown driver"},
 		{"no prefix", config("sqlite", "x", ""), "table prefix is empty"},
-		{"no post types", wpdb.Config{Driver: "sqlite", DSN: "x", TablePrefix: "wp_", QueryTimeout: time.Second}, "no post types"},
-		{"no query timeout", wpdb.Config{Driver: "sqlite", DSN: "x", TablePrefix: "wp_", PostTypes: []string{"post"}}, "query timeout"},
+		{"no post types", wpdb.Config{Driver: "sqlite", DSN: "x", TablePrefix: "wp_", Settings: wpdb.Settings{QueryTimeout: time.Second}}, "no post types"},
+		{"no query timeout", wpdb.Config{Driver: "sqlite", DSN: "x", TablePrefix: "wp_", Settings: wpdb.Settings{PostTypes: []string{"post"}}}, "query timeout"},
 		{"negative memo entries", memo(config("sqlite", "x", "wp_"), -1, 1<<20), "excerpt memo of -1 entries"},
 		{"memo without bytes", memo(config("sqlite", "x", "wp_"), 100, 0), "excerpt memo of 0 bytes"},
 		{"memo of negative bytes", memo(config("sqlite", "x", "wp_"), 100, -1), "excerpt memo of -1 bytes"},

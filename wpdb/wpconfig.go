@@ -71,7 +71,7 @@ func parseWPConfig(src []byte, dir string) (Config, error) {
 		Addresses: Addresses{Home: w.consts["WP_HOME"], SiteURL: w.consts["WP_SITEURL"], ContentURL: w.consts["WP_CONTENT_URL"]},
 		Language:  w.language(dir)}
 	if w.prefixSet {
-		if err := validatePrefix(w.prefix); err != nil {
+		if err := ValidatePrefix(w.prefix); err != nil {
 			return Config{}, fmt.Errorf("wpdb: wp-config: $table_prefix: %w", err)
 		}
 		cfg.TablePrefix = w.prefix
@@ -231,7 +231,7 @@ func (w *wpSettings) mysqlConfig() (_ *mysql.Config, local bool, err error) {
 }
 
 func isWord(s string) bool {
-	return s != "" && validatePrefix(s) == nil
+	return s != "" && ValidatePrefix(s) == nil
 }
 
 // parseDBHost splits DB_HOST the way wpdb::parse_db_host does, then picks

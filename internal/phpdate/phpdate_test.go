@@ -5,13 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wploadmore/wploadmore/internal/phpdate"
+	"github.com/wploadmore/wploadmore/internal/testkit"
 )
 
 // letters are the date() letters Format knows, each tested alone.
@@ -113,17 +113,9 @@ type phpResult struct {
 	Date   *string `json:"date"`
 }
 
-// needPHP skips t, or fails it under CI=true, when php-cli is missing.
-func needPHP(t *testing.T) {
-	t.Helper()
-	if _, err := exec.LookPath("php"); err != nil {
-		msg := "php not found (apt-get install -y php-cli)"
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-}
+// needPHP skips t under -short, and fails it otherwise, when php-cli is
+// missing.
+func needPHP(t *testing.T) { t.Helper(); testkit.NeedPackage(t, "php-cli", "php") }
 
 // runPHP formats every case in one php process (testdata/format.php).
 func runPHP(t *testing.T, cases []phpCase) []phpResult {

@@ -151,13 +151,13 @@ func scenarios(ctx context.Context, store *wpdb.Store, setup setupDB, sessions *
 				err = fmt.Errorf("no posts at start %d", start)
 			}
 			if err == nil {
-				_, err = sessions.AddPostsStart(ctx, visitors[i], len(posts))
+				_, err = sessions.Visit(ctx, session.Visitor{ID: visitors[i]}, len(posts))
 			}
 			return err
 		}
 	}
 	limitB := func(ctx context.Context, i int) error {
-		_, err := sessions.AddPostsStart(ctx, visitors[i], desiredPosts)
+		_, err := sessions.Visit(ctx, session.Visitor{ID: visitors[i]}, desiredPosts)
 		return err
 	}
 	mid, deep := o.posts/2, o.posts-1000
@@ -238,9 +238,9 @@ func selectScenarios(table []scenario, pattern string) []scenario {
 func newSessions(ctx context.Context, s *session.Store, n, postsStart int) ([]string, error) {
 	ids := make([]string, n)
 	for i := range ids {
-		st, err := s.PostsStart(ctx, "")
+		st, err := s.Visit(ctx, session.Visitor{}, 0)
 		if err == nil && postsStart > st.PostsStart {
-			st, err = s.AddPostsStart(ctx, st.ID, postsStart-st.PostsStart)
+			st, err = s.Visit(ctx, session.Visitor{ID: st.ID}, postsStart-st.PostsStart)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("create a session: %w", err)

@@ -37,6 +37,7 @@ echo json_encode($out);
 func TestSearchTitlesWordPress(t *testing.T) {
 	t.Parallel()
 	wp := wpdbtest.NewWordPress(t)
+	wpdbtest.NeedL10n(t) // the German catalogue
 	searches := []string{
 		"apple pie", "", "Tom's", `"quoted"`, "a & b", "<b>", "1/2", "a -- b", "a --- b", "a---b", "a--b", "xn--b", "-- a", "a --",
 		"a - b", "-", "- a", "a -", "a\t-\tb", "a\u00a0-\u00a0b", "a\u00a0--\u00a0b", "----", "-----", "a -- -- b", "a - - b", "--", "---",
@@ -55,7 +56,7 @@ func TestSearchTitlesWordPress(t *testing.T) {
 		}
 		lang := Language{Locale: locale}
 		if locale != "" {
-			if lang.Catalogue, err = pomo.ReadMO("/usr/share/wordpress/wp-content/languages/" + locale + ".mo"); err != nil {
+			if lang.Catalogue, err = pomo.ReadMO(wpdbtest.DebianLanguages + locale + ".mo"); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -112,24 +112,33 @@ func TestCacheReservedHeads(t *testing.T) {
 	counts := c.observer.(*cacheCounts)
 	news, sport, books := keyed{key: "category_name=news"}, keyed{key: "category_name=sport"}, keyed{key: "category_name=books"}
 	ctx := context.Background()
-	// read reads in's head, its query taking took on the clock.
+	// read reads in's head, its query taking took on the clock. A head
+	// served without a query (stale, say) fails within a few seconds,
+	// and a query that starts later is ended by the read's deadline.
 	read := func(what string, in blog.Listing, took time.Duration, want string) {
 		t.Helper()
 		calls := next.calls.Load()
-		released := make(chan struct{})
+		started := make(chan bool, 1)
 		go func() {
-			defer close(released)
-			for next.calls.Load() == calls {
-				time.Sleep(time.Millisecond)
+			for deadline := time.Now().Add(3 * time.Second); next.calls.Load() == calls; time.Sleep(time.Millisecond) {
+				if time.Now().After(deadline) {
+					started <- false
+					return
+				}
 			}
 			clock.Advance(took)
 			next.release <- struct{}{}
+			started <- true
 		}()
-		got, err := c.Posts(ctx, blog.Page{In: in, Limit: 2})
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		got, err := c.Posts(rctx, blog.Page{In: in, Limit: 2})
 		if err != nil {
 			t.Fatalf("%s, the misses full: %v", what, err)
 		}
-		<-released
+		if !<-started {
+			t.Fatalf("%s: served %q, and no query started within 3 s; want a fresh head from %s", what, got[0].Title, want)
+		}
 		if got[0].Title != want {
 			t.Errorf("%s: served %q, want a fresh head from %s", what, got[0].Title, want)
 		}

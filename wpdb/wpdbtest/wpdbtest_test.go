@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wploadmore/wploadmore/blog"
-	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 func TestHelpers(t *testing.T) {
@@ -19,7 +19,7 @@ func TestHelpers(t *testing.T) {
 			if diff := cmp.Diff([]uint64{1, 2, 3}, ids); diff != "" {
 				t.Errorf("Insert IDs (-want +got):\n%s", diff)
 			}
-			auto := wpdbtest.Insert(t, cfg, wpdb.SeedRow{Title: "auto ID", Date: "2023-01-01 00:00:00"})
+			auto := wpdbtest.Insert(t, cfg, wpsite.Post{Title: "auto ID", Date: "2023-01-01 00:00:00"})
 			if diff := cmp.Diff([]uint64{4}, auto); diff != "" {
 				t.Errorf("next free ID (-want +got):\n%s", diff)
 			}
