@@ -11,22 +11,8 @@ import (
 // Archive is an archive looked up in a [Terms] snapshot, ready to list in
 // a [Page]. The zero Archive is the whole listing.
 type Archive struct {
-	// groups must all hold a post: each is the term_taxonomy_ids of one
-	// clause (a category with its children, or tags either), any of which
-	// files the post.
-	groups []TermGroup
-	// notTerms are the term_taxonomy_ids of excluded categories and their
-	// children.
-	notTerms []uint64
-	// authors: post_author is one of them; author too, when not 0
-	// (author_name); notAuthors: it is none of them.
-	authors, notAuthors []uint64
-	author              uint64
-	// from and to bound post_date (both included) when the archive names
-	// a year; month and day are the parts of the date left to compare
-	// outside that range (monthnum or day without a year), 0 for none.
-	from, to   string
-	month, day int
+	// filter is what the archive holds its posts to.
+	filter Filter
 	// published is the snapshot's number of published posts, which the
 	// groups' counts are measured against.
 	published int64
@@ -74,10 +60,7 @@ type Filter struct {
 }
 
 // Filter returns what a holds its posts to.
-func (a Archive) Filter() Filter {
-	return Filter{Groups: a.groups, NotTerms: a.notTerms, Authors: a.authors, NotAuthors: a.notAuthors,
-		Author: a.author, From: a.from, To: a.to, Month: a.month, Day: a.day}
-}
+func (a Archive) Filter() Filter { return a.filter }
 
 // Published is the number of published posts of the snapshot a was looked
 // up in: what the groups' counts are measured against.
@@ -85,8 +68,13 @@ func (a Archive) Published() int64 { return a.published }
 
 // IsZero reports whether a is the whole listing.
 func (a Archive) IsZero() bool {
-	return len(a.groups) == 0 && len(a.notTerms) == 0 && len(a.authors) == 0 && len(a.notAuthors) == 0 &&
-		a.author == 0 && a.from == "" && a.month == 0 && a.day == 0
+	f := a.filter
+	return !f.namesPosts() && f.From == "" && f.Month == 0 && f.Day == 0
+}
+
+// namesPosts reports whether f names terms or authors, beside dates.
+func (f Filter) namesPosts() bool {
+	return len(f.Groups) > 0 || len(f.NotTerms) > 0 || len(f.Authors) > 0 || len(f.NotAuthors) > 0 || f.Author != 0
 }
 
 // NoPosts says what a has no posts for, as a [*NotFoundError] wrapping
@@ -96,8 +84,7 @@ func (a Archive) IsZero() bool {
 // empty. It returns nil for any other archive. The caller, who read the
 // archive's first page, knows whether it is empty.
 func (a Archive) NoPosts() error {
-	if len(a.groups) > 0 || len(a.notTerms) > 0 || len(a.authors) > 0 || len(a.notAuthors) > 0 || a.author != 0 ||
-		a.Year == 0 && a.Month == 0 && a.Day == 0 {
+	if a.filter.namesPosts() || a.Year == 0 && a.Month == 0 && a.Day == 0 {
 		return nil
 	}
 	var date []string
@@ -130,7 +117,7 @@ func (ts *Terms) Resolve(q ArchiveQuery) (Archive, error) {
 		if err != nil {
 			return Archive{}, err
 		}
-		a.groups, a.Terms = append(a.groups, g), append(a.Terms, named...)
+		a.filter.Groups, a.Terms = append(a.filter.Groups, g), append(a.Terms, named...)
 		found.categories = append(found.categories, kept)
 	}
 	for _, c := range q.tags {
@@ -138,7 +125,7 @@ func (ts *Terms) Resolve(q ArchiveQuery) (Archive, error) {
 		if err != nil {
 			return Archive{}, err
 		}
-		a.groups, a.Terms = append(a.groups, g), append(a.Terms, named...)
+		a.filter.Groups, a.Terms = append(a.filter.Groups, g), append(a.Terms, named...)
 		found.tags = append(found.tags, kept)
 	}
 	if excluded := ts.categories.known(q.notCategories); len(excluded) > 0 {
@@ -146,33 +133,33 @@ func (ts *Terms) Resolve(q ArchiveQuery) (Archive, error) {
 		if err != nil {
 			return Archive{}, err
 		}
-		a.notTerms, found.notCategories = g.IDs, excluded
+		a.filter.NotTerms, found.notCategories = g.IDs, excluded
 	}
 	for _, id := range q.authors {
 		if author, ok := ts.authors[id]; ok {
-			a.authors = append(a.authors, id)
+			a.filter.Authors = append(a.filter.Authors, id)
 			a.Author = &author
 		}
 	}
-	if len(q.authors) > 0 && len(a.authors) == 0 {
+	if len(q.authors) > 0 && len(a.filter.Authors) == 0 {
 		return Archive{}, &NotFoundError{Kind: "author", Name: idString(q.authors[0])}
 	}
-	found.authors = a.authors
+	found.authors = a.filter.Authors
 	// An excluded author the site does not have excludes nothing: left
 	// out, so that made-up IDs neither key the cache apart nor grow its
 	// keys.
 	for _, id := range q.notAuthors {
 		if _, ok := ts.authors[id]; ok {
-			a.notAuthors = append(a.notAuthors, id)
+			a.filter.NotAuthors = append(a.filter.NotAuthors, id)
 		}
 	}
-	found.notAuthors = a.notAuthors
+	found.notAuthors = a.filter.NotAuthors
 	if q.authorName != "" {
 		author, ok := ts.AuthorByNicename(q.authorName)
 		if !ok {
 			return Archive{}, &NotFoundError{Kind: "author", Name: q.authorName}
 		}
-		a.author = author.ID
+		a.filter.Author = author.ID
 		a.Author = &author
 	}
 	if err := a.setDates(q.year, q.month, q.day); err != nil {
@@ -274,21 +261,21 @@ func (a *Archive) setDates(year, month, day int) error {
 	}
 	switch {
 	case year == 0:
-		a.month, a.day = month, day
+		a.filter.Month, a.filter.Day = month, day
 		return nil
 	case month == 0:
-		a.from, a.to = fmt.Sprintf("%04d-01-01 00:00:00", year), fmt.Sprintf("%04d-12-31 23:59:59", year)
-		a.day = day
+		a.filter.From, a.filter.To = fmt.Sprintf("%04d-01-01 00:00:00", year), fmt.Sprintf("%04d-12-31 23:59:59", year)
+		a.filter.Day = day
 		return nil
 	case day == 0:
 		last := time.Date(year, time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day()
-		a.from, a.to = fmt.Sprintf("%04d-%02d-01 00:00:00", year, month), fmt.Sprintf("%04d-%02d-%02d 23:59:59", year, month, last)
+		a.filter.From, a.filter.To = fmt.Sprintf("%04d-%02d-01 00:00:00", year, month), fmt.Sprintf("%04d-%02d-%02d 23:59:59", year, month, last)
 		return nil
 	}
 	date := fmt.Sprintf("%04d-%02d-%02d", year, month, day)
 	if d := time.Date(year, time.Month(month), day, 0, 0, 0, 0, time.UTC); d.Day() != day {
 		return &NotFoundError{Kind: "day", Name: date}
 	}
-	a.from, a.to = date+" 00:00:00", date+" 23:59:59"
+	a.filter.From, a.filter.To = date+" 00:00:00", date+" 23:59:59"
 	return nil
 }
