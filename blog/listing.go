@@ -16,7 +16,7 @@ type Listing interface {
 	Key() string
 	// visit hands the listing to v's method for its kind: only this
 	// package's kinds are listings.
-	visit(v visitor)
+	visit(ctx context.Context, v visitor)
 }
 
 // Page is one page of a listing: Limit posts of In after post LastPost,
@@ -60,9 +60,9 @@ type Home struct{}
 // Key is "": the whole blog.
 func (Home) Key() string { return "" }
 
-func (Home) visit(v visitor)      { v.home() }
-func (a Archive) visit(v visitor) { v.archive(a) }
-func (q Search) visit(v visitor)  { v.search(q) }
+func (Home) visit(ctx context.Context, v visitor)      { v.home(ctx) }
+func (a Archive) visit(ctx context.Context, v visitor) { v.archive(ctx, a) }
+func (q Search) visit(ctx context.Context, v visitor)  { v.search(ctx, q) }
 
 // PageReader reads a page of each kind of listing in a method of its own,
 // which [ReadPage] calls: a store writes each kind's query there, a cache
@@ -77,35 +77,36 @@ type PageReader[T any] interface {
 // ReadPage hands page p to the method of r for its listing's kind: the one
 // place that tells the kinds apart.
 func ReadPage[T any](ctx context.Context, p Page, r PageReader[T]) (T, error) {
-	v := &pageVisit[T]{ctx: ctx, p: p, r: r}
-	p.Listing().visit(v)
+	v := &pageVisit[T]{p: p, r: r}
+	p.Listing().visit(ctx, v)
 	return v.out, v.err
 }
 
 // visitor has a method for each kind of listing.
 type visitor interface {
-	home()
-	archive(Archive)
-	search(Search)
+	home(ctx context.Context)
+	archive(ctx context.Context, a Archive)
+	search(ctx context.Context, q Search)
 }
 
 // pageVisit is ReadPage's visitor: it reads page p with r.
 type pageVisit[T any] struct {
-	ctx context.Context
 	p   Page
 	r   PageReader[T]
 	out T
 	err error
 }
 
-func (v *pageVisit[T]) home() { v.out, v.err = v.r.Home(v.ctx, v.p) }
+func (v *pageVisit[T]) home(ctx context.Context) { v.out, v.err = v.r.Home(ctx, v.p) }
 
-func (v *pageVisit[T]) archive(a Archive) {
+func (v *pageVisit[T]) archive(ctx context.Context, a Archive) {
 	if a.IsZero() {
-		v.home()
+		v.home(ctx)
 		return
 	}
-	v.out, v.err = v.r.Archive(v.ctx, a, v.p)
+	v.out, v.err = v.r.Archive(ctx, a, v.p)
 }
 
-func (v *pageVisit[T]) search(q Search) { v.out, v.err = v.r.Search(v.ctx, q, v.p) }
+func (v *pageVisit[T]) search(ctx context.Context, q Search) {
+	v.out, v.err = v.r.Search(ctx, q, v.p)
+}
