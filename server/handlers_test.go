@@ -78,6 +78,9 @@ func (f fakePosts) StickyPosts(ctx context.Context, ids []uint64) ([]blog.Post, 
 
 func (f fakePosts) Ping(ctx context.Context) error { return f.err }
 
+// Replicas says the fake has no read replicas.
+func (f fakePosts) Replicas() []wpdb.ReplicaStatus { return nil }
+
 // fakeSessions keeps one visitor's posts_start, or fails with err.
 type fakeSessions struct {
 	postsStart int

@@ -22,7 +22,7 @@ import (
 // database failed.
 type postSource interface {
 	listing.Source
-	Ping(ctx context.Context) error
+	database
 }
 
 // sessionStore is what the handlers need of the PHP session. Its errors
