@@ -61,20 +61,15 @@ const silentGrace = time.Second
 // would be reached on every accept.
 const capLogEvery = 10 * time.Second
 
-// Listener is a listener that keeps at most max
-// connections open. At the cap a new connection takes the place of an
-// idle one, which has not sent a byte of its next request: the keep-alive
-// connection idle longest, or else the one silent longest since it was
-// accepted, once silent for silentGrace. Closing it loses nothing its
-// client sent, and a client retries a request it had not sent on a
-// reused connection. Only while none is idle does a new client wait, in
-// the kernel's listen queue, for one to close or go idle. net/http's
-// ConnState hook (Track) says which connections are idle.
-//
-// It also keeps at most perClient of one client's connections (see
-// clientKey): one of the client's own idle ones makes room for its next,
-// and while none is, its new ones are closed at once. Each connection
-// event takes constant time.
+// Listener keeps at most max connections open, and at most perClient of
+// one client's (see clientKey). At the cap a new connection takes the
+// place of an idle one, which has not sent a byte of its next request:
+// the keep-alive connection idle longest, or else the one silent longest
+// since it was accepted, once silent for silentGrace. Only while none is
+// idle does a new client wait, in the kernel's listen queue. A client at
+// its own cap makes room with one of its idle connections, or has its new
+// ones closed at once. net/http's ConnState hook (Track) says which
+// connections are idle; each event takes constant time.
 type Listener struct {
 	net.Listener
 	max, perClient int
