@@ -5,9 +5,12 @@ SHELL := /usr/bin/env bash
 GO ?= go
 VENDORED := public/vendor/mustache.mjs
 # The release the binary names in -version, its start log and
-# wploadmore_build_info: the version file, set through -X as go:embed
-# cannot reach it from server/.
-LDFLAGS := -X main.version=$(shell cat version)
+# wploadmore_build_info, set through -X as go:embed cannot reach the root
+# from server/: the commit's own version tag when it has one, else the
+# version file. make tag.* tags first and then writes the file, so the
+# tagged commit's file still names the release before it.
+VERSION := $(shell git describe --tags --exact-match --match '[0-9]*.[0-9]*.[0-9]*' 2>/dev/null || cat version)
+LDFLAGS := -X main.version=$(VERSION)
 # The revision -version names is Go's VCS stamp: auto stamps it in a git
 # checkout even where GOFLAGS says -buildvcs=false, as on this CI machine.
 BUILDFLAGS := -buildvcs=auto -ldflags "$(LDFLAGS)"
@@ -31,13 +34,22 @@ $(VENDORED): $(NODE_MODULES)
 .PHONY: assets
 assets: $(VENDORED) ## Install the front-end packages (npm ci): what the binary embeds, and axe-core and Lighthouse for the browser tests
 
+BIN := bin/wploadmore
+
+# Built, then run as itself rather than through go run, which exits 1 when
+# Ctrl-C stops the program it ran, however cleanly the program stopped: the
+# server exits 0 on SIGINT and SIGTERM once it has shut down, and so does
+# make. Go's first build of the server and its modules takes minutes, and
+# says nothing meanwhile, so the first run says so.
 .PHONY: run
 run: assets ## Run the server (embedded SQLite and in-memory sessions unless configured)
-	$(GO) run $(BUILDFLAGS) ./server
+	@test -e $(BIN) || echo "Building the server: the first build takes a few minutes, later ones seconds."
+	@$(GO) build $(BUILDFLAGS) -o $(BIN) ./server
+	exec $(BIN)
 
 .PHONY: build
 build: assets ## Build the server binary into bin/
-	$(GO) build $(BUILDFLAGS) -o bin/wploadmore ./server
+	$(GO) build $(BUILDFLAGS) -o $(BIN) ./server
 
 .PHONY: docs
 docs: ## Regenerate docs/configuration.md, the configuration reference, from the settings' tables

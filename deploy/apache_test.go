@@ -102,10 +102,10 @@ func TestApacheSyntax(t *testing.T) {
 // which URL reaches which, as TestNginx does.
 // With a base path it runs the fragment as its comment says to change it.
 func TestApache(t *testing.T) {
+	apache := requireTool(t, "apache2", "apache2", "/usr/sbin/apache2")
 	if testing.Short() {
 		t.Skip("-short: starts Apache")
 	}
-	apache := requireTool(t, "apache2", "apache2", "/usr/sbin/apache2")
 	for _, base := range []string{"", "/blog"} {
 		t.Run("base path "+cmp.Or(base, "none"), func(t *testing.T) {
 			testApache(t, apache, base)

@@ -8,14 +8,14 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/blog"
 )
 
 // archiveRequest is the archive a request names, looked up, or its
 // search within one: zero for the whole blog.
 type archiveRequest struct {
-	archive wpdb.Archive
-	search  *wpdb.Search // nil when the request searches for nothing
+	archive blog.Archive
+	search  *blog.Search // nil when the request searches for nothing
 	// canonical is the archive's query vars in one spelling, for the next
 	// batch's link and the page's "more" form.
 	canonical url.Values
@@ -28,7 +28,7 @@ func (a archiveRequest) isArchive() bool { return len(a.canonical) > 0 }
 
 // listing is what the request pages through: the search, the archive, or
 // nil for the whole blog.
-func (a archiveRequest) listing() wpdb.Listing {
+func (a archiveRequest) listing() blog.Listing {
 	switch {
 	case a.search != nil:
 		return *a.search
@@ -39,7 +39,7 @@ func (a archiveRequest) listing() wpdb.Listing {
 }
 
 // noPosts is the 404 of a date archive with no posts (see
-// wpdb.Archive.NoPosts); nil for any other listing, and for a search,
+// blog.Archive.NoPosts); nil for any other listing, and for a search,
 // which WordPress never answers with a 404.
 func (a archiveRequest) noPosts() error {
 	if a.search != nil || !a.isArchive() {
@@ -51,31 +51,31 @@ func (a archiveRequest) noPosts() error {
 // archiveTerms holds the latest terms snapshot the archives are looked up
 // in; it is replaced in the background (listing.WatchTerms). It is safe for
 // concurrent use.
-type archiveTerms struct{ terms atomic.Pointer[wpdb.Terms] }
+type archiveTerms struct{ terms atomic.Pointer[blog.Terms] }
 
 // newArchiveTerms starts with first; nil is a site with no terms or
 // authors yet, whose date archives still work.
-func newArchiveTerms(first *wpdb.Terms) *archiveTerms {
+func newArchiveTerms(first *blog.Terms) *archiveTerms {
 	a := &archiveTerms{}
 	if first == nil {
-		first = wpdb.NewTerms(nil, nil, 0, time.Now())
+		first = blog.NewTerms(nil, nil, 0, time.Now())
 	}
 	a.terms.Store(first)
 	return a
 }
 
-func (a *archiveTerms) set(ts *wpdb.Terms) { a.terms.Store(ts) }
+func (a *archiveTerms) set(ts *blog.Terms) { a.terms.Store(ts) }
 
 // resolve looks the archive vars of a request up in the snapshot, never
 // in the database. It returns the zero archiveRequest when vars name none,
-// a *wpdb.QueryVarError for a malformed one (400) and a
-// *wpdb.NotFoundError for a category, tag, author or day the site does not
+// a *blog.QueryVarError for a malformed one (400) and a
+// *blog.NotFoundError for a category, tag, author or day the site does not
 // have (404).
 func (a *archiveTerms) resolve(vars url.Values) (archiveRequest, error) {
 	if len(vars) == 0 {
 		return archiveRequest{}, nil
 	}
-	q, err := wpdb.ParseArchive(vars)
+	q, err := blog.ParseArchive(vars)
 	if err != nil || q.IsZero() {
 		// cat=0 and year= name no archive, as in WordPress.
 		return archiveRequest{}, err
@@ -91,12 +91,12 @@ func (a *archiveTerms) resolve(vars url.Values) (archiveRequest, error) {
 // a search within the archive its vars name, or, when the site does not
 // have its category, tag or author, within nothing, as WordPress lists
 // nothing for it with no 404. A malformed archive var is still a
-// *wpdb.QueryVarError, and a date past the calendar (monthnum=13) a
-// *wpdb.NotFoundError, a 404 as WordPress's query parser makes it.
+// *blog.QueryVarError, and a date past the calendar (monthnum=13) a
+// *blog.NotFoundError, a 404 as WordPress's query parser makes it.
 func (a *archiveTerms) resolveSearch(vars url.Values, s string, stopwords []string) (archiveRequest, error) {
-	q := wpdb.ParseSearch(s, stopwords)
+	q := blog.ParseSearch(s, stopwords)
 	found, err := a.resolve(vars)
-	var missing *wpdb.NotFoundError
+	var missing *blog.NotFoundError
 	switch {
 	case errors.As(err, &missing) && slices.Contains([]string{"category", "tag", "author"}, missing.Kind):
 		q = q.WithinNothing()

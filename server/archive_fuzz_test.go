@@ -7,17 +7,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/blog"
 )
 
 // fuzzTerms is a small site: News (with a child, World), a tag alpha and
 // an author bob-smith.
 func fuzzTerms() *archiveTerms {
-	return newArchiveTerms(wpdb.NewTerms([]wpdb.ArchiveTerm{
+	return newArchiveTerms(blog.NewTerms([]blog.ArchiveTerm{
 		{ID: 3, TaxonomyID: 3, Taxonomy: "category", Name: "News", Slug: "news", Count: 5},
 		{ID: 4, TaxonomyID: 4, Taxonomy: "category", Name: "World", Slug: "world", Parent: 3, Count: 2},
 		{ID: 5, TaxonomyID: 5, Taxonomy: "post_tag", Name: "alpha", Slug: "alpha", Count: 3},
-	}, []wpdb.Author{{ID: 2, Nicename: "bob-smith", DisplayName: "Bob Smith"}}, 10, time.Now()))
+	}, []blog.Author{{ID: 2, Nicename: "bob-smith", DisplayName: "Bob Smith"}}, 10, time.Now()))
 }
 
 // FuzzArchiveQuery resolves any query string as an archive: it is the

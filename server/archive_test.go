@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
@@ -345,7 +346,7 @@ wp_insert_post(array('post_title' => 'Late post', 'post_status' => 'publish', 'p
 			t.Logf("shown %v after it was added", time.Since(added).Round(time.Millisecond))
 			return
 		}
-		if time.Since(added) > ttl+500*time.Millisecond {
+		if time.Since(added) > ttl+testkit.Scale(500*time.Millisecond) {
 			t.Fatalf("%v after the category was added: status %d %s", time.Since(added), resp.Status, resp.Body)
 		}
 		time.Sleep(20 * time.Millisecond)

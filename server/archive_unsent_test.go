@@ -10,6 +10,7 @@ import (
 
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // TestArchiveAnswersGiveBackRoom: an archive's JSON answer gives back the
@@ -18,10 +19,10 @@ import (
 func TestArchiveAnswersGiveBackRoom(t *testing.T) {
 	t.Parallel()
 	cfg := wpdbtest.New(t, wpdb.DriverMySQL, "wp_")
-	rows := make([]wpdb.SeedRow, 10)
+	rows := make([]wpsite.Post, 10)
 	for i := range rows {
 		// The excerpt is cut to 200 characters; a title is not.
-		rows[i] = wpdb.SeedRow{Title: fmt.Sprintf("Post %d ", i) + strings.Repeat("title ", 400), Name: fmt.Sprintf("post-%d", i),
+		rows[i] = wpsite.Post{Title: fmt.Sprintf("Post %d ", i) + strings.Repeat("title ", 400), Name: fmt.Sprintf("post-%d", i),
 			Content: "<p>Words.</p>",
 			Date:    time.Date(2024, 3, 1+i, 10, 0, 0, 0, time.UTC).Format(time.DateTime)}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/sitegen"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // benchHandler is the whole server handler over an SQLite blog of 250
@@ -29,9 +30,9 @@ func benchHandler(b *testing.B, cacheTTL time.Duration, postsStart int, args ...
 		b.Fatal(err)
 	}
 	dbCfg := wpdbtest.SQLite(b)
-	rows := make([]wpdb.SeedRow, 250)
+	rows := make([]wpsite.Post, 250)
 	for i := range rows {
-		rows[i] = wpdb.SeedRow{
+		rows[i] = wpsite.Post{
 			Title: fmt.Sprintf("Post %d", i), Name: fmt.Sprintf("post-%d", i),
 			Date:    fmt.Sprintf("2024-02-%02d 10:00:00", 1+i%28),
 			Content: sitegen.Post(uint64(i), 2<<10+i%50*400, i%5 == 0),
@@ -48,7 +49,7 @@ func benchHandler(b *testing.B, cacheTTL time.Duration, postsStart int, args ...
 	if err != nil {
 		b.Fatal(err)
 	}
-	visitor, err := sessions.AddPostsStart(context.Background(), "", postsStart-cfg.sessionConfig().InitialPostsStart)
+	visitor, err := sessions.Visit(context.Background(), session.Visitor{}, postsStart-cfg.sessionConfig().InitialPostsStart)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -28,10 +27,12 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/public"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // chromiumPath is where Debian's chromium package puts the browser.
@@ -61,10 +62,10 @@ var browserTitles = []string{
 // the page must not list (a draft and a page).
 func seedBrowserPosts(t *testing.T, cfg wpdb.Config) {
 	t.Helper()
-	var rows []wpdb.SeedRow
+	var rows []wpsite.Post
 	for i, title := range browserTitles {
 		day := len(browserTitles) - i
-		rows = append(rows, wpdb.SeedRow{
+		rows = append(rows, wpsite.Post{
 			Date: fmt.Sprintf("2024-03-%02d 09:30:00", day),
 			// Stored as kses stores it: the text reads as browserTitles,
 			// markup characters included, which both renderings escape.
@@ -74,8 +75,8 @@ func seedBrowserPosts(t *testing.T, cfg wpdb.Config) {
 		})
 	}
 	rows = append(rows,
-		wpdb.SeedRow{Date: "2024-03-20 00:00:00", Title: "A draft", Status: "draft"},
-		wpdb.SeedRow{Date: "2024-03-21 00:00:00", Title: "A page", Type: "page"},
+		wpsite.Post{Date: "2024-03-20 00:00:00", Title: "A draft", Status: "draft"},
+		wpsite.Post{Date: "2024-03-21 00:00:00", Title: "A page", Type: "page"},
 	)
 	wpdbtest.Insert(t, cfg, rows...)
 }
@@ -93,18 +94,13 @@ func startBrowserServer(t *testing.T, cfg wpdb.Config, env map[string]string) st
 }
 
 // browser starts a headless Chromium for t, stopped when t ends, and
-// returns the context of its first tab. Without Chromium the test is
-// skipped, except under CI where that is a failure.
+// returns the context of its first tab. It skips t under -short and fails
+// it without Chromium.
 func browser(t *testing.T) context.Context {
 	t.Helper()
+	testkit.NeedPackage(t, "chromium", chromiumPath)
 	if testing.Short() {
 		t.Skip("-short: a test in Chromium")
-	}
-	if _, err := exec.LookPath(chromiumPath); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("browser tests need Chromium at %s: apt-get install -y chromium", chromiumPath)
-		}
-		t.Skipf("Chromium not found at %s (apt-get install -y chromium); skipping the browser tests", chromiumPath)
 	}
 	// The widget imports mustache.js from the embedded vendor folder.
 	if _, err := fs.Stat(public.FS, vendoredMustache); err != nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -297,7 +298,7 @@ func TestPostCardFreshness(t *testing.T) {
 			wp.PHP(t, tt.php)
 			changed := time.Now()
 			for !tt.changed(first()) {
-				if time.Since(changed) > ttl+500*time.Millisecond {
+				if time.Since(changed) > ttl+testkit.Scale(500*time.Millisecond) {
 					t.Fatalf("the change did not show within %v: %+v", ttl, first())
 				}
 				time.Sleep(20 * time.Millisecond)

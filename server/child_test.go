@@ -6,11 +6,8 @@ package main
 // instead of the tests, so no other binary is built.
 
 import (
-	"context"
-	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -21,16 +18,10 @@ import (
 // childServerEnv, set, makes the test binary run the server (see TestMain).
 const childServerEnv = "WPLOADMORE_TEST_CHILD_SERVER"
 
-// runChildServer is main for the child: run with the environment it was
-// given, until SIGTERM.
+// runChildServer is main for the child: the server with the environment
+// it was given, until SIGTERM or SIGINT.
 func runChildServer() int {
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
-	defer stop()
-	if err := run(ctx, []string{"wploadmore"}, os.Environ(), os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "wploadmore:", err)
-		return 1
-	}
-	return 0
+	return exitCode([]string{"wploadmore"}, os.Environ(), os.Stdout, os.Stderr)
 }
 
 // childServer is the server running as a child process of the test.

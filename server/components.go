@@ -3,9 +3,9 @@ package main
 import (
 	"cmp"
 	"log/slog"
-	"net/http"
 	"time"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
@@ -17,23 +17,19 @@ import (
 // step (open.go).
 
 // databaseConfig is the store's configuration for the database found at
-// location (see databaseLocation): -table-prefix over the location's own
-// prefix, else WordPress's default; -post-types, -query-timeout,
-// -strip-shortcodes, and the excerpt memo's bounds. -table-prefix does not
-// apply to the embedded demo database, which has its own table.
+// location (see databaseLocation): the database's settings as they are,
+// the excerpt memo's bounds, and -table-prefix over the location's own
+// prefix, else WordPress's default. -table-prefix does not apply to the
+// embedded demo database, which has its own table.
 func (c *Config) databaseConfig(location wpdb.Config) wpdb.Config {
 	cfg := location
+	cfg.Settings = c.databaseSettings
 	switch {
 	case c.TablePrefix != "" && (c.DB != "" || c.WPConfig != ""):
 		cfg.TablePrefix = c.TablePrefix
 	case cfg.TablePrefix == "":
 		cfg.TablePrefix = wpdb.DefaultTablePrefix
 	}
-	cfg.PostTypes = c.PostTypes
-	cfg.SearchPostTypes = c.SearchPostTypes
-	cfg.QueryTimeout = c.QueryTimeout
-	cfg.SearchTimeout = c.SearchTimeout
-	cfg.Shortcodes = c.StripShortcodes
 	cfg.ExcerptMemoEntries, cfg.ExcerptMemoBytes = wpdb.ExcerptMemoEntries, wpdb.ExcerptMemoBytes
 	return cfg
 }
@@ -48,11 +44,10 @@ func (c *Config) sessionConfig() session.Config {
 }
 
 // cookie is the session cookie: -session-name and -cookie-path, Secure
-// over HTTPS as -trusted-proxies tell it (see overHTTPS).
+// over HTTPS as -trusted-proxies tell it (see proxy.Trusted.OverHTTPS).
 func (c *Config) cookie() session.Cookie {
-	trusted := c.TrustedProxies
 	cookie := c.Cookie
-	cookie.OverHTTPS = func(r *http.Request) bool { return overHTTPS(r, trusted) }
+	cookie.OverHTTPS = c.TrustedProxies.OverHTTPS
 	return cookie
 }
 
@@ -74,20 +69,20 @@ func (c *Config) writeTimeout() time.Duration {
 
 // site resolves the site settings from the flags, then the site's options
 // o, in language lang.
-func (c *Config) site(o wpdb.Options, lang listing.Language, logger *slog.Logger) listing.Site {
+func (c *Config) site(o blog.Options, lang listing.Language, logger *slog.Logger) listing.Site {
 	return listing.NewSite(c.Choices, o, lang, logger)
 }
 
 // language is the site's language for options o: -locale over the one
 // get_locale() finds, with its catalogue from -wp-languages, else from
-// the folder WordPress finds (see wpdb.Language.Dir).
-func (c *Config) language(o wpdb.Options, catalogues *listing.Catalogues) listing.Language {
+// the folder WordPress finds (see blog.Language.Dir).
+func (c *Config) language(o blog.Options, catalogues *listing.Catalogues) listing.Language {
 	return catalogues.Load(c.languagesDir(o), cmp.Or(c.Locale, o.Locale()))
 }
 
 // languagesDir is the site's languages folder, WP_LANG_DIR: -wp-languages,
 // else the folder WordPress finds for options o; "" when unknown.
-func (c *Config) languagesDir(o wpdb.Options) string {
+func (c *Config) languagesDir(o blog.Options) string {
 	return cmp.Or(c.LanguagesDir, o.Language.Dir())
 }
 

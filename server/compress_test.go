@@ -14,11 +14,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
-	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // compressServer is the whole handler over 30 posts whose JSON answer at
@@ -36,9 +36,9 @@ func compressServer(t *testing.T) (srv *httptest.Server, logs fmt.Stringer, clie
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	var posts []wpdb.Post
+	var posts []blog.Post
 	for id := uint64(30); id >= 1; id-- {
-		posts = append(posts, wpdb.Post{
+		posts = append(posts, blog.Post{
 			ID: id, Title: fmt.Sprintf("Post number %d", id), Name: fmt.Sprintf("post-number-%d", id),
 			Excerpt: strings.Repeat(fmt.Sprintf("Words of post %d. ", id), 8), Date: "2024-01-01 00:00:00",
 		})
@@ -407,9 +407,9 @@ func BenchmarkCompression(b *testing.B) {
 func TestPageEncoding(t *testing.T) {
 	t.Parallel()
 	p, format := testPageRenderer(t)
-	var stored []wpdb.Post
+	var stored []blog.Post
 	for id := uint64(6); id >= 1; id-- {
-		stored = append(stored, wpdb.Post{ID: id, Title: fmt.Sprintf("Post %d", id), Excerpt: "Some text...", Date: "2024-01-01 00:00:00"})
+		stored = append(stored, blog.Post{ID: id, Title: fmt.Sprintf("Post %d", id), Excerpt: "Some text...", Date: "2024-01-01 00:00:00"})
 	}
 	posts, err := format.Posts(stored)
 	if err != nil {

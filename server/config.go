@@ -2,10 +2,10 @@ package main
 
 import (
 	"log/slog"
-	"net/netip"
 	"time"
 
 	"github.com/wploadmore/wploadmore/server/listing"
+	"github.com/wploadmore/wploadmore/server/proxy"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
@@ -31,7 +31,7 @@ type Config struct {
 	Addr           string
 	BasePath       string // "" or "/blog": the folder the PHP file lived in
 	Templates      string // a folder of templates replacing the embedded ones
-	TrustedProxies []netip.Prefix
+	TrustedProxies proxy.Trusted
 
 	MaxConns          int           // most open client connections; idle ones make room for new ones
 	MaxConnsPerClient int           // most of one client address's, but a trusted proxy's; 0: no bound
@@ -47,7 +47,7 @@ type Config struct {
 	AccessLogBytes int
 
 	Pprof       string // address of a separate listener for net/http/pprof; off when empty
-	MetricsAddr string // address of a separate listener for /metrics; off when empty (see metrics.go)
+	MetricsAddr string // address of a separate listener for /metrics; off when empty (see serveMetrics)
 	Version     bool   // print the version and revision, and do nothing else
 	// Healthcheck, when set, makes the binary probe that URL and exit, for
 	// container health checks in images that have no curl.

@@ -11,7 +11,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/server/listing"
+	"github.com/wploadmore/wploadmore/server/proxy"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
@@ -81,7 +83,7 @@ func TestParseConfigSources(t *testing.T) {
 			check: func(t *testing.T, cfg Config) {
 				got := []any{cfg.Addr, cfg.DB, cfg.MaxBatch, cfg.PostTypes, cfg.BasePath, cfg.Sessions.Locking, cfg.TrustedProxies, cfg.Sessions.Format.String()}
 				want := []any{"127.0.0.1:9000", "sqlite:/tmp/x.sqlite", 50, []string{"post", "page"}, "/blog", true,
-					[]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("127.0.0.1/32")}, "php_serialize"}
+					proxy.Trusted{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("127.0.0.1/32")}, "php_serialize"}
 				if diff := cmp.Diff(want, got, cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })); diff != "" {
 					t.Errorf("(-want +got)\n%s", diff)
 				}
@@ -173,8 +175,8 @@ func TestParseConfigShortcodes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(tt.want, cfg.databaseConfig(location).Shortcodes); diff != "" {
-				t.Errorf("wpdb.Config.Shortcodes (-want +got)\n%s", diff)
+			if diff := cmp.Diff(tt.want, cfg.databaseConfig(location).StripShortcodes); diff != "" {
+				t.Errorf("wpdb.Config.StripShortcodes (-want +got)\n%s", diff)
 			}
 		})
 	}
@@ -255,29 +257,29 @@ func TestParseConfigRefusals(t *testing.T) {
 // environment, the site's options and the defaults, in that order.
 func TestSiteSettings(t *testing.T) {
 	t.Parallel()
-	paris := wpdb.Options{BlogName: "Fish &amp; Chips", DateFormat: "j. F Y", TimezoneString: "Europe/Paris", GMTOffset: "2"}
+	paris := blog.Options{BlogName: "Fish &amp; Chips", DateFormat: "j. F Y", TimezoneString: "Europe/Paris", GMTOffset: "2"}
 	tests := []struct {
 		name    string
 		args    []string
 		env     map[string]string
-		options wpdb.Options
+		options blog.Options
 		want    [3]string // title, date format, zone name
 		warned  bool
 	}{
-		{"defaults", nil, nil, wpdb.Options{}, [3]string{"Load more posts", "F j, Y", "UTC"}, false},
+		{"defaults", nil, nil, blog.Options{}, [3]string{"Load more posts", "F j, Y", "UTC"}, false},
 		{"site options", nil, nil, paris, [3]string{"Fish & Chips", "j. F Y", "Europe/Paris"}, false},
 		{"flags win", []string{"-title", "News", "-date-format", "Y-m-d"}, nil, paris, [3]string{"News", "Y-m-d", "Europe/Paris"}, false},
 		{"environment wins", nil, map[string]string{"LOADMORE_TITLE": "Env news", "LOADMORE_DATE_FORMAT": `\D\a\y z`}, paris,
 			[3]string{"Env news", `\D\a\y z`, "Europe/Paris"}, false},
-		{"flag over environment", []string{"-date-format", "m/d/Y"}, map[string]string{"LOADMORE_DATE_FORMAT": "d/m/Y"}, wpdb.Options{},
+		{"flag over environment", []string{"-date-format", "m/d/Y"}, map[string]string{"LOADMORE_DATE_FORMAT": "d/m/Y"}, blog.Options{},
 			[3]string{"Load more posts", "m/d/Y", "UTC"}, false},
-		{"gmt_offset", nil, nil, wpdb.Options{GMTOffset: "5.75"}, [3]string{"Load more posts", "F j, Y", "+05:45"}, false},
-		{"negative gmt_offset", nil, nil, wpdb.Options{GMTOffset: "-9.5"}, [3]string{"Load more posts", "F j, Y", "-09:30"}, false},
-		{"gmt_offset under an hour", nil, nil, wpdb.Options{GMTOffset: "-0.5"}, [3]string{"Load more posts", "F j, Y", "-00:30"}, false},
-		{"zero gmt_offset", nil, nil, wpdb.Options{GMTOffset: "0"}, [3]string{"Load more posts", "F j, Y", "+00:00"}, false},
-		{"unknown timezone_string", nil, nil, wpdb.Options{TimezoneString: "Mars/Olympus", GMTOffset: "3"}, [3]string{"Load more posts", "F j, Y", "UTC"}, true},
-		{"gmt_offset no number", nil, nil, wpdb.Options{GMTOffset: "five"}, [3]string{"Load more posts", "F j, Y", "UTC"}, true},
-		{"gmt_offset out of range", nil, nil, wpdb.Options{GMTOffset: "99"}, [3]string{"Load more posts", "F j, Y", "UTC"}, true},
+		{"gmt_offset", nil, nil, blog.Options{GMTOffset: "5.75"}, [3]string{"Load more posts", "F j, Y", "+05:45"}, false},
+		{"negative gmt_offset", nil, nil, blog.Options{GMTOffset: "-9.5"}, [3]string{"Load more posts", "F j, Y", "-09:30"}, false},
+		{"gmt_offset under an hour", nil, nil, blog.Options{GMTOffset: "-0.5"}, [3]string{"Load more posts", "F j, Y", "-00:30"}, false},
+		{"zero gmt_offset", nil, nil, blog.Options{GMTOffset: "0"}, [3]string{"Load more posts", "F j, Y", "+00:00"}, false},
+		{"unknown timezone_string", nil, nil, blog.Options{TimezoneString: "Mars/Olympus", GMTOffset: "3"}, [3]string{"Load more posts", "F j, Y", "UTC"}, true},
+		{"gmt_offset no number", nil, nil, blog.Options{GMTOffset: "five"}, [3]string{"Load more posts", "F j, Y", "UTC"}, true},
+		{"gmt_offset out of range", nil, nil, blog.Options{GMTOffset: "99"}, [3]string{"Load more posts", "F j, Y", "UTC"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

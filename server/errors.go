@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +8,8 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/wploadmore/wploadmore/blog"
+	"github.com/wploadmore/wploadmore/server/accesslog"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
@@ -52,10 +53,10 @@ func errorStatus(err error) (status int, message, retryAfter string) {
 	}
 	// An archive's query var that is malformed, or names what the site
 	// does not have: the client's words, never the database's.
-	if qe, ok := errors.AsType[*wpdb.QueryVarError](err); ok {
+	if qe, ok := errors.AsType[*blog.QueryVarError](err); ok {
 		return http.StatusBadRequest, qe.Var + ": " + qe.Reason, ""
 	}
-	if nf, ok := errors.AsType[*wpdb.NotFoundError](err); ok {
+	if nf, ok := errors.AsType[*blog.NotFoundError](err); ok {
 		return http.StatusNotFound, fmt.Sprintf("no %s %q", nf.Kind, nf.Name), ""
 	}
 	switch {
@@ -71,27 +72,6 @@ func errorStatus(err error) (status int, message, retryAfter string) {
 	return http.StatusInternalServerError, "internal error", ""
 }
 
-// statusClientClosedRequest is nginx's 499: the client hung up before its
-// answer was written. Logs and metrics say it in place of the status the
-// answer had, which nobody read: an abandoned request is counted neither as
-// our failure (the 503 or 500 its cancelled query or command ended in)
-// nor as a success. It is never sent.
-const statusClientClosedRequest = 499
-
-// loggedStatus is the status logs and metrics give an answer of status
-// whose request has the context ctx: 499 once the client is gone.
-// net/http cancels a request's context when its connection fails, read or
-// write, and for nothing else; a handler's own deadlines are derived
-// contexts that end with DeadlineExceeded and never cancel it. So the
-// context says the client left, whatever error the handler got on the way
-// (a client that half-closes after sending looks gone too).
-func loggedStatus(ctx context.Context, status int) int {
-	if errors.Is(ctx.Err(), context.Canceled) {
-		return statusClientClosedRequest
-	}
-	return status
-}
-
 // logError logs err once, where it ends: only 5xx errors are ours to look
 // at, and a request its client gave up on is not an error at all. Nor is a
 // refusal of a busy server (listing.ErrBusy): it is the server shedding
@@ -102,14 +82,14 @@ func logError(logger *slog.Logger, r *http.Request, status int, err error) {
 		return
 	}
 	level, msg := slog.LevelError, "request failed"
-	if logged := loggedStatus(r.Context(), status); logged != status {
+	if logged := accesslog.Status(r.Context(), status); logged != status {
 		level, msg, status = slog.LevelDebug, "request abandoned by its client", logged
 	} else if errors.Is(err, listing.ErrBusy) {
 		level = slog.LevelDebug
 	}
 	logger.Log(r.Context(), level, msg,
 		"method", r.Method, "path", r.URL.Path, "status", status,
-		"request_id", requestID(r.Context()), "err", err)
+		"request_id", accesslog.RequestID(r.Context()), "err", err)
 }
 
 // jsonErrors adapts a handler that returns its error into an http.Handler

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wploadmore/wploadmore/internal/testkit"
+	"github.com/wploadmore/wploadmore/server/accesslog"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
@@ -22,9 +23,9 @@ func TestFailureLinesBounded(t *testing.T) {
 	var buf testkit.SyncBuffer
 	logger := slog.New(slog.NewJSONHandler(&buf, nil))
 	const burst, requests = 10, 500
-	limits := logLimits{Rate: 1, Burst: burst, Interval: 100 * time.Millisecond}
+	limits := accesslog.Limits{Rate: 1, Burst: burst, Interval: 100 * time.Millisecond}
 	outage := fmt.Errorf("wpdb: posts: %w", wpdb.ErrUnavailable)
-	h := jsonErrors(newFailureLogger(logger, limits), func(http.ResponseWriter, *http.Request) error { return outage })
+	h := jsonErrors(accesslog.LimitFailures(logger, limits), func(http.ResponseWriter, *http.Request) error { return outage })
 
 	began := time.Now()
 	for range requests {

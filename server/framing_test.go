@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wploadmore/wploadmore/internal/testkit"
 )
 
 // exchange writes raw to a new connection to addr and reads every answer
@@ -29,7 +31,7 @@ func exchange(t *testing.T, addr, raw string) (answers []response, closed bool) 
 	// The first request's method tells whether its answer has a body.
 	req := &http.Request{Method: raw[:strings.IndexByte(raw, ' ')]}
 	for {
-		conn.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+		conn.SetReadDeadline(time.Now().Add(testkit.Scale(300 * time.Millisecond)))
 		_, err := br.Peek(1)
 		switch {
 		case errors.Is(err, io.EOF):

@@ -10,11 +10,14 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/public"
 	"github.com/wploadmore/wploadmore/server/listing"
@@ -25,7 +28,7 @@ import (
 
 // fakePosts answers every page with posts, or fails with err.
 type fakePosts struct {
-	posts []wpdb.Post
+	posts []blog.Post
 	err   error
 }
 
@@ -33,7 +36,7 @@ type fakePosts struct {
 // posts holds no such ID, as the store does. It files every post under
 // every archive: the fake knows no terms; archives are tested on a real
 // WordPress.
-func (f fakePosts) Posts(ctx context.Context, p wpdb.Page) ([]wpdb.Post, error) {
+func (f fakePosts) Posts(ctx context.Context, p blog.Page) ([]blog.Post, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -46,7 +49,37 @@ func (f fakePosts) Posts(ctx context.Context, p wpdb.Page) ([]wpdb.Post, error) 
 	return f.posts[min(offset, len(f.posts)):min(offset+p.Limit, len(f.posts))], nil
 }
 
+// Rank ranks every post, in their order: the fake files every post under
+// every search too.
+func (f fakePosts) Rank(ctx context.Context, q blog.Search) (*blog.Ranking, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	entries := make([]blog.RankEntry, len(f.posts))
+	for i, p := range f.posts {
+		entries[i] = blog.RankEntry{ID: p.ID, Date: int64(len(f.posts) - i)}
+	}
+	return blog.NewRanking(entries, time.Now()), nil
+}
+
+// StickyPosts answers the posts among ids.
+func (f fakePosts) StickyPosts(ctx context.Context, ids []uint64) ([]blog.Post, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	var out []blog.Post
+	for _, p := range f.posts {
+		if slices.Contains(ids, p.ID) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
 func (f fakePosts) Ping(ctx context.Context) error { return f.err }
+
+// Replicas says the fake has no read replicas.
+func (f fakePosts) Replicas() []wpdb.ReplicaStatus { return nil }
 
 // fakeSessions keeps one visitor's posts_start, or fails with err.
 type fakeSessions struct {
@@ -78,11 +111,11 @@ func (f *fakeSessions) Ping(ctx context.Context) error { return f.err }
 // fakeServer is the real handler over the fakes, its log captured.
 func fakeServer(t *testing.T, posts postSource, sessions sessionStore) (http.Handler, *testkit.SyncBuffer) {
 	t.Helper()
-	return fakeSite(t, posts, sessions, wpdb.Options{})
+	return fakeSite(t, posts, sessions, blog.Options{})
 }
 
 // fakeSite is fakeServer for a site with options, started with flags.
-func fakeSite(t *testing.T, posts postSource, sessions sessionStore, options wpdb.Options, flags ...string) (http.Handler, *testkit.SyncBuffer) {
+func fakeSite(t *testing.T, posts postSource, sessions sessionStore, options blog.Options, flags ...string) (http.Handler, *testkit.SyncBuffer) {
 	t.Helper()
 	cfg, err := parseConfig(append([]string{"wploadmore"}, flags...), envFunc(nil), io.Discard)
 	if err != nil {
@@ -104,10 +137,10 @@ func fakeSite(t *testing.T, posts postSource, sessions sessionStore, options wpd
 	return h, logs
 }
 
-func threePosts() []wpdb.Post {
-	var posts []wpdb.Post
+func threePosts() []blog.Post {
+	var posts []blog.Post
 	for id := uint64(3); id >= 1; id-- {
-		posts = append(posts, wpdb.Post{
+		posts = append(posts, blog.Post{
 			ID: id, Title: fmt.Sprintf("Post %d", id), Name: fmt.Sprintf("post-%d", id),
 			Excerpt: fmt.Sprintf("Text %d...", id), Date: "2024-01-01 00:00:00", Type: "post",
 		})
@@ -265,30 +298,30 @@ func TestPostViewDates(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name         string
-		options      wpdb.Options
+		options      blog.Options
 		flags        []string
 		stored       string
 		wantDate     string
 		wantDateTime string
 	}{
-		{"default", wpdb.Options{}, nil, "2024-06-30 18:00:00", "June 30, 2024", "2024-06-30T18:00:00"},
-		{"site format", wpdb.Options{DateFormat: "l, F jS, Y"}, nil, "2024-06-02 18:00:00", "Sunday, June 2nd, 2024", "2024-06-02T18:00:00"},
-		{"flag over site", wpdb.Options{DateFormat: "l, F jS, Y"}, []string{"-date-format", "d/m/Y"}, "2024-06-30 18:00:00", "30/06/2024", "2024-06-30T18:00:00"},
-		{"named zone", wpdb.Options{DateFormat: "c T U", TimezoneString: "Europe/Paris"}, nil, "2024-06-30 18:00:00",
+		{"default", blog.Options{}, nil, "2024-06-30 18:00:00", "June 30, 2024", "2024-06-30T18:00:00"},
+		{"site format", blog.Options{DateFormat: "l, F jS, Y"}, nil, "2024-06-02 18:00:00", "Sunday, June 2nd, 2024", "2024-06-02T18:00:00"},
+		{"flag over site", blog.Options{DateFormat: "l, F jS, Y"}, []string{"-date-format", "d/m/Y"}, "2024-06-30 18:00:00", "30/06/2024", "2024-06-30T18:00:00"},
+		{"named zone", blog.Options{DateFormat: "c T U", TimezoneString: "Europe/Paris"}, nil, "2024-06-30 18:00:00",
 			"2024-06-30T18:00:00+02:00 CEST 1719763200", "2024-06-30T18:00:00"},
-		{"named zone in winter", wpdb.Options{DateFormat: "r e", TimezoneString: "America/New_York"}, nil, "2024-01-15 08:05:09",
+		{"named zone in winter", blog.Options{DateFormat: "r e", TimezoneString: "America/New_York"}, nil, "2024-01-15 08:05:09",
 			"Mon, 15 Jan 2024 08:05:09 -0500 America/New_York", "2024-01-15T08:05:09"},
-		{"gmt_offset", wpdb.Options{DateFormat: "c T e", GMTOffset: "5.75"}, nil, "2024-06-30 18:00:00",
+		{"gmt_offset", blog.Options{DateFormat: "c T e", GMTOffset: "5.75"}, nil, "2024-06-30 18:00:00",
 			"2024-06-30T18:00:00+05:45 GMT+0545 +05:45", "2024-06-30T18:00:00"},
-		{"negative gmt_offset", wpdb.Options{DateFormat: "P", GMTOffset: "-3.5"}, nil, "2024-06-30 18:00:00", "-03:30", "2024-06-30T18:00:00"},
-		{"timezone_string over gmt_offset", wpdb.Options{DateFormat: "e", TimezoneString: "Asia/Kolkata", GMTOffset: "2"}, nil, "2024-06-30 18:00:00", "Asia/Kolkata", "2024-06-30T18:00:00"},
-		{"UTC", wpdb.Options{DateFormat: "e T P g:i a"}, nil, "2024-06-30 00:30:00", "UTC UTC +00:00 12:30 am", "2024-06-30T00:30:00"},
-		{"no date", wpdb.Options{}, nil, "0000-00-00 00:00:00", "0000-00-00 00:00:00", ""},
+		{"negative gmt_offset", blog.Options{DateFormat: "P", GMTOffset: "-3.5"}, nil, "2024-06-30 18:00:00", "-03:30", "2024-06-30T18:00:00"},
+		{"timezone_string over gmt_offset", blog.Options{DateFormat: "e", TimezoneString: "Asia/Kolkata", GMTOffset: "2"}, nil, "2024-06-30 18:00:00", "Asia/Kolkata", "2024-06-30T18:00:00"},
+		{"UTC", blog.Options{DateFormat: "e T P g:i a"}, nil, "2024-06-30 00:30:00", "UTC UTC +00:00 12:30 am", "2024-06-30T00:30:00"},
+		{"no date", blog.Options{}, nil, "0000-00-00 00:00:00", "0000-00-00 00:00:00", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			posts := []wpdb.Post{{ID: 7, Title: "A post", Name: "a-post", Date: tt.stored}}
+			posts := []blog.Post{{ID: 7, Title: "A post", Name: "a-post", Date: tt.stored}}
 			h, _ := fakeSite(t, fakePosts{posts: posts}, &fakeSessions{postsStart: 1}, tt.options, tt.flags...)
 
 			rec := httptest.NewRecorder()
@@ -317,17 +350,17 @@ func TestPostViewDates(t *testing.T) {
 // text, unless -title says otherwise, and that titles are shown as text.
 func TestPageSiteName(t *testing.T) {
 	t.Parallel()
-	posts := []wpdb.Post{{ID: 7, Title: `Fish &amp; Chips <script>alert(1)</script>&lt;i&gt;`, Date: "2024-06-30 18:00:00"}}
+	posts := []blog.Post{{ID: 7, Title: `Fish &amp; Chips <script>alert(1)</script>&lt;i&gt;`, Date: "2024-06-30 18:00:00"}}
 	tests := []struct {
 		name      string
-		options   wpdb.Options
+		options   blog.Options
 		flags     []string
 		wantTitle string // as the HTML holds it
 	}{
-		{"no options", wpdb.Options{}, nil, "Load more posts"},
-		{"blogname", wpdb.Options{BlogName: "Tom &amp; Jerry&#8217;s <b>blog</b>"}, nil, "Tom &amp; Jerry’s blog"},
-		{"blank blogname", wpdb.Options{BlogName: "  "}, nil, "Load more posts"},
-		{"flag over blogname", wpdb.Options{BlogName: "Tom &amp; Jerry"}, []string{"-title", "News & <views>"}, "News &amp; &lt;views&gt;"},
+		{"no options", blog.Options{}, nil, "Load more posts"},
+		{"blogname", blog.Options{BlogName: "Tom &amp; Jerry&#8217;s <b>blog</b>"}, nil, "Tom &amp; Jerry’s blog"},
+		{"blank blogname", blog.Options{BlogName: "  "}, nil, "Load more posts"},
+		{"flag over blogname", blog.Options{BlogName: "Tom &amp; Jerry"}, []string{"-title", "News & <views>"}, "News &amp; &lt;views&gt;"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

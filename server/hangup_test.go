@@ -16,7 +16,9 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/wploadmore/wploadmore/internal/testkit"
+	"github.com/wploadmore/wploadmore/server/accesslog"
 	"github.com/wploadmore/wploadmore/server/listing"
+	"github.com/wploadmore/wploadmore/server/metrics"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
@@ -32,9 +34,9 @@ func requestCodes(f *dto.MetricFamily) map[string]float64 {
 }
 
 // gathered is the family name of m's registry.
-func gathered(t *testing.T, m *metrics, name string) *dto.MetricFamily {
+func gathered(t *testing.T, m *metrics.Metrics, name string) *dto.MetricFamily {
 	t.Helper()
-	families, err := m.registry.Gather()
+	families, err := m.Registry().Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +151,7 @@ func TestHangUpStatus(t *testing.T) {
 				if adapter == "html" {
 					handler = htmlErrors(logger, h)
 				}
-				srv := httptest.NewServer(logRequests(logger, nil, m, recoverPanics(logger, handler)))
+				srv := httptest.NewServer(accesslog.Handler(logger, nil, m, recoverPanics(logger, handler)))
 				defer srv.Close()
 
 				if got := fetch(t, http.DefaultClient, http.MethodGet, srv.URL+"/stays"); got.Status != tt.wantStayed {
@@ -163,7 +165,7 @@ func TestHangUpStatus(t *testing.T) {
 					t.Errorf("http_requests_total by code (-want +got)\n%s", diff)
 				}
 				for _, rec := range logRecords(t, logs.String()) {
-					if rec.Path == "/hangs-up" && (rec.Status != statusClientClosedRequest || rec.Level == "ERROR") {
+					if rec.Path == "/hangs-up" && (rec.Status != accesslog.StatusClientClosedRequest || rec.Level == "ERROR") {
 						t.Errorf("the hung-up request logged %+v, want status 499 and no error", rec)
 					}
 				}

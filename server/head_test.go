@@ -99,7 +99,7 @@ func TestHeadCreatesNoSession(t *testing.T) {
 				}
 			}
 
-			if st, err := store.PeekPostsStart(ctx, visitor); err != nil || st != (session.State{ID: visitor, PostsStart: 2}) {
+			if st, err := store.Peek(ctx, session.Visitor{ID: visitor}); err != nil || st != (session.State{ID: visitor, PostsStart: 2}) {
 				t.Errorf("visitor's session after the HEADs: %+v, %v; want posts_start 2", st, err)
 			}
 			if r != nil {

@@ -27,9 +27,11 @@ type pinger interface {
 	Ping(ctx context.Context) error
 }
 
-// replicaReporter is a database with read replicas: it says how it last
-// found each, from its background checks, without a query.
-type replicaReporter interface {
+// database is what /readyz asks of the database: whether it answers, and
+// how its read replicas were last found by their background checks,
+// without a query (none when it has no replicas).
+type database interface {
+	pinger
 	Replicas() []wpdb.ReplicaStatus
 }
 
@@ -52,7 +54,7 @@ type replicaReport struct {
 // 200: the server still answers every visitor, their counts carried in the
 // companion cookie, and every instance shares that Redis, so a 503 would
 // only take them all out of the balancer.
-func handleReadyz(logger *slog.Logger, db, sessions pinger, reportSessions bool) http.Handler {
+func handleReadyz(logger *slog.Logger, db database, sessions pinger, reportSessions bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), time.Second)
 		defer cancel()
@@ -77,10 +79,8 @@ func handleReadyz(logger *slog.Logger, db, sessions pinger, reportSessions bool)
 			}
 			report[name] = "ok"
 		}
-		if r, ok := db.(replicaReporter); ok {
-			if replicas := r.Replicas(); len(replicas) > 0 {
-				report["replicas"] = replicaReports(replicas)
-			}
+		if replicas := db.Replicas(); len(replicas) > 0 {
+			report["replicas"] = replicaReports(replicas)
 		}
 		body, _ := json.Marshal(report)
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")

@@ -16,8 +16,8 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/server/listing"
-	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
@@ -163,7 +163,7 @@ func TestLocaleSettings(t *testing.T) {
 			}
 		}
 	}
-	options := wpdb.Options{WPLang: "de_DE", HasWPLang: true, Language: wpdb.Language{ABSPath: site + "/", ContentDir: filepath.Join(site, "wp-content")}}
+	options := blog.Options{WPLang: "de_DE", HasWPLang: true, Language: blog.Language{ABSPath: site + "/", ContentDir: filepath.Join(site, "wp-content")}}
 	tests := []struct {
 		args   []string
 		locale string

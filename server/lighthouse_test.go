@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/public"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -58,22 +59,14 @@ type lighthouseResult struct {
 	}
 }
 
-// needLighthouse skips t under -short, and without Chromium or Node
-// (failing it instead under CI), and fails it when make assets has not
-// installed Lighthouse.
+// needLighthouse skips t under -short, and fails it without Chromium or
+// Node, or when make assets has not installed Lighthouse.
 func needLighthouse(t *testing.T) {
 	t.Helper()
+	testkit.NeedPackage(t, "chromium", chromiumPath)
+	testkit.NeedPackage(t, "nodejs", "node")
 	if testing.Short() {
 		t.Skip("-short: Lighthouse in Chromium takes a minute")
-	}
-	for _, tool := range []string{chromiumPath, "node"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			msg := fmt.Sprintf("Lighthouse needs %s (apt-get install -y chromium nodejs): %v", tool, err)
-			if os.Getenv("CI") == "true" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
-		}
 	}
 	if _, err := os.Stat(filepath.Join("..", "node_modules", "lighthouse", "package.json")); err != nil {
 		t.Fatalf("Lighthouse is missing: run `make assets` (npm ci) before the browser tests: %v", err)

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // TestLiveSitePaging pages through a site over HTTP, three posts a click,
@@ -36,7 +36,7 @@ func TestLiveSitePaging(t *testing.T) {
 				for shown := range clicked {
 					step++
 					if step%2 == 1 {
-						wpdbtest.Insert(t, cfg, wpdb.SeedRow{Date: time.Date(2025, 1, 1, step, 0, 0, 0, time.UTC).Format(time.DateTime),
+						wpdbtest.Insert(t, cfg, wpsite.Post{Date: time.Date(2025, 1, 1, step, 0, 0, 0, time.UTC).Format(time.DateTime),
 							Title: fmt.Sprintf("Breaking %d", step)})
 						edited <- 0
 						continue

@@ -6,26 +6,21 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
-	"github.com/wploadmore/wploadmore/wpdb"
 )
-
-// pages is what the handlers read posts through: one page of any listing,
-// as readers see it. listing.Sticky, listing.Cache and listing.Direct are
-// ones. Its errors wrap wpdb.ErrUnavailable when the database failed and
-// listing.ErrBusy when the query was not admitted.
-type pages interface {
-	Posts(ctx context.Context, p wpdb.Page) ([]listing.Post, error)
-}
 
 // loadMore answers the PHP script's one URL: the JSON endpoint when the
 // query names start, as PHP's isset($_GET['start']) decided, the page
 // otherwise; each for the whole blog, counted in the visitor's session, or
 // for an archive, public and the same for every reader.
 type loadMore struct {
-	pages    pages
+	// pages are read through: listing.Sticky, listing.Cache or
+	// listing.Direct. Their errors wrap wpdb.ErrUnavailable when the
+	// database failed and listing.ErrBusy when the query was not admitted.
+	pages    listing.Pages
 	terms    *archiveTerms
 	sessions sessionStore
 	cookie   session.Cookie
@@ -101,7 +96,7 @@ func (lm *loadMore) answer(w http.ResponseWriter, r *http.Request, q loadMoreQue
 // with no posts is a 404, as WordPress answers it.
 func (lm *loadMore) firstPosts(ctx context.Context, a archiveRequest, shown int) (listing.PageView, error) {
 	// One post more than shown tells whether there is more to link to.
-	found, err := lm.pages.Posts(ctx, wpdb.Page{In: a.listing(), Limit: shown + 1})
+	found, err := lm.pages.Posts(ctx, blog.Page{In: a.listing(), Limit: shown + 1})
 	if err != nil {
 		return listing.PageView{}, err
 	}

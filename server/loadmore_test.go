@@ -13,19 +13,21 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // seedBlog fills a test database with published posts (IDs returned newest
 // first) and the rows a real site has that must never be listed.
 func seedBlog(t testing.TB, cfg wpdb.Config, published int) []uint64 {
 	t.Helper()
-	var rows []wpdb.SeedRow
+	var rows []wpsite.Post
 	for i := range published {
-		rows = append(rows, wpdb.SeedRow{
+		rows = append(rows, wpsite.Post{
 			Title:   fmt.Sprintf("Post %d", i+1),
 			Name:    fmt.Sprintf("post-%d", i+1),
 			Content: fmt.Sprintf("<!-- wp:paragraph --><p>Body of post %d &amp; more.</p><!-- /wp:paragraph -->", i+1),
@@ -35,11 +37,11 @@ func seedBlog(t testing.TB, cfg wpdb.Config, published int) []uint64 {
 	}
 	ids := wpdbtest.Insert(t, cfg, rows...)
 	wpdbtest.Insert(t, cfg,
-		wpdb.SeedRow{Title: "Draft", Status: "draft", Date: "2030-01-01 00:00:00"},
-		wpdb.SeedRow{Title: "Private", Status: "private", Date: "2030-01-01 00:00:00"},
-		wpdb.SeedRow{Title: "Page", Type: "page", Date: "2030-01-01 00:00:00"},
-		wpdb.SeedRow{Title: "Menu", Type: "nav_menu_item", Date: "2030-01-01 00:00:00"},
-		wpdb.SeedRow{Title: "Revision", Type: "revision", Status: "inherit", Date: "2030-01-01 00:00:00"},
+		wpsite.Post{Title: "Draft", Status: "draft", Date: "2030-01-01 00:00:00"},
+		wpsite.Post{Title: "Private", Status: "private", Date: "2030-01-01 00:00:00"},
+		wpsite.Post{Title: "Page", Type: "page", Date: "2030-01-01 00:00:00"},
+		wpsite.Post{Title: "Menu", Type: "nav_menu_item", Date: "2030-01-01 00:00:00"},
+		wpsite.Post{Title: "Revision", Type: "revision", Status: "inherit", Date: "2030-01-01 00:00:00"},
 	)
 	newestFirst := slices.Clone(ids)
 	slices.SortFunc(newestFirst, func(a, b uint64) int {
@@ -325,16 +327,16 @@ func TestCacheFreshness(t *testing.T) {
 			}
 			srv := startServer(t, env)
 			srv.get(t, jsonPath(0, 1))
-			wpdbtest.Insert(t, cfg, wpdb.SeedRow{Title: "Newest", Date: "2025-01-01 00:00:00"})
+			wpdbtest.Insert(t, cfg, wpsite.Post{Title: "Newest", Date: "2025-01-01 00:00:00"})
 			published := time.Now()
 			requests := 2
 			for ; srv.get(t, jsonPath(0, 1)).posts(t)[0].Title != "Newest"; requests++ {
-				if time.Since(published) > 1200*time.Millisecond {
+				if time.Since(published) > testkit.Scale(1200*time.Millisecond) {
 					t.Fatalf("the new post was not served within %v", time.Since(published))
 				}
 				time.Sleep(10 * time.Millisecond)
 			}
-			if took := time.Since(published); ttl == "0" && took > 200*time.Millisecond {
+			if took := time.Since(published); ttl == "0" && took > testkit.Scale(200*time.Millisecond) {
 				t.Errorf("without the cache the new post took %v to show", took)
 			}
 			if got, want := badgeValue(t, srv.get(t, "/load-more.php").Body), strconv.Itoa(2+requests); got != want {
@@ -354,7 +356,7 @@ func TestSiteOptions(t *testing.T) {
 		t.Run(driver, func(t *testing.T) {
 			t.Parallel()
 			cfg := wpdbtest.New(t, driver, "wp_")
-			wpdbtest.Insert(t, cfg, wpdb.SeedRow{
+			wpdbtest.Insert(t, cfg, wpsite.Post{
 				Title: "Fish &amp; Chips &#8211; <em>tonight</em>", Name: "fish", Date: "2024-03-31 02:30:00",
 				Content: "<p>Body.</p>",
 			})

@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/wploadmore/wploadmore/internal/testkit"
+	"github.com/wploadmore/wploadmore/server/accesslog"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
@@ -244,7 +245,7 @@ func TestRouteLabelsBounded(t *testing.T) {
 		t.Errorf("%v requests counted, want at least %d", total, requests)
 	}
 	known := map[string]bool{
-		unmatchedRoute:                 true,
+		accesslog.Unmatched:            true,
 		"GET /blog/load-more.php":      true,
 		"/blog/load-more.php":          true,
 		"GET /blog/load-more.mustache": true,

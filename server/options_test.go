@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/public"
 	"github.com/wploadmore/wploadmore/templates"
-	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // TestOptionsUpdatesApply hands the server new options, as
@@ -30,7 +30,7 @@ func TestOptionsUpdatesApply(t *testing.T) {
 		Sessions:  &fakeSessions{postsStart: 2},
 		Templates: templates.FS,
 		Public:    public.FS,
-		Options:   wpdb.Options{Home: "https://old.example", SiteURL: "https://old.example"},
+		Options:   blog.Options{Home: "https://old.example", SiteURL: "https://old.example"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +43,7 @@ func TestOptionsUpdatesApply(t *testing.T) {
 	if body := get("/load-more.php?start=0&desiredPosts=1").Body.String(); !strings.Contains(body, `"link":"https://old.example/?p=3"`) {
 		t.Fatalf("before: %s", body)
 	}
-	go h.useOptions(wpdb.Options{Home: "https://new.example", SiteURL: "https://cms.example", PermalinkStructure: "/%postname%/"})
+	go h.useOptions(blog.Options{Home: "https://new.example", SiteURL: "https://cms.example", PermalinkStructure: "/%postname%/"})
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		body := get("/load-more.php?start=0&desiredPosts=1").Body.String()

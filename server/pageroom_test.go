@@ -9,8 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/session"
-	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // stalledWriter is a client that reads nothing until release is closed:
@@ -33,9 +33,9 @@ func (w *stalledWriter) Write(b []byte) (int, error) {
 // refusing another as large. The blog's page and an archive's alike.
 func TestPageHoldsRoomForItsBody(t *testing.T) {
 	t.Parallel()
-	var posts []wpdb.Post
+	var posts []blog.Post
 	for id := uint64(30); id >= 1; id-- {
-		posts = append(posts, wpdb.Post{
+		posts = append(posts, blog.Post{
 			ID: id, Title: fmt.Sprintf("Post %d ", id) + strings.Repeat("word ", 5_000), Name: fmt.Sprintf("post-%d", id),
 			Excerpt: "Text.", Date: "2024-01-01 00:00:00", Type: "post",
 		})
@@ -59,7 +59,7 @@ func TestPageHoldsRoomForItsBody(t *testing.T) {
 					t.Fatal(err)
 				}
 				t.Cleanup(func() { store.Close() })
-				h, _ := fakeSite(t, fakePosts{posts: posts}, store, wpdb.Options{}, "-unsent-bytes", "1048576")
+				h, _ := fakeSite(t, fakePosts{posts: posts}, store, blog.Options{}, "-unsent-bytes", "1048576")
 				ask := func(w http.ResponseWriter, coding string) {
 					r := httptest.NewRequest(http.MethodGet, page, nil)
 					r.Header.Set("Accept-Encoding", coding)

@@ -5,16 +5,16 @@ import (
 	"io"
 	"net/http"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
-	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // readBatch reads the JSON endpoint's batch of a's listing, and the Link to
 // the next batch while posts follow: one post more than asked for is read
 // to know it, and never sent.
 func (lm *loadMore) readBatch(ctx context.Context, q loadMoreQuery, a archiveRequest) ([]listing.Post, string, error) {
-	found, err := lm.pages.Posts(ctx, wpdb.Page{In: a.listing(), LastPost: q.lastPost, Offset: q.start, Limit: q.desired + 1})
+	found, err := lm.pages.Posts(ctx, blog.Page{In: a.listing(), LastPost: q.lastPost, Offset: q.start, Limit: q.desired + 1})
 	if err != nil {
 		return nil, "", err
 	}

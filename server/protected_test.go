@@ -12,6 +12,7 @@ import (
 
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // TestProtectedPosts lists a password-protected post among others, as
@@ -29,11 +30,11 @@ func TestProtectedPosts(t *testing.T) {
 				t.Parallel()
 				cfg := wpdbtest.New(t, driver, "wp_")
 				ids := wpdbtest.Insert(t, cfg,
-					wpdb.SeedRow{Title: "Open one", Name: "open-one", Content: "<p>Plain words.</p>", Date: "2024-03-01 10:00:00"},
-					wpdb.SeedRow{Title: "Members &amp; friends only", Name: "members", Password: "hunter2",
+					wpsite.Post{Title: "Open one", Name: "open-one", Content: "<p>Plain words.</p>", Date: "2024-03-01 10:00:00"},
+					wpsite.Post{Title: "Members &amp; friends only", Name: "members", Password: "hunter2",
 						Content: "<p>" + token + " the launch code is 1234</p>" + strings.Repeat("<p>"+token+" more</p>", 800),
 						Excerpt: token + " in the manual excerpt", Date: "2024-03-02 10:00:00"},
-					wpdb.SeedRow{Title: "Open two", Name: "open-two", Content: "<p>More plain words.</p>", Date: "2024-03-03 10:00:00"},
+					wpsite.Post{Title: "Open two", Name: "open-two", Content: "<p>More plain words.</p>", Date: "2024-03-03 10:00:00"},
 				)
 				protectedID := ids[1]
 				seedArchives(t, cfg, ids)
@@ -97,19 +98,19 @@ func seedArchives(t *testing.T, cfg wpdb.Config, ids []uint64) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := wpdb.OpenSeeder(ctx, cfg)
+	s, err := wpsite.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	terms := []wpdb.Term{
+	terms := []wpsite.Term{
 		{ID: 10, Name: "Members", Slug: "members-cat", Taxonomy: "category", Count: int64(len(ids))},
 		{ID: 11, Name: "Members", Slug: "members-tag", Taxonomy: "post_tag", Count: int64(len(ids))},
 	}
-	var rels []wpdb.TermRelationship
+	var rels []wpsite.TermRelationship
 	for _, id := range ids {
 		for _, term := range terms {
-			rels = append(rels, wpdb.TermRelationship{ObjectID: id, TermTaxonomyID: term.ID})
+			rels = append(rels, wpsite.TermRelationship{ObjectID: id, TermTaxonomyID: term.ID})
 		}
 	}
 	if err := s.InsertTerms(ctx, terms); err != nil {
@@ -134,10 +135,10 @@ func TestSearchProtectedPost(t *testing.T) {
 			t.Parallel()
 			cfg := wpdbtest.New(t, driver, "wp_")
 			ids := wpdbtest.Insert(t, cfg,
-				wpdb.SeedRow{Title: "Open one", Content: "<p>Plain words.</p>", Date: "2024-03-01 10:00:00"},
-				wpdb.SeedRow{Title: "Members only", Password: "hunter2", Content: "<p>plain TOPSECRET words, the launch code</p>",
+				wpsite.Post{Title: "Open one", Content: "<p>Plain words.</p>", Date: "2024-03-01 10:00:00"},
+				wpsite.Post{Title: "Members only", Password: "hunter2", Content: "<p>plain TOPSECRET words, the launch code</p>",
 					Excerpt: "TOPSECRET plain", Date: "2024-03-02 10:00:00"},
-				wpdb.SeedRow{Title: "Open two", Content: "<p>More plain words.</p>", Date: "2024-03-03 10:00:00"},
+				wpsite.Post{Title: "Open two", Content: "<p>More plain words.</p>", Date: "2024-03-03 10:00:00"},
 			)
 			srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg)}, "-cache-ttl", "0")
 			answers := func() []string {

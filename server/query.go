@@ -24,14 +24,14 @@ const maxPostID = math.MaxInt64
 const pagePostsParam = "posts"
 
 // archiveVars are WordPress's public query vars that narrow the listing to
-// an archive (see wpdb.ParseArchive). A request naming none of them is the
+// an archive (see blog.ParseArchive). A request naming none of them is the
 // PHP script's request, answered exactly as before.
 var archiveVars = [...]string{"category_name", "cat", "tag", "tag_id", "author", "author_name", "year", "monthnum", "day"}
 
 // A query string is read only when it is within both bounds; past either
 // it is refused with 414 before any of it is decoded, so a flood of junk
 // parameters costs a length check and a count. The longest query a real
-// client sends is an archive naming wpdb.MaxArchiveTerms slugs of
+// client sends is an archive naming blog.MaxArchiveTerms slugs of
 // WordPress's longest, 200 bytes (a non-Latin slug is stored and linked
 // percent-encoded, so 200 bytes is its length in the URL too), with every
 // other parameter the server reads at its longest: about 4 300 bytes in a

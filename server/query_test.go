@@ -7,8 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/blog"
 )
 
 func TestParseLoadMoreQuery(t *testing.T) {
@@ -133,7 +132,7 @@ func FuzzParseLoadMoreQuery(f *testing.F) {
 // maxQueryBytes or maxQueryPairs is a 414, JSON when start is in its head.
 func TestQueryBounds(t *testing.T) {
 	slug := strings.Repeat("%d0%bf", 200/6) + "ab" // 200 bytes, as WordPress stores a Cyrillic slug
-	slugs := make([]string, wpdb.MaxArchiveTerms)
+	slugs := make([]string, blog.MaxArchiveTerms)
 	for i := range slugs {
 		slugs[i] = slug[:198] + fmt.Sprintf("%02d", i)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/prometheus/procfs"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/templates"
@@ -83,7 +84,7 @@ func testPageRenderer(t *testing.T) (*listing.Renderer, *listing.Format) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p, listing.NewFormat(cfg.site(wpdb.Options{}, listing.Language{Locale: "en_US"}, slog.New(slog.DiscardHandler)))
+	return p, listing.NewFormat(cfg.site(blog.Options{}, listing.Language{Locale: "en_US"}, slog.New(slog.DiscardHandler)))
 }
 
 // pageViewsRSS is the bound TestPageViewsAtCapRSS holds the server to: what

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // A flood of distinct page renders, at test size: renderFloodMonths date
@@ -52,10 +52,10 @@ func TestVisitorsDuringRenderFlood(t *testing.T) {
 	}
 	t.Parallel()
 	cfg := wpdbtest.MySQL(t)
-	var rows []wpdb.SeedRow
+	var rows []wpsite.Post
 	for m := 1; m <= renderFloodMonths; m++ {
 		for d := range renderFloodPerMonth {
-			rows = append(rows, wpdb.SeedRow{
+			rows = append(rows, wpsite.Post{
 				Title:   fmt.Sprintf("Post %d of month %d", d, m),
 				Name:    fmt.Sprintf("post-%d-%d", m, d),
 				Content: "<p>" + strings.Repeat(fmt.Sprintf("Words of post %d. ", d), 20) + "</p>",

@@ -130,7 +130,7 @@ func TestReadyzReplicas(t *testing.T) {
 		`{"name":"r2:3306","in_use":false,"lag_seconds":null,"set_aside":"replication stopped"}]`
 	tests := []struct {
 		name       string
-		db         pinger
+		db         database
 		wantStatus int
 		wantBody   string
 	}{

@@ -4,7 +4,9 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/wploadmore/wploadmore/server/accesslog"
 	"github.com/wploadmore/wploadmore/server/compress"
+	"github.com/wploadmore/wploadmore/server/metrics"
 )
 
 // loadMorePath is the PHP script's one URL, under the base path.
@@ -15,7 +17,7 @@ type routeDeps struct {
 	config    Config
 	logger    *slog.Logger
 	accessLog *slog.Logger
-	metrics   *metrics
+	metrics   *metrics.Metrics
 	loadMore  *loadMore
 	template  staticFile
 	assets    map[string]staticFile
@@ -30,7 +32,7 @@ func routes(d routeDeps) http.Handler {
 	base := d.config.BasePath
 	loadMore := base + loadMorePath
 
-	mux := patternMux{http.NewServeMux()} // the route label of logs and metrics
+	mux := accesslog.NewMux() // the route label of logs and metrics
 	// The page and the JSON are compressed whole before they are written,
 	// and gzhttp compresses their error answers; static files were
 	// compressed at start.
@@ -45,6 +47,6 @@ func routes(d routeDeps) http.Handler {
 	// Outermost first: every request is logged and counted, even one that
 	// panicked or was refused for its body, and every answer carries the
 	// security headers.
-	return logRequests(d.accessLog, d.config.TrustedProxies, d.metrics, recoverPanics(d.logger, securityHeaders(
+	return accesslog.Handler(d.accessLog, d.config.TrustedProxies, d.metrics, recoverPanics(d.logger, securityHeaders(
 		refuseBodies(loadMore, d.logger, mux))))
 }

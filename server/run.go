@@ -7,12 +7,19 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
+
+	"github.com/wploadmore/wploadmore/server/accesslog"
+	"github.com/wploadmore/wploadmore/server/connlimit"
 )
 
-// run is the whole server, in three steps: parse the configuration, open
-// what it names (open), and serve until ctx is cancelled (serve). Then it
-// drains in-flight requests and closes what it opened in reverse order.
+// run is the whole server, one step after another: parse the
+// configuration (parseConfig, parse.go); open what it names (open, in open.go):
+// listen, open the stores (stores.go), or wait for them while they do not
+// answer (starting.go), and build the handler (newServer in server.go,
+// around routes in routes.go); then serve until ctx is cancelled (serve),
+// drain the requests in flight and close what it opened, in reverse order.
 func run(ctx context.Context, args []string, environ []string, stdout io.Writer) error {
 	cfg, err := parseConfig(args, environ, stdout)
 	if err != nil {
@@ -42,7 +49,7 @@ func run(ctx context.Context, args []string, environ []string, stdout io.Writer)
 // mistake a start that waited for its dependencies found once they
 // answered, then lets the requests in flight finish for up to
 // -shutdown-timeout. It closes listener.
-func serve(ctx context.Context, cfg Config, listener *connSlots, handler http.Handler, failed <-chan error, build buildInfo, logger *slog.Logger) error {
+func serve(ctx context.Context, cfg Config, listener *connlimit.Listener, handler http.Handler, failed <-chan error, build buildInfo, logger *slog.Logger) error {
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -50,7 +57,7 @@ func serve(ctx context.Context, cfg Config, listener *connSlots, handler http.Ha
 		WriteTimeout:      cfg.writeTimeout(),
 		IdleTimeout:       cfg.IdleTimeout,
 		MaxHeaderBytes:    maxHeaderBytes,
-		ConnState:         listener.track,
+		ConnState:         listener.Track,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	serveErr := make(chan error, 1)
@@ -77,6 +84,30 @@ func serve(ctx context.Context, cfg Config, listener *connSlots, handler http.Ha
 	}
 	logger.Info("stopped")
 	return mistake
+}
+
+// syncWriter serializes writes to w. Each slog handler writes a line in
+// one Write under a lock of its own; with two handlers on one writer, the
+// server's log and the access log, neither lock covers both, and a
+// writer such as a test's buffer must not see two Writes at once.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}
+
+// newAccessLogger is the logger of request lines (see accesslog.New), or
+// one that writes nothing with -access-log off.
+func newAccessLogger(cfg Config, w io.Writer) *slog.Logger {
+	if !cfg.AccessLog {
+		return slog.New(slog.DiscardHandler)
+	}
+	return accesslog.New(cfg.LogFormat, w, cfg.AccessLogBytes)
 }
 
 func newLogger(cfg Config, w io.Writer) *slog.Logger {

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/blog"
 )
 
 // FuzzSearchQuery reads any query string as a search: it is a 400 naming
@@ -41,7 +41,7 @@ func FuzzSearchQuery(f *testing.F) {
 			return
 		}
 		text := a.search.Text()
-		if !utf8.ValidString(text) || len(text) > wpdb.MaxSearchBytes {
+		if !utf8.ValidString(text) || len(text) > blog.MaxSearchBytes {
 			t.Fatalf("searches for %q", text)
 		}
 		again, err := terms.resolveSearch(a.canonical, a.canonical.Get("s"), nil)

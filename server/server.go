@@ -8,20 +8,21 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/wploadmore/wploadmore/blog"
+	"github.com/wploadmore/wploadmore/server/accesslog"
 	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/server/listing/pagewords"
+	"github.com/wploadmore/wploadmore/server/metrics"
 	"github.com/wploadmore/wploadmore/session"
-	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // postSource is what the server needs of the WordPress database; a
-// *wpdb.Store is one.
+// *wpdb.Store is one. Its errors wrap wpdb.ErrUnavailable when the
+// database failed.
 type postSource interface {
-	// Posts returns page p of its listing, each post with its Excerpt.
-	// Its errors wrap wpdb.ErrUnavailable when the database failed.
-	Posts(ctx context.Context, p wpdb.Page) ([]wpdb.Post, error)
-	Ping(ctx context.Context) error
+	listing.Source
+	database
 }
 
 // sessionStore is what the handlers need of the PHP session. Its errors
@@ -51,13 +52,13 @@ type serverDeps struct {
 	// snapshot of the site's categories, tags and authors that archives
 	// are looked up in, read at start; nil is none. Both are read again
 	// into the server by its watches: see server.useOptions and useTerms.
-	Options wpdb.Options
-	Terms   *wpdb.Terms
+	Options blog.Options
+	Terms   *blog.Terms
 	// AccessLog gets one line per request; nil means Logger.
 	AccessLog *slog.Logger
 	// Metrics counts requests and cache reads; nil means a registry of
 	// the server's own that nobody reads.
-	Metrics *metrics
+	Metrics *metrics.Metrics
 	// PoolSize is the database's connection pool (wpdb.Store.PoolSize):
 	// the cache admits queries for half of it (see cacheLimits). 0 means
 	// the MySQL pool's 16.
@@ -109,26 +110,22 @@ func newServer(deps serverDeps) (*server, error) {
 		csp: newPagePolicy(site), terms: newArchiveTerms(deps.Terms),
 		words: newSiteWords(deps.Templates, pagewords.Sizes{Batch: cfg.Batch, MaxPosts: cfg.MaxPagePosts}, deps.Logger)}
 	s.useWords(deps.Options, site)
-	var views pages = listing.NewDirect(deps.Posts, s.format)
+	var views listing.Pages = listing.NewDirect(deps.Posts, s.format)
 	if cfg.CacheTTL > 0 {
 		// One cache for the blog and its archives: each hot archive's head
 		// is kept as the blog's, within the same bounds.
 		views = listing.NewCache(deps.Posts, s.format, cfg.cacheLimits(deps.PoolSize), deps.Logger, deps.Metrics)
 	}
 	if cfg.StickyPosts {
-		src, ok := deps.Posts.(listing.StickySource)
-		if !ok {
-			return nil, fmt.Errorf("-sticky-posts: the database (%T) cannot read sticky posts", deps.Posts)
-		}
 		// The blog only: archives never put sticky posts first.
-		s.sticky = listing.NewSticky(views, src, s.format, cfg.CacheTTL, deps.Options.StickyPosts, deps.Logger)
+		s.sticky = listing.NewSticky(views, cfg.CacheTTL, deps.Options.StickyPosts, deps.Logger)
 		views = s.sticky
 	}
 	renderer, err := listing.NewRenderer(cfg.renderSettings(site.Title), deps.Templates, string(mustacheFile.body), coder)
 	if err != nil {
 		return nil, fmt.Errorf("-templates: %w", err)
 	}
-	failures := newFailureLogger(deps.Logger, logLimits{Rate: failureLines, Burst: failureBurst, Interval: suppressedInterval})
+	failures := accesslog.LimitFailures(deps.Logger, accesslog.FailureLimits())
 	loadMore := &loadMore{
 		pages: views, terms: s.terms, sessions: deps.Sessions, cookie: cfg.cookie(),
 		unsent: newUnsentAnswers(cfg.UnsentBytes), coder: coder,
@@ -146,7 +143,7 @@ func newServer(deps serverDeps) (*server, error) {
 // useOptions makes the posts read after it follow the site's options read
 // again: links, images, dates, the language, its catalogue as it is on
 // disk now, and the sticky posts.
-func (s *server) useOptions(o wpdb.Options) {
+func (s *server) useOptions(o blog.Options) {
 	site := s.config.site(o, s.config.language(o, s.catalogues), s.logger)
 	// The policy first: a page that links to the new uploads address is
 	// never sent with the old one's.
@@ -161,10 +158,10 @@ func (s *server) useOptions(o wpdb.Options) {
 // useWords makes pages say their own words in site's language, from the
 // site's catalogue of them in the languages folder options o lead to, or
 // the shipped one.
-func (s *server) useWords(o wpdb.Options, site listing.Site) {
+func (s *server) useWords(o blog.Options, site listing.Site) {
 	s.words.use(s.config.languagesDir(o), pagewords.Language{Locale: site.Locale,
 		ThousandsSep: site.ThousandsSep(), ProtectedExcerpt: site.ProtectedExcerpt()})
 }
 
 // useTerms makes archives be looked up in the terms snapshot read again.
-func (s *server) useTerms(ts *wpdb.Terms) { s.terms.set(ts) }
+func (s *server) useTerms(ts *blog.Terms) { s.terms.set(ts) }

@@ -4,13 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/netip"
+	"net"
 	"strconv"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/wploadmore/wploadmore/internal/setting"
+	"github.com/wploadmore/wploadmore/server/accesslog"
+	"github.com/wploadmore/wploadmore/server/connlimit"
+	"github.com/wploadmore/wploadmore/server/proxy"
 )
 
 // settingGroups are the tables of every component's settings, bound to c
@@ -78,12 +81,12 @@ func (c *Config) serverSettings() setting.Group {
 				Usage: "URL `path` the PHP file lived under, e.g. /blog, so the page answers at /blog/load-more.php"},
 			{Name: "templates", Value: setting.String(&c.Templates, ""),
 				Usage: "`folder` of templates (load-more.mustache, page.html) replacing the embedded ones"},
-			{Name: "trusted-proxies", Value: setting.Parsed(&c.TrustedProxies, "", parsePrefixes),
+			{Name: "trusted-proxies", Value: setting.Parsed(&c.TrustedProxies, "", proxy.Parse),
 				Usage: "comma-separated `CIDRs` of proxies whose X-Forwarded-Proto and X-Forwarded-For are believed"},
-			{Name: "max-conns", Value: setting.Int(&c.MaxConns, defaultMaxConns()), Check: setting.Positive(&c.MaxConns),
-				Default: "RLIMIT_NOFILE - " + strconv.Itoa(connsFDReserve) + ", at most " + strconv.Itoa(maxDefaultConns),
-				Usage:   "most open client `connections`; at the cap an idle one (the keep-alive connection idle longest, else one silent for a second since it opened) is closed to make room for a new one, and while none is idle new clients wait in the kernel's listen queue; by default the descriptor limit RLIMIT_NOFILE less " + strconv.Itoa(connsFDReserve) + " for the database, Redis and files, at most " + strconv.Itoa(maxDefaultConns)},
-			{Name: "max-conns-per-client", Value: setting.Int(&c.MaxConnsPerClient, defaultMaxConnsPerClient), Check: setting.AtLeast(&c.MaxConnsPerClient, 0),
+			{Name: "max-conns", Value: setting.Int(&c.MaxConns, connlimit.DefaultMax()), Check: setting.Positive(&c.MaxConns),
+				Default: "RLIMIT_NOFILE - " + strconv.Itoa(connlimit.FDReserve) + ", at most " + strconv.Itoa(connlimit.MaxDefault),
+				Usage:   "most open client `connections`; at the cap an idle one (the keep-alive connection idle longest, else one silent for a second since it opened) is closed to make room for a new one, and while none is idle new clients wait in the kernel's listen queue; by default the descriptor limit RLIMIT_NOFILE less " + strconv.Itoa(connlimit.FDReserve) + " for the database, Redis and files, at most " + strconv.Itoa(connlimit.MaxDefault)},
+			{Name: "max-conns-per-client", Value: setting.Int(&c.MaxConnsPerClient, connlimit.DefaultPerClient), Check: setting.AtLeast(&c.MaxConnsPerClient, 0),
 				Usage: "most open `connections` of one client address (an IPv6 client's /64); at it the client's longest-idle connection makes room for its next, and while all of them are busy its new ones are closed at once. Neither a proxy in -trusted-proxies nor this host (127.0.0.1, ::1) is bounded: their connections carry all their visitors'. 0 for no bound"},
 			{Name: "unsent-bytes", Value: setting.Int(&c.UnsentBytes, defaultUnsentBytes), Check: setting.AtLeast(&c.UnsentBytes, minUnsentBytes),
 				Usage: "most `bytes` of answers (pages and JSON) held in memory while clients read them; an answer that finds no room is a 503, so slow readers at -max-conns cannot hold more"},
@@ -98,7 +101,7 @@ func (c *Config) serverSettings() setting.Group {
 			{Name: "access-log", Value: setting.Parsed(&c.AccessLog, defaultAccessLog, parseOnOff),
 				Usage: "one log line per request: on or off, whatever -log-level says"},
 			{Name: "access-log-bytes", Value: setting.Int(&c.AccessLogBytes, defaultAccessLogBytes), Check: c.checkAccessLogBytes,
-				Usage: "most `bytes` of request lines written a second, after a burst of as many, whatever their status; the lines past it are counted in one line every " + suppressedInterval.String() + ". At least " + strconv.Itoa(maxRequestLine) + ", the longest line"},
+				Usage: "most `bytes` of request lines written a second, after a burst of as many, whatever their status; the lines past it are counted in one line every " + accesslog.SuppressedInterval.String() + ". At least " + strconv.Itoa(accesslog.MaxRequestLine) + ", the longest line"},
 			{Name: "metrics-addr", Value: setting.String(&c.MetricsAddr, ""),
 				Usage: "serve Prometheus metrics at /metrics on this separate `address` (e.g. 127.0.0.1:9464, or :9464 for a scraper on another host); off when empty"},
 			{Name: "pprof", Value: setting.String(&c.Pprof, ""),
@@ -111,9 +114,20 @@ func (c *Config) serverSettings() setting.Group {
 	}
 }
 
+// checkAddr refuses an address net.Listen would, at parse, with a hint
+// where one helps: "8093" is a port alone, which Listen takes for a host.
 func (c *Config) checkAddr() error {
 	if c.Addr == "" {
 		return errors.New("empty")
+	}
+	if _, _, err := net.SplitHostPort(c.Addr); err != nil {
+		if strings.Contains(c.Addr, ":") {
+			return err
+		}
+		if _, err := strconv.ParseUint(c.Addr, 10, 16); err == nil {
+			return fmt.Errorf("%q has no colon: write it as :%s for every interface, or 127.0.0.1:%s for this host only", c.Addr, c.Addr, c.Addr)
+		}
+		return fmt.Errorf("%q has no port: write it as %s:8080, say", c.Addr, c.Addr)
 	}
 	return nil
 }
@@ -126,8 +140,8 @@ func (c *Config) checkLogFormat() error {
 }
 
 func (c *Config) checkAccessLogBytes() error {
-	if c.AccessLogBytes < maxRequestLine {
-		return fmt.Errorf("%d is under %d, the longest request line", c.AccessLogBytes, maxRequestLine)
+	if c.AccessLogBytes < accesslog.MaxRequestLine {
+		return fmt.Errorf("%d is under %d, the longest request line", c.AccessLogBytes, accesslog.MaxRequestLine)
 	}
 	return nil
 }
@@ -168,28 +182,4 @@ func cleanBasePath(p string) (string, error) {
 		}
 	}
 	return "/" + p, nil
-}
-
-func parsePrefixes(s string) ([]netip.Prefix, error) {
-	var prefixes []netip.Prefix
-	for _, p := range strings.Split(s, ",") {
-		p = strings.TrimSpace(p)
-		if p == "" {
-			continue
-		}
-		if !strings.Contains(p, "/") {
-			addr, err := netip.ParseAddr(p)
-			if err != nil {
-				return nil, fmt.Errorf("%q is not an address or CIDR", p)
-			}
-			prefixes = append(prefixes, netip.PrefixFrom(addr, addr.BitLen()))
-			continue
-		}
-		prefix, err := netip.ParsePrefix(p)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not an address or CIDR", p)
-		}
-		prefixes = append(prefixes, prefix.Masked())
-	}
-	return prefixes, nil
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -130,7 +131,7 @@ func TestLocalhostFallsBackToTCP(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer store.Close()
-		if posts, err := store.Posts(ctx, wpdb.Page{Offset: 0, Limit: 3}); err != nil || len(posts) != 3 {
+		if posts, err := store.Posts(ctx, blog.Page{Offset: 0, Limit: 3}); err != nil || len(posts) != 3 {
 			t.Errorf("posts over the TCP fallback: %d, %v", len(posts), err)
 		}
 		if got, want := openedConnection(t, logs.String()), "TCP 127.0.0.1:3306 (localhost: no Unix socket at "+tried+")"; got != want {
@@ -140,8 +141,10 @@ func TestLocalhostFallsBackToTCP(t *testing.T) {
 	t.Run("refused", func(t *testing.T) {
 		// Port 1: nothing listens there. The error names the fallback.
 		_, err := openPosts(ctx, config(t, "localhost:1"), slog.New(slog.NewJSONHandler(&bytes.Buffer{}, nil)))
-		if want := "database: TCP 127.0.0.1:1 (localhost: no Unix socket at " + tried + "): "; err == nil || !strings.HasPrefix(err.Error(), want) {
-			t.Errorf("error = %v, want it to start %q", err, want)
+		start, end := "wpdb: connect to mysql database ", " at TCP 127.0.0.1:1: "
+		why := " (localhost: no Unix socket at " + tried + ")"
+		if err == nil || !strings.HasPrefix(err.Error(), start) || !strings.Contains(err.Error(), end) || !strings.HasSuffix(err.Error(), why) {
+			t.Errorf("error = %v, want it to start %q, name %q and end %q", err, start, end, why)
 		}
 	})
 }

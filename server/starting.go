@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wploadmore/wploadmore/server/accesslog"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
@@ -214,7 +215,7 @@ func (s *starter) startingHandler() http.Handler {
 		w.Header().Set("Retry-After", strconv.Itoa(wait))
 		return errors.Join(errStarting, st.cause)
 	}
-	mux := patternMux{http.NewServeMux()}
+	mux := accesslog.NewMux()
 	asJSON, asPage := jsonErrors(quiet, unavailable), htmlErrors(quiet, unavailable)
 	mux.Handle("GET "+s.cfg.BasePath+loadMorePath, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if asksForJSON(r.URL.RawQuery) {
@@ -236,7 +237,7 @@ func (s *starter) startingHandler() http.Handler {
 		w.Write(append(body, '\n'))
 	}))
 	mux.Handle("/", asJSON)
-	return logRequests(s.accessLog, s.cfg.TrustedProxies, s.metrics, recoverPanics(s.logger, securityHeaders(mux)))
+	return accesslog.Handler(s.accessLog, s.cfg.TrustedProxies, s.metrics, recoverPanics(s.logger, securityHeaders(mux)))
 }
 
 // errStarting is wrapped by the starting handler's errors.

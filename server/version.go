@@ -6,17 +6,18 @@ import (
 	"strings"
 )
 
-// version is the release, set at build from the root version file:
-// go build -ldflags "-X main.version=$(cat version)" (the Makefile and the
-// Dockerfile do). It is the one package variable the server has, as -X can
-// set nothing else; go:embed cannot reach the file from server/. Read it
-// through buildVersion, never directly.
+// version is the release, set at build: go build -ldflags
+// "-X main.version=…", which the Makefile gives the commit's version tag,
+// else the root version file, and the Dockerfile the file. It is the one
+// package variable the server has, as -X can set nothing else; go:embed
+// cannot reach the file from server/. Read it through buildVersion, never
+// directly.
 var version string
 
 // buildInfo names the build an operator runs: in -version, in the start
 // log and in the wploadmore_build_info metric.
 type buildInfo struct {
-	Version   string // the version file's, else the main module's version, else "devel"
+	Version   string // -X main.version's (a tag or the version file), else the main module's version, else "devel"
 	Revision  string // the VCS commit, "+dirty" when the tree had changes; "unknown" when not stamped
 	GoVersion string
 }

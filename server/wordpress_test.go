@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -38,14 +38,8 @@ echo wp_get_db_schema('blog');
 func wordpressSchema(t *testing.T) []string {
 	t.Helper()
 	const schemaFile = "/usr/share/wordpress/wp-admin/includes/schema.php"
-	_, errPHP := exec.LookPath("php")
-	_, errWP := os.Stat(schemaFile)
-	if errPHP != nil || errWP != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("the WordPress test needs php-cli and Debian's wordpress package (apt-get install php-cli wordpress): %v %v", errPHP, errWP)
-		}
-		t.Skipf("php-cli or %s missing; skipping", schemaFile)
-	}
+	testkit.NeedPackage(t, "php-cli", "php")
+	testkit.NeedPackage(t, "wordpress", schemaFile)
 	cmd := exec.Command("php")
 	cmd.Stdin = strings.NewReader(wordpressSchemaPHP)
 	out, err := cmd.Output()

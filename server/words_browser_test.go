@@ -15,8 +15,8 @@ import (
 
 	"github.com/wploadmore/wploadmore/server/listing/pagewords"
 	"github.com/wploadmore/wploadmore/templates"
-	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // startLanguageServer runs the server on seven posts of the site titled
@@ -26,10 +26,10 @@ import (
 func startLanguageServer(t *testing.T, locale, dir, title string, post func(day int) (title, content string)) string {
 	t.Helper()
 	db := wpdbtest.SQLite(t)
-	var rows []wpdb.SeedRow
+	var rows []wpsite.Post
 	for day := 7; day >= 1; day-- {
 		title, content := post(day)
-		rows = append(rows, wpdb.SeedRow{Date: fmt.Sprintf("2024-03-%02d 09:30:00", day), Title: title,
+		rows = append(rows, wpsite.Post{Date: fmt.Sprintf("2024-03-%02d 09:30:00", day), Title: title,
 			Name: fmt.Sprintf("post-%d", day), Content: "<!-- wp:paragraph --><p>" + content + "</p><!-- /wp:paragraph -->"})
 	}
 	wpdbtest.Insert(t, db, rows...)

@@ -12,26 +12,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/public"
 	"github.com/wploadmore/wploadmore/templates"
-	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // pluginMO compiles po, a site's own catalogue of the widget's words, with
 // GNU msgfmt, as a translator's tool would.
 func pluginMO(t *testing.T, po string) []byte {
 	t.Helper()
-	msgfmt, err := exec.LookPath("msgfmt")
-	if err != nil {
-		t.Fatalf("msgfmt (Debian's gettext) builds the site's catalogue: %v", err)
-	}
+	testkit.NeedPackage(t, "gettext", "msgfmt") // builds the site's catalogue
 	dir := t.TempDir()
 	src, mo := filepath.Join(dir, "site.po"), filepath.Join(dir, "site.mo")
 	if err := os.WriteFile(src, []byte(po), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(msgfmt, "-o", mo, src).CombinedOutput(); err != nil {
+	if out, err := exec.Command("msgfmt", "-o", mo, src).CombinedOutput(); err != nil {
 		t.Fatalf("msgfmt: %v\n%s", err, out)
 	}
 	data, err := os.ReadFile(mo)
@@ -58,7 +55,7 @@ func TestSiteWords(t *testing.T) {
 		t.Fatal(err)
 	}
 	var logs testkit.SyncBuffer
-	german := wpdb.Options{WPLang: "de_DE", HasWPLang: true}
+	german := blog.Options{WPLang: "de_DE", HasWPLang: true}
 	h, err := newServer(serverDeps{
 		Config:    cfg,
 		Logger:    slog.New(slog.NewJSONHandler(&logs, nil)),
@@ -124,10 +121,10 @@ msgstr "Mehr lesen"
 		t.Errorf("%d warnings about the words after two reads of a truncated file, want 1 naming %s:\n%s", n, siteFile, logs.String())
 	}
 
-	h.useOptions(wpdb.Options{WPLang: "ja", HasWPLang: true})
+	h.useOptions(blog.Options{WPLang: "ja", HasWPLang: true})
 	says("Japanese", []string{">さらに投稿を表示<", `"loaded":["さらに%s件の投稿を読み込みました。"],"loadedForm":[0,0]`}, []string{"Weitere Beiträge"})
 	// An empty WPLANG option is en_US, whatever wp-config.php says.
-	h.useOptions(wpdb.Options{WPLang: "", HasWPLang: true, Language: wpdb.Language{WPLang: "de_DE"}})
+	h.useOptions(blog.Options{WPLang: "", HasWPLang: true, Language: blog.Language{WPLang: "de_DE"}})
 	says("English", []string{">More posts<", ">Posts shown<"}, []string{"さらに"})
 	if n := warnings(); n != 1 {
 		t.Errorf("%d warnings about the words, want the one:\n%s", n, logs.String())
@@ -141,7 +138,7 @@ func BenchmarkPageLanguage(b *testing.B) {
 	for _, locale := range []string{"en_US", "de_DE", "ar"} {
 		b.Run(locale, func(b *testing.B) {
 			h, id := benchHandler(b, time.Second, 2)
-			h.(*server).useOptions(wpdb.Options{WPLang: locale, HasWPLang: true})
+			h.(*server).useOptions(blog.Options{WPLang: locale, HasWPLang: true})
 			serveLoop(b, h, id, "/load-more.php")
 		})
 	}

@@ -8,10 +8,10 @@ import (
 	"time"
 )
 
-// BenchmarkAddPostsStart measures one read-increment-write of an existing
+// BenchmarkVisit measures one read-increment-write of an existing
 // session holding a typical mix of PHP values: for Redis one EVALSHA of
 // update.lua, with or without the phpredis lock (the script checks it).
-func BenchmarkAddPostsStart(b *testing.B) {
+func BenchmarkVisit(b *testing.B) {
 	const value = `posts_start|i:2;user|s:21:"élan "the" | tester;";float|d:0.1;list|a:3:{i:0;i:1;i:1;s:3:"two";i:2;a:2:{i:3;s:5:"three";s:1:"k";b:0;}}cart|O:4:"Cart":1:{s:5:"items";a:1:{s:4:"book";i:2;}}`
 	for _, bc := range []struct {
 		name string
@@ -35,7 +35,7 @@ func BenchmarkAddPostsStart(b *testing.B) {
 			ctx := context.Background()
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := h.store.AddPostsStart(ctx, idHex32, 1); err != nil {
+				if _, err := h.store.Visit(ctx, Visitor{ID: idHex32}, 1); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -46,12 +46,12 @@ func BenchmarkAddPostsStart(b *testing.B) {
 	}
 }
 
-// BenchmarkAddPostsStartParallel is the same increment from many
+// BenchmarkVisitParallel is the same increment from many
 // goroutines (16 per CPU) on distinct sessions, the usual production load,
 // on each store and on the package's Redis Cluster, where each increment
 // goes alone to its key's node (see clusterBackend) while the single Redis
 // batches them (see pipeline).
-func BenchmarkAddPostsStartParallel(b *testing.B) {
+func BenchmarkVisitParallel(b *testing.B) {
 	for _, kind := range append(slices.Clone(storeKinds), "cluster") {
 		b.Run(kind, func(b *testing.B) {
 			h := newHarness(b, kind, Config{})
@@ -59,13 +59,13 @@ func BenchmarkAddPostsStartParallel(b *testing.B) {
 			b.SetParallelism(16)
 			b.ReportAllocs()
 			b.RunParallel(func(pb *testing.PB) {
-				st, err := h.store.PostsStart(ctx, "")
+				st, err := h.store.Visit(ctx, Visitor{}, 0)
 				if err != nil {
 					b.Error(err)
 					return
 				}
 				for pb.Next() {
-					if _, err := h.store.AddPostsStart(ctx, st.ID, 1); err != nil {
+					if _, err := h.store.Visit(ctx, Visitor{ID: st.ID}, 1); err != nil {
 						b.Error(err)
 						return
 					}
@@ -109,7 +109,7 @@ func BenchmarkScriptVsWatch(b *testing.B) {
 			b.ReportAllocs()
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
-					if _, err := h.store.AddPostsStart(ctx, idHex32, 1); err != nil {
+					if _, err := h.store.Visit(ctx, Visitor{ID: idHex32}, 1); err != nil {
 						b.Error(err)
 						return
 					}

@@ -71,7 +71,7 @@ func openCluster(ctx context.Context, rawURL string, cfg Config, logger *slog.Lo
 	b.redisSessions = newRedisSessions(cfg, logger, b)
 	fail := func(err error) (*Store, error) {
 		b.close()
-		return nil, openError("redis cluster "+cu.safe, err)
+		return nil, openError(cu.safe, err)
 	}
 	if err := b.c.Refresh(); err != nil {
 		return fail(unavailable("CLUSTER SLOTS", err))

@@ -22,7 +22,7 @@ func TestClusterFailover(t *testing.T) {
 	cl := needCluster(t)
 	h := newClusterHarness(t, Config{OpTimeout: 500 * time.Millisecond})
 	ctx := context.Background()
-	id := mustPostsStart(t, h, "").ID
+	id := mustView(t, h, "").ID
 	key := h.cfg.KeyPrefix + id
 	master, err := cl.MasterOf(key)
 	if err != nil {
@@ -61,7 +61,7 @@ func TestClusterFailover(t *testing.T) {
 				}
 				sent := time.Now().UnixNano()
 				rctx, cancel := context.WithTimeout(ctx, time.Second)
-				st, err := h.store.AddPostsStart(rctx, id, 1)
+				st, err := h.store.Visit(rctx, Visitor{ID: id}, 1)
 				cancel()
 				switch {
 				case err == nil && st.ID == id:
@@ -72,7 +72,7 @@ func TestClusterFailover(t *testing.T) {
 						firstOK.CompareAndSwap(0, time.Now().UnixNano())
 					}
 				case err == nil:
-					t.Errorf("AddPostsStart moved the session to a new id: the promoted replica lost it")
+					t.Errorf("Visit moved the session to a new id: the promoted replica lost it")
 					return
 				default:
 					if failed.Add(1)%500 == 1 {
@@ -144,7 +144,7 @@ func TestClusterFailover(t *testing.T) {
 	if err := h.store.Ping(ctx); err != nil {
 		t.Errorf("Ping after the failover: %v", err)
 	}
-	if got, err := h.store.AddPostsStart(ctx, id, 1); err != nil || got.PostsStart != int(final)+1 {
-		t.Errorf("AddPostsStart after the failover = %+v, %v; want %d", got, err, final+1)
+	if got, err := h.store.Visit(ctx, Visitor{ID: id}, 1); err != nil || got.PostsStart != int(final)+1 {
+		t.Errorf("Visit after the failover = %+v, %v; want %d", got, err, final+1)
 	}
 }

@@ -16,7 +16,7 @@ import (
 func TestClusterSlotMigration(t *testing.T) {
 	cl := needCluster(t)
 	h := newClusterHarness(t, Config{})
-	id := mustPostsStart(t, h, "").ID // posts_start 2
+	id := mustView(t, h, "").ID // posts_start 2
 	key := h.cfg.KeyPrefix + id
 	slot := redisc.Slot(key)
 	src, err := cl.MasterOf(key)
@@ -39,10 +39,10 @@ func TestClusterSlotMigration(t *testing.T) {
 	nodeDo(t, src, "MIGRATE", host, port, key, 0, 5000)
 	// The key is on dst; src answers ASK for it.
 	if got := mustAdd(t, h, id, 1); got.PostsStart != 3 {
-		t.Errorf("AddPostsStart during the migration = %+v, want 3", got)
+		t.Errorf("Visit during the migration = %+v, want 3", got)
 	}
-	if got, err := h.store.PeekPostsStart(t.Context(), id); err != nil || got.PostsStart != 3 {
-		t.Errorf("PeekPostsStart during the migration = %+v, %v; want 3", got, err)
+	if got, err := h.store.Peek(t.Context(), Visitor{ID: id}); err != nil || got.PostsStart != 3 {
+		t.Errorf("Peek during the migration = %+v, %v; want 3", got, err)
 	}
 
 	for _, addr := range cl.Running() {
@@ -52,10 +52,10 @@ func TestClusterSlotMigration(t *testing.T) {
 	}
 	// The slot is dst's; src answers MOVED.
 	if got := mustAdd(t, h, id, 1); got.PostsStart != 4 {
-		t.Errorf("AddPostsStart after the migration = %+v, want 4", got)
+		t.Errorf("Visit after the migration = %+v, want 4", got)
 	}
-	if got, err := h.store.PeekPostsStart(t.Context(), id); err != nil || got.PostsStart != 4 {
-		t.Errorf("PeekPostsStart after the migration = %+v, %v; want 4", got, err)
+	if got, err := h.store.Peek(t.Context(), Visitor{ID: id}); err != nil || got.PostsStart != 4 {
+		t.Errorf("Peek after the migration = %+v, %v; want 4", got, err)
 	}
 	if v, _ := h.get(t, id); string(v) != "posts_start|i:4;" {
 		t.Errorf("stored %q, want posts_start|i:4;", v)

@@ -167,7 +167,7 @@ func (cu *clusterURL) setParam(name, v string) error {
 	case "failover":
 		// phpredis reads sessions from replicas with error (replica
 		// first) or distribute (master or replica); only our read-only
-		// GET (PeekPostsStart) may, as writes always go to the master.
+		// GET (Peek) may, as writes always go to the master.
 		// redisc learns replicas from CLUSTER SLOTS, where Redis 7.0
 		// lists one only once it has replicated something; until then
 		// reads go to the master.

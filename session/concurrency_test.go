@@ -7,11 +7,11 @@ import (
 	"testing"
 )
 
-// TestConcurrentAddPostsStart plays one visitor whose browser fires many
+// TestConcurrentVisit plays one visitor whose browser fires many
 // "load more" requests at once: no increment may be lost, on update.lua's
 // one-step path, on the WATCH path it falls back to, and with the phpredis
 // lock honoured.
-func TestConcurrentAddPostsStart(t *testing.T) {
+func TestConcurrentVisit(t *testing.T) {
 	t.Parallel()
 	const workers, n = 200, 3
 	for _, c := range []struct {
@@ -45,14 +45,14 @@ func TestConcurrentAddPostsStart(t *testing.T) {
 					watchOnly(h.store)
 				}
 			}
-			id := mustPostsStart(t, h, "").ID
+			id := mustView(t, h, "").ID
 			var wg sync.WaitGroup
 			errs := make(chan error, workers)
 			for range workers {
 				wg.Go(func() {
-					st, err := h.store.AddPostsStart(context.Background(), id, n)
+					st, err := h.store.Visit(context.Background(), Visitor{ID: id}, n)
 					if err == nil && st.ID != id {
-						t.Errorf("AddPostsStart moved the session to %s", st.ID)
+						t.Errorf("Visit moved the session to %s", st.ID)
 					}
 					errs <- err
 				})
@@ -61,10 +61,10 @@ func TestConcurrentAddPostsStart(t *testing.T) {
 			close(errs)
 			for err := range errs {
 				if err != nil {
-					t.Errorf("AddPostsStart: %v", err)
+					t.Errorf("Visit: %v", err)
 				}
 			}
-			if got, want := mustPostsStart(t, h, id).PostsStart, 2+workers*n; got != want {
+			if got, want := mustView(t, h, id).PostsStart, 2+workers*n; got != want {
 				t.Errorf("posts_start = %d, want %d", got, want)
 			}
 			if !isRedis {

@@ -19,7 +19,7 @@ type Cookie struct {
 
 // ID returns the session id the request's cookie carries, URL-decoded as
 // PHP decodes cookie values ("%2C" → ","), or "" when there is none. The
-// id is not validated: PostsStart and AddPostsStart do that.
+// id is not validated: Visit and Peek do that.
 func (c Cookie) ID(r *http.Request) string {
 	// Go's r.Cookie, like PHP's $_COOKIE, keeps the first of several
 	// cookies with one name.

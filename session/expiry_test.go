@@ -58,13 +58,13 @@ func TestWriteRestoresLifetime(t *testing.T) {
 		write func(h *harness, id string) State
 		want  int
 	}{
-		{"PostsStart", "posts_start|i:4;", func(h *harness, id string) State {
-			return mustPostsStart(t, h, id)
+		{"page view", "posts_start|i:4;", func(h *harness, id string) State {
+			return mustView(t, h, id)
 		}, 4},
-		{"PostsStart, session without posts_start", `user|s:3:"bob";`, func(h *harness, id string) State {
-			return mustPostsStart(t, h, id)
+		{"page view, session without posts_start", `user|s:3:"bob";`, func(h *harness, id string) State {
+			return mustView(t, h, id)
 		}, 2},
-		{"AddPostsStart", "posts_start|i:4;", func(h *harness, id string) State {
+		{"adding", "posts_start|i:4;", func(h *harness, id string) State {
 			return mustAdd(t, h, id, 3)
 		}, 7},
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gomodule/redigo/redis"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 )
 
@@ -227,7 +228,7 @@ func TestCarryKeyFirstFetchBounded(t *testing.T) {
 		}()
 	}
 	for range requests {
-		if d := <-took; d > cfg.OpTimeout+400*time.Millisecond {
+		if d := <-took; d > cfg.OpTimeout+testkit.Scale(400*time.Millisecond) {
 			t.Errorf("a request took %v with Redis hung, want the %v timeout", d, cfg.OpTimeout)
 		}
 	}

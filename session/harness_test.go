@@ -41,7 +41,8 @@ func php(cfg Config) Config {
 	cfg.LockExpire = cmp.Or(cfg.LockExpire, DefaultLockExpire)
 	cfg.LockRetries = cmp.Or(cfg.LockRetries, DefaultLockRetries)
 	cfg.LockWait = cmp.Or(cfg.LockWait, DefaultLockWait)
-	cfg.OpTimeout = cmp.Or(cfg.OpTimeout, DefaultOpTimeout)
+	// Generous on a busy machine; tests of the timeout set their own.
+	cfg.OpTimeout = cmp.Or(cfg.OpTimeout, testkit.Scale(DefaultOpTimeout))
 	cfg.MaxSessions = cmp.Or(cfg.MaxSessions, 100_000)
 	return cfg
 }

@@ -87,9 +87,9 @@ func TestLargeSession(t *testing.T) {
 				// too.
 				peek := func(want int) {
 					t.Helper()
-					st, err := h.store.PeekPostsStart(context.Background(), id)
+					st, err := h.store.Peek(context.Background(), Visitor{ID: id})
 					if err != nil || st != (State{ID: id, PostsStart: want}) {
-						t.Fatalf("PeekPostsStart = %+v, %v; want %d", st, err, want)
+						t.Fatalf("Peek = %+v, %v; want %d", st, err, want)
 					}
 				}
 				add := func(n int) {
@@ -101,10 +101,10 @@ func TestLargeSession(t *testing.T) {
 					}
 					st := mustAdd(t, h, id, n)
 					if st != (State{ID: id, PostsStart: clampInt(wantGot)}) {
-						t.Fatalf("AddPostsStart(%d) = %+v, want %d on the same id", n, st, wantGot)
+						t.Fatalf("Visit(%d) = %+v, want %d on the same id", n, st, wantGot)
 					}
 					if got, _ := h.get(t, id); !bytes.Equal(got, want) {
-						t.Fatalf("AddPostsStart(%d) stored %d bytes unlike the codec's %d", n, len(got), len(want))
+						t.Fatalf("Visit(%d) stored %d bytes unlike the codec's %d", n, len(got), len(want))
 					}
 					if ttl := h.ttl(t, id); ttl <= h.cfg.MaxLifetime-time.Minute || ttl > h.cfg.MaxLifetime {
 						t.Fatalf("TTL %v, want the session lifetime", ttl)
@@ -163,8 +163,8 @@ func TestLargeSession(t *testing.T) {
 				if got, _ := h.get(t, id); !bytes.Equal(got, malformed) {
 					t.Error("a malformed large session was changed")
 				}
-				if st, err := h.store.PeekPostsStart(context.Background(), id); err != nil || st != (State{PostsStart: h.cfg.InitialPostsStart}) {
-					t.Errorf("PeekPostsStart of a malformed large session = %+v, %v; want no session", st, err)
+				if st, err := h.store.Peek(context.Background(), Visitor{ID: id}); err != nil || st != (State{PostsStart: h.cfg.InitialPostsStart}) {
+					t.Errorf("Peek of a malformed large session = %+v, %v; want no session", st, err)
 				}
 				answers.take()
 			})
@@ -261,7 +261,7 @@ func TestLargeSessionConcurrent(t *testing.T) {
 			errs := make(chan error, workers+1)
 			for range workers {
 				wg.Go(func() {
-					_, err := h.store.AddPostsStart(ctx, idHex32, n)
+					_, err := h.store.Visit(ctx, Visitor{ID: idHex32}, n)
 					errs <- err
 				})
 			}
@@ -370,7 +370,7 @@ func TestLargeSessionPHP(t *testing.T) {
 			}
 			for _, step := range []struct{ n, want int }{{3, 7}, {1, 8}} {
 				if got := mustAdd(t, h, id, step.n); got.PostsStart != step.want {
-					t.Fatalf("AddPostsStart = %+v, want %d", got, step.want)
+					t.Fatalf("Visit = %+v, want %d", got, step.want)
 				}
 			}
 			read := php.Run(t, "dump", id)
@@ -379,13 +379,13 @@ func TestLargeSessionPHP(t *testing.T) {
 			}
 			grown = php.Run(t, "grow", id, "131072") // PHP rewrites it
 			if got := mustAdd(t, h, id, 2); got.PostsStart != 10 {
-				t.Fatalf("AddPostsStart after PHP grew the session = %+v, want 10", got)
+				t.Fatalf("Visit after PHP grew the session = %+v, want 10", got)
 			}
 
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			held := holdSession(t, ctx, php, id, "300")
-			got, err := h.store.AddPostsStart(ctx, id, 3) // waits for PHP
+			got, err := h.store.Visit(ctx, Visitor{ID: id}, 3) // waits for PHP
 			written := held.end(t)
 			if err != nil {
 				t.Fatal(err)
@@ -406,13 +406,13 @@ func TestLargeSessionPHP(t *testing.T) {
 	}
 }
 
-// BenchmarkAddPostsStartBig is BenchmarkAddPostsStart on sessions of
+// BenchmarkVisitBig is BenchmarkVisit on sessions of
 // growing size, with and without the lock, on a Redis of its own, whose
 // CPU time per update it reports: what one update costs everybody else's,
 // as Redis serves one command at a time. ns/op is one visitor's updates
 // one after the other; past scriptMaxBytes it includes the wait for the
 // large slot, which each update leaves taken as long again.
-func BenchmarkAddPostsStartBig(b *testing.B) {
+func BenchmarkVisitBig(b *testing.B) {
 	srv := sessiontest.StartServer(b)
 	admin, err := redis.DialURL(srv.URL)
 	if err != nil {
@@ -442,7 +442,7 @@ func BenchmarkAddPostsStartBig(b *testing.B) {
 					before := redisCPU(b, admin)
 					b.ReportAllocs()
 					for b.Loop() {
-						if _, err := s.AddPostsStart(ctx, idHex32, 1); err != nil {
+						if _, err := s.Visit(ctx, Visitor{ID: idHex32}, 1); err != nil {
 							b.Fatal(err)
 						}
 					}
@@ -515,7 +515,7 @@ func TestLargeSessionHoldsNoOneUp(t *testing.T) {
 						return
 					default:
 					}
-					if _, err := s.AddPostsStart(ctx, target, 1); err != nil {
+					if _, err := s.Visit(ctx, Visitor{ID: target}, 1); err != nil {
 						t.Error(err)
 						return
 					}
@@ -535,7 +535,7 @@ func TestLargeSessionHoldsNoOneUp(t *testing.T) {
 					default:
 					}
 					began := time.Now()
-					if _, err := s.AddPostsStart(ctx, id, 1); err != nil {
+					if _, err := s.Visit(ctx, Visitor{ID: id}, 1); err != nil {
 						t.Error(err)
 						return
 					}
@@ -568,7 +568,7 @@ func TestLargeSessionHoldsNoOneUp(t *testing.T) {
 
 func mustAddStore(t *testing.T, s *Store, id string) State {
 	t.Helper()
-	st, err := s.AddPostsStart(context.Background(), id, 0)
+	st, err := s.Visit(context.Background(), Visitor{ID: id}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

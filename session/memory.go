@@ -73,7 +73,7 @@ func (m *memoryBackend) create(ctx context.Context, id string, value []byte) err
 
 func (m *memoryBackend) update(ctx context.Context, id string, fn func([]byte, bool) ([]byte, error)) error {
 	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return fmt.Errorf("session: %w: %w", ErrUnavailable, err)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -103,7 +103,7 @@ func (m *memoryBackend) update(ctx context.Context, id string, fn func([]byte, b
 // expired session reads as none and is left for the sweep.
 func (m *memoryBackend) read(ctx context.Context, id string) ([]byte, bool, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, false, fmt.Errorf("%w: %w", ErrUnavailable, err)
+		return nil, false, fmt.Errorf("session: %w: %w", ErrUnavailable, err)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -52,18 +52,18 @@ func TestMemoryFlood(t *testing.T) {
 	runtime.ReadMemStats(&ms)
 	before := ms.HeapAlloc
 
-	inUse, err := s.PostsStart(ctx, "")
+	inUse, err := s.Visit(ctx, Visitor{}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	const flood, touchEvery = 1_000_000, 1000
 	start := time.Now()
 	for i := range flood {
-		if _, err := s.PostsStart(ctx, ""); err != nil {
+		if _, err := s.Visit(ctx, Visitor{}, 0); err != nil {
 			t.Fatal(err)
 		}
 		if i%touchEvery == 0 {
-			st, err := s.AddPostsStart(ctx, inUse.ID, 1)
+			st, err := s.Visit(ctx, Visitor{ID: inUse.ID}, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +85,7 @@ func TestMemoryFlood(t *testing.T) {
 	if grown > floodBudget {
 		t.Errorf("live heap grew by %.1f MiB, want at most %d MiB", float64(grown)/(1<<20), floodBudget>>20)
 	}
-	st, err := s.PostsStart(ctx, inUse.ID)
+	st, err := s.Visit(ctx, Visitor{ID: inUse.ID}, 0)
 	if want := (State{ID: inUse.ID, PostsStart: 2 + flood/touchEvery}); err != nil || st != want {
 		t.Errorf("session in use after the flood: %+v, %v; want %+v", st, err, want)
 	}
@@ -93,7 +93,7 @@ func TestMemoryFlood(t *testing.T) {
 }
 
 // TestMemoryLRU checks that past MaxSessions the least recently written
-// session goes first, and that a read-only look (PeekPostsStart) does not
+// session goes first, and that a read-only look (Peek) does not
 // count as a use: it refreshes nothing, as Redis's GET refreshes nothing.
 func TestMemoryLRU(t *testing.T) {
 	t.Parallel()
@@ -102,9 +102,9 @@ func TestMemoryLRU(t *testing.T) {
 	create := func() string {
 		t.Helper()
 		clock.Advance(time.Second)
-		st, err := s.PostsStart(ctx, "")
+		st, err := s.Visit(ctx, Visitor{}, 0)
 		if err != nil || !st.New {
-			t.Fatalf("PostsStart: %+v, %v", st, err)
+			t.Fatalf("Visit: %+v, %v", st, err)
 		}
 		return st.ID
 	}
@@ -114,7 +114,7 @@ func TestMemoryLRU(t *testing.T) {
 	}
 	a, b, c := create(), create(), create()
 	clock.Advance(time.Second)
-	if _, err := s.AddPostsStart(ctx, a, 1); err != nil { // a is used again: b is now the oldest
+	if _, err := s.Visit(ctx, Visitor{ID: a}, 1); err != nil { // a is used again: b is now the oldest
 		t.Fatal(err)
 	}
 	d := create()
@@ -122,16 +122,16 @@ func TestMemoryLRU(t *testing.T) {
 		map[string]bool{"a": alive(a), "b": alive(b), "c": alive(c), "d": alive(d)}); diff != "" {
 		t.Errorf("after d (-want +got):\n%s", diff)
 	}
-	if st, err := s.PeekPostsStart(ctx, c); err != nil || st.ID != c {
-		t.Fatalf("PeekPostsStart(c) = %+v, %v", st, err)
+	if st, err := s.Peek(ctx, Visitor{ID: c}); err != nil || st.ID != c {
+		t.Fatalf("Peek(c) = %+v, %v", st, err)
 	}
 	e := create()
 	if diff := cmp.Diff(map[string]bool{"a": true, "c": false, "d": true, "e": true},
 		map[string]bool{"a": alive(a), "c": alive(c), "d": alive(d), "e": alive(e)}); diff != "" {
 		t.Errorf("after e, c only peeked at (-want +got):\n%s", diff)
 	}
-	if st, err := s.PostsStart(ctx, b); err != nil || !st.New || st.ID == b {
-		t.Errorf("PostsStart of the evicted b = %+v, %v; want a fresh id", st, err)
+	if st, err := s.Visit(ctx, Visitor{ID: b}, 0); err != nil || !st.New || st.ID == b {
+		t.Errorf("Visit of the evicted b = %+v, %v; want a fresh id", st, err)
 	}
 	if got := m.len(); got != 3 {
 		t.Errorf("%d sessions kept, want MaxSessions 3", got)
@@ -149,7 +149,7 @@ func TestMemoryIncrementalSweep(t *testing.T) {
 	const n = 1000
 	var middle string // an expired session the sweep reaches last
 	for i := range n {
-		st, err := s.PostsStart(ctx, "")
+		st, err := s.Visit(ctx, Visitor{}, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +158,7 @@ func TestMemoryIncrementalSweep(t *testing.T) {
 		}
 	}
 	clock.Advance(30 * time.Second)
-	alive, err := s.PostsStart(ctx, "")
+	alive, err := s.Visit(ctx, Visitor{}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,8 +169,8 @@ func TestMemoryIncrementalSweep(t *testing.T) {
 	touch := func() {
 		t.Helper()
 		before := m.len()
-		if st, err := s.AddPostsStart(ctx, alive.ID, 1); err != nil || st.New {
-			t.Fatalf("AddPostsStart of the live session: %+v, %v", st, err)
+		if st, err := s.Visit(ctx, Visitor{ID: alive.ID}, 1); err != nil || st.New {
+			t.Fatalf("Visit of the live session: %+v, %v", st, err)
 		}
 		maxSwept = max(maxSwept, before-m.len())
 	}
@@ -181,9 +181,9 @@ func TestMemoryIncrementalSweep(t *testing.T) {
 	if _, ok := m.get(t, middle); ok {
 		t.Error("an expired session not yet swept still reads as live")
 	}
-	fresh, err := s.PostsStart(ctx, middle)
+	fresh, err := s.Visit(ctx, Visitor{ID: middle}, 0)
 	if err != nil || !fresh.New || fresh.ID == middle {
-		t.Errorf("PostsStart of an expired session = %+v, %v; want a fresh id", fresh, err)
+		t.Errorf("Visit of an expired session = %+v, %v; want a fresh id", fresh, err)
 	}
 	writes := 2
 	for m.len() > 2 { // alive and fresh
@@ -200,7 +200,7 @@ func TestMemoryIncrementalSweep(t *testing.T) {
 		t.Errorf("%d writes swept %d expired sessions, want at most %d", writes, n, want)
 	}
 	for _, id := range []string{alive.ID, fresh.ID} {
-		if st, err := s.PostsStart(ctx, id); err != nil || st.New {
+		if st, err := s.Visit(ctx, Visitor{ID: id}, 0); err != nil || st.New {
 			t.Errorf("a live session was swept: %+v, %v", st, err)
 		}
 	}
@@ -215,12 +215,12 @@ func TestMemoryCancelled(t *testing.T) {
 	defer s.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err = s.AddPostsStart(ctx, "", 1)
+	_, err = s.Visit(ctx, Visitor{}, 1)
 	if !errors.Is(err, ErrUnavailable) || !errors.Is(err, context.Canceled) {
 		t.Errorf("err = %v, want ErrUnavailable and context.Canceled", err)
 	}
-	if _, err := s.PeekPostsStart(ctx, idHex32); !errors.Is(err, ErrUnavailable) || !errors.Is(err, context.Canceled) {
-		t.Errorf("PeekPostsStart err = %v, want ErrUnavailable and context.Canceled", err)
+	if _, err := s.Peek(ctx, Visitor{ID: idHex32}); !errors.Is(err, ErrUnavailable) || !errors.Is(err, context.Canceled) {
+		t.Errorf("Peek err = %v, want ErrUnavailable and context.Canceled", err)
 	}
 	if err := s.Ping(context.Background()); err != nil {
 		t.Errorf("Ping: %v", err)
@@ -243,8 +243,8 @@ func ExampleNewMemory() {
 	}
 	defer s.Close()
 	ctx := context.Background()
-	st, _ := s.PostsStart(ctx, "") // a first visit: no cookie yet
-	st, _ = s.AddPostsStart(ctx, st.ID, 2)
+	st, _ := s.Visit(ctx, Visitor{}, 0) // a first visit: no cookie yet
+	st, _ = s.Visit(ctx, Visitor{ID: st.ID}, 2)
 	fmt.Println(st.PostsStart, st.New)
 	// Output: 4 false
 }

@@ -39,11 +39,11 @@ func TestUpdateOutcomes(t *testing.T) {
 			h := newHarness(t, kind, Config{Updates: obs})
 			ctx := context.Background()
 
-			st, err := h.store.PostsStart(ctx, "")
+			st, err := h.store.Visit(ctx, Visitor{}, 0)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := h.store.AddPostsStart(ctx, st.ID, 2); err != nil {
+			if _, err := h.store.Visit(ctx, Visitor{ID: st.ID}, 2); err != nil {
 				t.Fatal(err)
 			}
 			want := map[UpdateOutcome]int{UpdateCreated: 1, UpdateApplied: 1}
@@ -56,7 +56,7 @@ func TestUpdateOutcomes(t *testing.T) {
 
 			// A float update.lua cannot round exactly as PHP: left to Go.
 			h.set(t, st.ID, []byte("posts_start|d:0.99999999999999999;"))
-			if _, err := h.store.AddPostsStart(ctx, st.ID, 2); err != nil {
+			if _, err := h.store.Visit(ctx, Visitor{ID: st.ID}, 2); err != nil {
 				t.Fatal(err)
 			}
 			want[UpdateFallback]++
@@ -83,8 +83,8 @@ func TestUpdateOutcomes(t *testing.T) {
 				t.Fatal(err)
 			}
 			closed.Close()
-			if _, err := closed.AddPostsStart(ctx, st.ID, 2); !errors.Is(err, ErrUnavailable) {
-				t.Fatalf("AddPostsStart on a closed store: %v, want ErrUnavailable", err)
+			if _, err := closed.Visit(ctx, Visitor{ID: st.ID}, 2); !errors.Is(err, ErrUnavailable) {
+				t.Fatalf("Visit on a closed store: %v, want ErrUnavailable", err)
 			}
 			want[UpdateUnavailable]++
 			if diff := cmp.Diff(want, obs.get()); diff != "" {

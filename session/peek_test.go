@@ -10,10 +10,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestPeekPostsStart checks the read-only lookup a HEAD request uses: it
+// TestPeek checks the read-only lookup a HEAD request uses: it
 // answers what PostsStart would, but creates no session, refreshes no
 // expiry and changes no value, in both stores.
-func TestPeekPostsStart(t *testing.T) {
+func TestPeek(t *testing.T) {
 	t.Parallel()
 	const left = 5 * time.Second
 	tests := []struct {
@@ -39,7 +39,7 @@ func TestPeekPostsStart(t *testing.T) {
 					setExpiring(t, h, idHex32, []byte(tt.stored), left)
 				}
 				before := h.ttl(t, idHex32)
-				got, err := h.store.PeekPostsStart(context.Background(), tt.id)
+				got, err := h.store.Peek(context.Background(), Visitor{ID: tt.id})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -71,14 +71,14 @@ func TestPeekPostsStart(t *testing.T) {
 		h := newHarness(t, "memory", Config{})
 		setExpiring(t, h, idHex32, []byte("posts_start|i:9;"), left)
 		h.clock.Advance(left)
-		got, err := h.store.PeekPostsStart(context.Background(), idHex32)
+		got, err := h.store.Peek(context.Background(), Visitor{ID: idHex32})
 		if err != nil || got != (State{PostsStart: 2}) {
 			t.Errorf("got %+v, %v; want posts_start 2 and no id", got, err)
 		}
 	})
 }
 
-// TestPeekRedisCommands watches Redis (MONITOR) while PeekPostsStart
+// TestPeekRedisCommands watches Redis (MONITOR) while Peek
 // reads a session, with phpredis's locking on and PHP holding the lock:
 // the one command under the test's prefix must be a GET, no script, no
 // lock, no write.
@@ -106,9 +106,9 @@ func TestPeekRedisCommands(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	got, err := h.store.PeekPostsStart(ctx, idHex32)
+	got, err := h.store.Peek(ctx, Visitor{ID: idHex32})
 	if err != nil || got != (State{ID: idHex32, PostsStart: 9}) {
-		t.Fatalf("PeekPostsStart under PHP's lock = %+v, %v; want 9 at once", got, err)
+		t.Fatalf("Peek under PHP's lock = %+v, %v; want 9 at once", got, err)
 	}
 	// A command of our own marks the end of what to look at.
 	end := h.cfg.KeyPrefix + "end"

@@ -48,11 +48,11 @@ func testPHPInterop(t *testing.T, h *harness, php sessiontest.PHP) {
 		if !ok {
 			t.Fatal("PHP stored no session")
 		}
-		if diff := cmp.Diff(State{ID: id, PostsStart: 4}, mustPostsStart(t, h, id)); diff != "" {
-			t.Errorf("PostsStart (-want +got):\n%s", diff)
+		if diff := cmp.Diff(State{ID: id, PostsStart: 4}, mustView(t, h, id)); diff != "" {
+			t.Errorf("page view (-want +got):\n%s", diff)
 		}
-		if got, err := h.store.AddPostsStart(ctx, id, 3); err != nil || got != (State{ID: id, PostsStart: 7}) {
-			t.Fatalf("AddPostsStart = %+v, %v; want 7 on the same id", got, err)
+		if got, err := h.store.Visit(ctx, Visitor{ID: id}, 3); err != nil || got != (State{ID: id, PostsStart: 7}) {
+			t.Fatalf("Visit = %+v, %v; want 7 on the same id", got, err)
 		}
 		after, _ := h.get(t, id)
 		old, new := "posts_start|i:4;", "posts_start|i:7;"
@@ -70,14 +70,14 @@ func testPHPInterop(t *testing.T, h *harness, php sessiontest.PHP) {
 	})
 
 	t.Run("Go creates, PHP reads and adds, Go increments", func(t *testing.T) {
-		st := mustPostsStart(t, h, "")
+		st := mustView(t, h, "")
 		read := php.Run(t, "dump", st.ID)
 		if diff := cmp.Diff(sessiontest.PHPSession{PostsStart: 2.0, Type: "integer", Others: "a:0:{}"}, read); diff != "" {
 			t.Errorf("PHP reads a session we created (-want +got):\n%s", diff)
 		}
 		touched := php.Run(t, "touch", st.ID)
 		if got := mustAdd(t, h, st.ID, 5); got != (State{ID: st.ID, PostsStart: 7}) {
-			t.Errorf("AddPostsStart = %+v, want 7 on the same id", got)
+			t.Errorf("Visit = %+v, want 7 on the same id", got)
 		}
 		read = php.Run(t, "dump", st.ID)
 		if diff := cmp.Diff(sessiontest.PHPSession{PostsStart: 7.0, Type: "integer", Others: touched.Others}, read); diff != "" {
@@ -93,7 +93,7 @@ func testPHPInterop(t *testing.T, h *harness, php sessiontest.PHP) {
 			t.Fatalf("PHP wrote %+v, want the string \"4\"", wrote)
 		}
 		if got := mustAdd(t, h, id, 1); got.PostsStart != 5 {
-			t.Errorf("AddPostsStart = %+v, want 5", got)
+			t.Errorf("Visit = %+v, want 5", got)
 		}
 		read := php.Run(t, "dump", id)
 		if diff := cmp.Diff(sessiontest.PHPSession{PostsStart: 5.0, Type: "integer", Others: wrote.Others}, read); diff != "" {
@@ -126,16 +126,16 @@ func TestPHPLockInterop(t *testing.T) {
 		t.Fatal("PHP holds no lock; is redis.session.locking_enabled honoured?")
 	}
 
-	got, addErr := h.store.AddPostsStart(ctx, id, 3) // waits for PHP
+	got, addErr := h.store.Visit(ctx, Visitor{ID: id}, 3) // waits for PHP
 	written := held.end(t)
 	if addErr != nil {
-		t.Fatalf("AddPostsStart: %v", addErr)
+		t.Fatalf("Visit: %v", addErr)
 	}
 	if written.PostsStart != 104.0 {
 		t.Errorf("PHP wrote posts_start %v, want 104", written.PostsStart)
 	}
 	if got.PostsStart != 107 {
-		t.Errorf("AddPostsStart = %+v, want 107: PHP's +100 then our +3", got)
+		t.Errorf("Visit = %+v, want 107: PHP's +100 then our +3", got)
 	}
 	if v, _ := h.get(t, id); string(v) != "posts_start|i:107;" {
 		t.Errorf("stored %q, want posts_start|i:107;", v)

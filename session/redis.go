@@ -61,11 +61,11 @@ func OpenRedis(ctx context.Context, rawURL string, cfg Config, logger *slog.Logg
 	b.redisSessions = newRedisSessions(cfg, logger, b)
 	if err := b.ping(ctx); err != nil {
 		b.close()
-		return nil, openError("redis "+safeURL, err)
+		return nil, openError(safeURL, err)
 	}
 	if err := b.loadScripts(ctx); err != nil {
 		b.close()
-		return nil, openError("redis "+safeURL, err)
+		return nil, openError(safeURL, err)
 	}
 	return newStore(cfg, logger, b, time.Now), nil
 }
@@ -79,20 +79,35 @@ func OpenRedis(ctx context.Context, rawURL string, cfg Config, logger *slog.Logg
 var refusals = []string{"WRONGPASS", "NOAUTH", "NOPERM", "ERR invalid password", "ERR AUTH",
 	"ERR Client sent AUTH", "ERR DB index is out of range", "ERR This instance has cluster support disabled"}
 
-// openError is OpenRedis's error for what opening what met: a refusal as a
+// openError is OpenRedis's error for what opening url met: a refusal as a
 // plain one-line error from Redis's code on, anything else wrapped as it
 // is (ErrUnavailable). It reads the text, as redisc and the Sentinel
 // client gather their nodes' errors into one text of several lines.
-func openError(what string, err error) error {
+func openError(url string, err error) error {
 	for line := range strings.Lines(err.Error()) {
 		for _, code := range refusals {
 			if i := strings.Index(line, code); i >= 0 {
-				return fmt.Errorf("session: open %s: refused: %s", what, strings.TrimSpace(line[i:]))
+				return fmt.Errorf("session: open %s: refused: %s", url, strings.TrimSpace(line[i:]))
 			}
 		}
 	}
-	return fmt.Errorf("session: open %s: %w", what, err)
+	return prefixed{"session: open " + url + ": ", err}
 }
+
+// prefixed is err, an error of this package's, after prefix, which names
+// the package ("session: …", or a session by its id): the name is said
+// once, at the front, rather than again where err's own text begins with
+// "session: ".
+type prefixed struct {
+	prefix string
+	err    error
+}
+
+func (p prefixed) Error() string {
+	return p.prefix + strings.TrimPrefix(p.err.Error(), "session: ")
+}
+
+func (p prefixed) Unwrap() error { return p.err }
 
 // redisConns is how a store reaches its Redis: the one at the URL, or the
 // master Sentinel names (sentinelConns).

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"math/rand/v2"
 	"net"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,7 +16,7 @@ import (
 // maxWatchAttempts bounds the optimistic retries of one update. Each failed
 // attempt means another writer succeeded, so the session makes progress;
 // 50 concurrent increments of one session need far fewer (see
-// TestConcurrentAddPostsStart).
+// TestConcurrentVisit).
 const maxWatchAttempts = 100
 
 // redisRoute is how the session commands reach the Redis that holds a key:
@@ -81,7 +79,7 @@ func newRedisSessions(cfg Config, logger *slog.Logger, route redisRoute) *redisS
 // Redis's OOM reply (maxmemory reached with noeviction) wraps ErrFull too.
 func unavailable(what string, err error) error {
 	if rerr, ok := errors.AsType[redis.Error](err); ok && strings.HasPrefix(string(rerr), "OOM ") {
-		return fmt.Errorf("session: redis %s: out of memory: %w: %w: %w", what, ErrUnavailable, ErrFull, err)
+		return fmt.Errorf("session: redis %s: %w, %w: %w", what, ErrUnavailable, ErrFull, err)
 	}
 	var netErr net.Error
 	if errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) && netErr.Timeout() {
@@ -139,7 +137,7 @@ func (r *redisSessions) create(ctx context.Context, id string, value []byte) err
 }
 
 // read GETs the session's value, and only that: a read-only request
-// (Store.PeekPostsStart) must not refresh the expiry or take the lock,
+// (Store.Peek) must not refresh the expiry or take the lock,
 // which would be writes. It returns errUnreadable when the key holds no
 // string.
 func (r *redisSessions) read(ctx context.Context, id string) ([]byte, bool, error) {
@@ -334,7 +332,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	case <-ctx.Done():
-		return fmt.Errorf("%w: %w", ErrUnavailable, ctx.Err())
+		return fmt.Errorf("session: %w: %w", ErrUnavailable, ctx.Err())
 	}
 }
 
@@ -343,73 +341,4 @@ func sleep(ctx context.Context, d time.Duration) error {
 func lifetimeSeconds(d time.Duration) int64 {
 	s := int64((d + time.Second - 1) / time.Second)
 	return max(s, 1)
-}
-
-// roomKeyName is the key probeRoom writes: like carryKeyName, no session
-// id.
-const roomKeyName = "wploadmore:room"
-
-// probeRoom writes a small key that expires at once, and returns the
-// error of a Redis that refuses it: one wrapping ErrFull while it has no
-// room.
-func (r *redisSessions) probeRoom(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, r.cfg.OpTimeout)
-	defer cancel()
-	key := r.cfg.KeyPrefix + roomKeyName
-	if _, err := r.route.alone(ctx, key, "SET", key, "1", "PX", 1); err != nil {
-		return unavailable("SET", err)
-	}
-	return nil
-}
-
-// budgetKeyName is the key the creation budget's level is kept under, so
-// a restart does not refill it: "<tokens> <unix milliseconds>".
-const budgetKeyName = "wploadmore:new-session-budget"
-
-// loadBudget returns the budget's level last saved and when, and false
-// when none is (or what is there is no level).
-func (r *redisSessions) loadBudget(ctx context.Context) (float64, time.Time, bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.cfg.OpTimeout)
-	defer cancel()
-	key := r.cfg.KeyPrefix + budgetKeyName
-	reply, err := r.route.alone(ctx, key, "GET", key)
-	if err != nil {
-		return 0, time.Time{}, false, unavailable("GET", err)
-	}
-	v, ok := reply.([]byte)
-	if !ok {
-		return 0, time.Time{}, false, nil
-	}
-	tokens, at, ok := parseBudgetLevel(string(v))
-	return tokens, at, ok, nil
-}
-
-// saveBudget keeps the budget's level at a time; the key expires after a
-// lifetime, by which a bucket is full again anyway.
-func (r *redisSessions) saveBudget(ctx context.Context, tokens float64, at time.Time) error {
-	ctx, cancel := context.WithTimeout(ctx, r.cfg.OpTimeout)
-	defer cancel()
-	key := r.cfg.KeyPrefix + budgetKeyName
-	level := strconv.FormatFloat(tokens, 'f', 3, 64) + " " + strconv.FormatInt(at.UnixMilli(), 10)
-	if _, err := r.route.alone(ctx, key, "SET", key, level, "EX", lifetimeSeconds(r.cfg.MaxLifetime)); err != nil {
-		return unavailable("SET", err)
-	}
-	return nil
-}
-
-// parseBudgetLevel reads what saveBudget wrote.
-func parseBudgetLevel(s string) (float64, time.Time, bool) {
-	tokens, ms, ok := strings.Cut(s, " ")
-	if !ok {
-		return 0, time.Time{}, false
-	}
-	t, err := strconv.ParseFloat(tokens, 64)
-	if err != nil || t < 0 || math.IsNaN(t) || math.IsInf(t, 0) {
-		return 0, time.Time{}, false
-	}
-	at, err := strconv.ParseInt(ms, 10, 64)
-	if err != nil {
-		return 0, time.Time{}, false
-	}
-	return t, time.UnixMilli(at), true
 }

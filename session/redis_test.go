@@ -91,8 +91,8 @@ func TestOpenRedisAuth(t *testing.T) {
 					t.Fatalf("OpenRedis: %v", err)
 				}
 				defer s.Close()
-				if _, err := s.AddPostsStart(context.Background(), "", 1); err != nil {
-					t.Errorf("AddPostsStart: %v", err)
+				if _, err := s.Visit(context.Background(), Visitor{}, 1); err != nil {
+					t.Errorf("Visit: %v", err)
 				}
 				return
 			}
@@ -198,11 +198,11 @@ func TestRedisOutage(t *testing.T) {
 
 	srv.Stop()
 	calls := map[string]func() error{
-		"PostsStart new":    func() error { _, err := s.PostsStart(ctx, ""); return err },
-		"PostsStart known":  func() error { _, err := s.PostsStart(ctx, st.ID); return err },
-		"AddPostsStart":     func() error { _, err := s.AddPostsStart(ctx, st.ID, 2); return err },
-		"AddPostsStart new": func() error { _, err := s.AddPostsStart(ctx, "", 2); return err },
-		"Ping":              func() error { return s.Ping(ctx) },
+		"page view, new":   func() error { _, err := s.Visit(ctx, Visitor{}, 0); return err },
+		"page view, known": func() error { _, err := s.Visit(ctx, Visitor{ID: st.ID}, 0); return err },
+		"adding":           func() error { _, err := s.Visit(ctx, Visitor{ID: st.ID}, 2); return err },
+		"adding, new":      func() error { _, err := s.Visit(ctx, Visitor{}, 2); return err },
+		"Ping":             func() error { return s.Ping(ctx) },
 	}
 	for name, call := range calls {
 		if err := call(); !errors.Is(err, ErrUnavailable) {
@@ -216,7 +216,7 @@ func TestRedisOutage(t *testing.T) {
 	var got State
 	var err error
 	for try := 0; ; try++ {
-		got, err = s.AddPostsStart(ctx, st.ID, 3)
+		got, err = s.Visit(ctx, Visitor{ID: st.ID}, 3)
 		if err == nil {
 			break
 		}
@@ -243,15 +243,15 @@ func TestRedisHung(t *testing.T) {
 	ctx := context.Background()
 	srv.Pause()
 	t.Cleanup(srv.Resume) // a stopped process cannot be killed cleanly
-	if _, err := s.AddPostsStart(ctx, st.ID, 1); !errors.Is(err, ErrUnavailable) {
-		t.Errorf("AddPostsStart on a hung Redis: err = %v, want ErrUnavailable", err)
+	if _, err := s.Visit(ctx, Visitor{ID: st.ID}, 1); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("Visit on a hung Redis: err = %v, want ErrUnavailable", err)
 	}
 	if err := s.Ping(ctx); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("Ping on a hung Redis: err = %v, want ErrUnavailable", err)
 	}
 	srv.Resume()
 	for try := 0; ; try++ {
-		_, err := s.AddPostsStart(ctx, st.ID, 1)
+		_, err := s.Visit(ctx, Visitor{ID: st.ID}, 1)
 		if err == nil {
 			break
 		}
@@ -292,7 +292,7 @@ func TestRedisLocking(t *testing.T) {
 		t.Parallel()
 		h, r, lockKey := setup(t, Config{})
 		mustAdd(t, h, idHex32, 1)
-		mustPostsStart(t, h, idHex32)
+		mustView(t, h, idHex32)
 		if v, ok := r.Get(lockKey); ok {
 			t.Errorf("lock %s left behind: %q", lockKey, v)
 		}
@@ -304,12 +304,12 @@ func TestRedisLocking(t *testing.T) {
 		r.Set(lockKey, []byte(phpLock), time.Minute)
 		done := make(chan error, 1)
 		go func() {
-			_, err := h.store.AddPostsStart(ctx, idHex32, 3)
+			_, err := h.store.Visit(ctx, Visitor{ID: idHex32}, 3)
 			done <- err
 		}()
 		select {
 		case err := <-done:
-			t.Fatalf("AddPostsStart returned while PHP held the lock: %v", err)
+			t.Fatalf("Visit returned while PHP held the lock: %v", err)
 		case <-time.After(200 * time.Millisecond):
 		}
 		if v, _ := h.get(t, idHex32); string(v) != `posts_start|i:4;` {
@@ -317,7 +317,7 @@ func TestRedisLocking(t *testing.T) {
 		}
 		r.Do("DEL", lockKey) // the PHP request ends
 		if err := <-done; err != nil {
-			t.Fatalf("AddPostsStart after the lock was released: %v", err)
+			t.Fatalf("Visit after the lock was released: %v", err)
 		}
 		if v, _ := h.get(t, idHex32); string(v) != `posts_start|i:7;` {
 			t.Errorf("stored %q, want posts_start|i:7;", v)
@@ -329,8 +329,8 @@ func TestRedisLocking(t *testing.T) {
 		h, r, lockKey := setup(t, Config{LockRetries: 3, LockWait: 10 * time.Millisecond})
 		r.Set(lockKey, []byte(phpLock), time.Minute)
 		for name, call := range map[string]func() error{
-			"PostsStart":    func() error { _, err := h.store.PostsStart(ctx, idHex32); return err },
-			"AddPostsStart": func() error { _, err := h.store.AddPostsStart(ctx, idHex32, 1); return err },
+			"page view": func() error { _, err := h.store.Visit(ctx, Visitor{ID: idHex32}, 0); return err },
+			"adding":    func() error { _, err := h.store.Visit(ctx, Visitor{ID: idHex32}, 1); return err },
 		} {
 			err := call()
 			if !errors.Is(err, ErrLocked) || !errors.Is(err, ErrUnavailable) {
@@ -348,7 +348,7 @@ func TestRedisLocking(t *testing.T) {
 	t.Run("a new session needs no lock", func(t *testing.T) {
 		t.Parallel()
 		h, _, _ := setup(t, Config{LockRetries: 1, LockWait: time.Millisecond})
-		checkNew(t, h, mustPostsStart(t, h, ""), "", 2)
+		checkNew(t, h, mustView(t, h, ""), "", 2)
 	})
 
 	t.Run("lock taken like phpredis, never deleted when not ours", func(t *testing.T) {
@@ -460,9 +460,9 @@ func openThrowaway(t *testing.T, opTimeout time.Duration) (*sessiontest.Server, 
 		t.Fatalf("OpenRedis: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
-	st, err := s.PostsStart(ctx, "")
+	st, err := s.Visit(ctx, Visitor{}, 0)
 	if err != nil {
-		t.Fatalf("PostsStart: %v", err)
+		t.Fatalf("Visit: %v", err)
 	}
 	return srv, s, st
 }

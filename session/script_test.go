@@ -86,9 +86,9 @@ func (sc *scriptChecker) check(f Format, in []byte, n int) (err error) {
 		}
 	}()
 	sc.outcome = ""
-	st, err := sc.stores[f].AddPostsStart(context.Background(), id, n)
+	st, err := sc.stores[f].Visit(context.Background(), Visitor{ID: id}, n)
 	if err != nil {
-		return fmt.Errorf("AddPostsStart: %w", err)
+		return fmt.Errorf("Visit: %w", err)
 	}
 	sc.counts[sc.outcome]++
 	if st.New {
@@ -96,7 +96,7 @@ func (sc *scriptChecker) check(f Format, in []byte, n int) (err error) {
 	}
 	stored, err := redis.Bytes(sc.conn.Do("GET", key))
 	if err != nil {
-		return fmt.Errorf("GET after AddPostsStart: %w", err)
+		return fmt.Errorf("GET after Visit: %w", err)
 	}
 	ttl, err := redis.Int64(sc.conn.Do("PTTL", key))
 	if err != nil {
@@ -242,7 +242,7 @@ func readFuzzCorpus(path string) (format uint8, in []byte, n int64, err error) {
 	return f, []byte(q), n, nil
 }
 
-// increment turns the fuzzer's int64 into an increment AddPostsStart
+// increment turns the fuzzer's int64 into an increment Visit
 // takes (at least 0, up to the int64 limit, for the clamping).
 func increment(n int64) int {
 	if n < 0 {
@@ -417,7 +417,7 @@ func TestScriptGolden(t *testing.T) {
 			if _, err := sc.conn.Do("SET", sc.prefix+id, before); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := sc.stores[f].AddPostsStart(context.Background(), id, int(6-want.postsStart)); err != nil {
+			if _, err := sc.stores[f].Visit(context.Background(), Visitor{ID: id}, int(6-want.postsStart)); err != nil {
 				t.Fatal(err)
 			}
 			got, err := redis.Bytes(sc.conn.Do("GET", sc.prefix+id))
@@ -512,7 +512,7 @@ func TestScriptCounterReachesZero(t *testing.T) {
 			if _, err := sc.conn.Do("SET", key, tt.in); err != nil {
 				t.Fatal(err)
 			}
-			st, err := sc.stores[tt.f].AddPostsStart(context.Background(), id, tt.n)
+			st, err := sc.stores[tt.f].Visit(context.Background(), Visitor{ID: id}, tt.n)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -520,7 +520,7 @@ func TestScriptCounterReachesZero(t *testing.T) {
 				t.Errorf("update.lua answered %q, want %q", sc.outcome, scriptOK)
 			}
 			if want := (State{ID: id, PostsStart: 0}); st != want {
-				t.Errorf("AddPostsStart = %+v, want %+v", st, want)
+				t.Errorf("Visit = %+v, want %+v", st, want)
 			}
 			got, err := redis.String(sc.conn.Do("GET", key))
 			if err != nil {

@@ -114,7 +114,7 @@ func sentinelHarness(t *testing.T, setup *sessiontest.Sentinels, cfg Config) *ha
 func testSentinelSessions(t *testing.T, setup *sessiontest.Sentinels) {
 	for _, f := range codecFormats {
 		h := sentinelHarness(t, setup, Config{Format: f})
-		checkNew(t, h, mustPostsStart(t, h, ""), "", 2)
+		checkNew(t, h, mustView(t, h, ""), "", 2)
 		for name, want := range codecCases {
 			t.Run(name+"."+f.String(), func(t *testing.T) {
 				id, err := NewID()
@@ -127,9 +127,9 @@ func testSentinelSessions(t *testing.T, setup *sessiontest.Sentinels) {
 				if want.ok {
 					start = want.postsStart
 				}
-				peek, err := h.store.PeekPostsStart(context.Background(), id)
+				peek, err := h.store.Peek(context.Background(), Visitor{ID: id})
 				if err != nil || peek != (State{ID: id, PostsStart: int(start)}) {
-					t.Errorf("PeekPostsStart = %+v, %v; want %d on the same id", peek, err, start)
+					t.Errorf("Peek = %+v, %v; want %d on the same id", peek, err, start)
 				}
 				if got, _ := h.get(t, id); string(got) != string(before) {
 					t.Errorf("a peek changed the value: %q, want %q", got, before)
@@ -138,7 +138,7 @@ func testSentinelSessions(t *testing.T, setup *sessiontest.Sentinels) {
 					// Counting on cannot reach PHP's posts_start = 6;
 					// a visit must leave the value as it is.
 					if got := mustAdd(t, h, id, 0); got != (State{ID: id, PostsStart: int(start)}) {
-						t.Errorf("AddPostsStart(0) = %+v, want %d on the same id", got, start)
+						t.Errorf("Visit(0) = %+v, want %d on the same id", got, start)
 					}
 					if got, _ := h.get(t, id); string(got) != string(before) {
 						t.Errorf("a visit changed the value: %q, want %q", got, before)
@@ -146,7 +146,7 @@ func testSentinelSessions(t *testing.T, setup *sessiontest.Sentinels) {
 					return
 				}
 				if got := mustAdd(t, h, id, int(6-start)); got != (State{ID: id, PostsStart: 6}) {
-					t.Errorf("AddPostsStart = %+v, want 6 on the same id", got)
+					t.Errorf("Visit = %+v, want 6 on the same id", got)
 				}
 				got, _ := h.get(t, id)
 				if diff := cmp.Diff(string(readGolden(t, name+"_after", f)), string(got)); diff != "" {
@@ -173,7 +173,7 @@ func testSentinelPHP(t *testing.T, setup *sessiontest.Sentinels) {
 	}
 	wrote := php.Run(t, "write", id, "4")
 	if got := mustAdd(t, h, id, 3); got != (State{ID: id, PostsStart: 7}) {
-		t.Errorf("AddPostsStart = %+v, want 7 on PHP's session", got)
+		t.Errorf("Visit = %+v, want 7 on PHP's session", got)
 	}
 	read := php.Run(t, "dump", id)
 	if diff := cmp.Diff(sessiontest.PHPSession{PostsStart: 7.0, Type: "integer", Others: wrote.Others}, read); diff != "" {
@@ -259,7 +259,7 @@ func testSentinelDemoted(t *testing.T, setup *sessiontest.Sentinels) {
 	// the replies, so give it a moment.
 	allClosed := func(t *testing.T) {
 		t.Helper()
-		deadline := time.Now().Add(time.Second)
+		deadline := time.Now().Add(testkit.Scale(time.Second))
 		for {
 			mu.Lock()
 			open := 0
@@ -394,7 +394,7 @@ func testSentinelFailover(t *testing.T, setup *sessiontest.Sentinels) {
 	defer stopVisitors()
 	tallies := make([]failoverTally, visitors)
 	for v := range visitors {
-		st := mustPostsStart(t, h, "")
+		st := mustView(t, h, "")
 		tl := &tallies[v]
 		wg.Go(func() {
 			for {
@@ -403,7 +403,7 @@ func testSentinelFailover(t *testing.T, setup *sessiontest.Sentinels) {
 					return
 				case <-time.After(5 * time.Millisecond):
 				}
-				got, err := h.store.AddPostsStart(ctx, st.ID, 1)
+				got, err := h.store.Visit(ctx, Visitor{ID: st.ID}, 1)
 				if err != nil {
 					tl.failed++
 					tl.lastErr = err

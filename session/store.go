@@ -136,19 +136,21 @@ func (st State) InRequest() Visitor {
 
 // ErrUnavailable is wrapped by every error caused by the session store
 // itself (Redis down, timed out, or a session lock that could not be taken):
-// the visitor did nothing wrong and may retry.
-var ErrUnavailable = errors.New("session: store unavailable")
+// the visitor did nothing wrong and may retry. Like ErrFull and ErrLocked
+// it is always wrapped in an error that names the package, so its text
+// does not.
+var ErrUnavailable = errors.New("store unavailable")
 
 // ErrFull is wrapped (together with ErrUnavailable) when Redis refuses a
 // write for want of memory (maxmemory reached with noeviction). Visit
 // answers such visitors itself, their counts carried in the companion
 // cookie; Ping returns it while Redis stays full.
-var ErrFull = errors.New("session: store out of memory")
+var ErrFull = errors.New("store out of memory")
 
 // ErrLocked is wrapped (together with ErrUnavailable) when a session stays
 // locked by another request (a PHP page with redis.session.locking_enabled)
 // for all of Config.LockRetries attempts.
-var ErrLocked = errors.New("session: session locked by another request")
+var ErrLocked = errors.New("session locked by another request")
 
 // errNoSession and errUnreadable make update leave the stored value alone
 // and tell the Store to issue a fresh id.
@@ -228,33 +230,6 @@ func orDiscard(logger *slog.Logger) *slog.Logger {
 		return slog.New(slog.DiscardHandler)
 	}
 	return logger
-}
-
-// PostsStart answers a page visit: Visit with no companion and nothing to
-// add. When id names a stored, readable session, it returns that session's
-// posts_start (writing InitialPostsStart when the session has none) and
-// refreshes its expiry. Otherwise (empty, malformed, unknown, expired,
-// unreadable or compressed) it issues a fresh id, saves a session holding
-// InitialPostsStart under it (or, past the creation budget, carries it in
-// State.Carry), and returns State.New. Errors wrap ErrUnavailable.
-func (s *Store) PostsStart(ctx context.Context, id string) (State, error) {
-	return s.Visit(ctx, Visitor{ID: id}, 0)
-}
-
-// AddPostsStart records that a JSON answer showed n more posts: Visit with
-// no companion. It adds n to the session's posts_start atomically, so
-// concurrent requests of one visitor never lose an increment. An id that
-// names no readable session gets a fresh session starting at
-// InitialPostsStart+n, as PostsStart would. Errors wrap ErrUnavailable,
-// except for a negative n.
-func (s *Store) AddPostsStart(ctx context.Context, id string, n int) (State, error) {
-	return s.Visit(ctx, Visitor{ID: id}, n)
-}
-
-// PeekPostsStart answers a request that must change nothing, such as
-// HEAD: Peek with no companion.
-func (s *Store) PeekPostsStart(ctx context.Context, id string) (State, error) {
-	return s.Peek(ctx, Visitor{ID: id})
 }
 
 // Ping checks that the store answers. Errors wrap ErrUnavailable; once a

@@ -19,20 +19,21 @@ const (
 	idTooShr = "abcdefghijABCDEFGHIJ0"            // 21
 )
 
-func mustPostsStart(t *testing.T, h *harness, id string) State {
+// mustView is a page view of id: Visit with nothing to add.
+func mustView(t *testing.T, h *harness, id string) State {
 	t.Helper()
-	st, err := h.store.PostsStart(context.Background(), id)
+	st, err := h.store.Visit(context.Background(), Visitor{ID: id}, 0)
 	if err != nil {
-		t.Fatalf("PostsStart(%q): %v", id, err)
+		t.Fatalf("Visit(%q): %v", id, err)
 	}
 	return st
 }
 
 func mustAdd(t *testing.T, h *harness, id string, n int) State {
 	t.Helper()
-	st, err := h.store.AddPostsStart(context.Background(), id, n)
+	st, err := h.store.Visit(context.Background(), Visitor{ID: id}, n)
 	if err != nil {
-		t.Fatalf("AddPostsStart(%q, %d): %v", id, n, err)
+		t.Fatalf("Visit(%q, %d): %v", id, n, err)
 	}
 	return st
 }
@@ -63,33 +64,33 @@ func TestStore(t *testing.T) {
 		run  func(t *testing.T, h *harness)
 	}{
 		{"new session starts at 2", Config{}, func(t *testing.T, h *harness) {
-			checkNew(t, h, mustPostsStart(t, h, ""), "", 2)
+			checkNew(t, h, mustView(t, h, ""), "", 2)
 		}},
 		{"InitialPostsStart configurable", Config{InitialPostsStart: 5}, func(t *testing.T, h *harness) {
-			checkNew(t, h, mustPostsStart(t, h, ""), "", 5)
+			checkNew(t, h, mustView(t, h, ""), "", 5)
 		}},
 		{"php_serialize format", Config{Format: FormatPHPSerialize}, func(t *testing.T, h *harness) {
-			st := mustPostsStart(t, h, "")
+			st := mustView(t, h, "")
 			got, _ := h.get(t, st.ID)
 			if diff := cmp.Diff(`a:1:{s:11:"posts_start";i:2;}`, string(got)); diff != "" {
 				t.Errorf("stored (-want +got):\n%s", diff)
 			}
 		}},
 		{"fresh id is saved and adopted next time", Config{}, func(t *testing.T, h *harness) {
-			first := mustPostsStart(t, h, "")
-			next := mustPostsStart(t, h, first.ID)
+			first := mustView(t, h, "")
+			next := mustView(t, h, first.ID)
 			if diff := cmp.Diff(State{ID: first.ID, PostsStart: 2}, next); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		}},
-		{"AddPostsStart adds", Config{}, func(t *testing.T, h *harness) {
-			id := mustPostsStart(t, h, "").ID
+		{"Visit adds", Config{}, func(t *testing.T, h *harness) {
+			id := mustView(t, h, "").ID
 			mustAdd(t, h, id, 3)
 			got := mustAdd(t, h, id, 2)
 			if diff := cmp.Diff(State{ID: id, PostsStart: 7}, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
-			if got := mustPostsStart(t, h, id); got.PostsStart != 7 {
+			if got := mustView(t, h, id); got.PostsStart != 7 {
 				t.Errorf("PostsStart after adds = %d, want 7", got.PostsStart)
 			}
 			v, _ := h.get(t, id)
@@ -97,26 +98,26 @@ func TestStore(t *testing.T) {
 				t.Errorf("stored (-want +got):\n%s", diff)
 			}
 		}},
-		{"AddPostsStart 0 only refreshes", Config{}, func(t *testing.T, h *harness) {
+		{"Visit 0 only refreshes", Config{}, func(t *testing.T, h *harness) {
 			h.set(t, idHex32, []byte(`posts_start|i:9;`))
 			if got := mustAdd(t, h, idHex32, 0); got.PostsStart != 9 || got.New {
 				t.Errorf("got %+v, want 9 on the same session", got)
 			}
 		}},
-		{"AddPostsStart negative is refused", Config{}, func(t *testing.T, h *harness) {
-			_, err := h.store.AddPostsStart(context.Background(), idHex32, -1)
+		{"Visit negative is refused", Config{}, func(t *testing.T, h *harness) {
+			_, err := h.store.Visit(context.Background(), Visitor{ID: idHex32}, -1)
 			if err == nil || errors.Is(err, ErrUnavailable) {
 				t.Errorf("err = %v, want a plain error", err)
 			}
 		}},
-		{"AddPostsStart on unknown id creates a session", Config{}, func(t *testing.T, h *harness) {
+		{"Visit on unknown id creates a session", Config{}, func(t *testing.T, h *harness) {
 			checkNew(t, h, mustAdd(t, h, idHex32, 4), idHex32, 6)
 			if _, ok := h.get(t, idHex32); ok {
 				t.Error("the unknown id was stored")
 			}
 		}},
 		{"unknown id gets a new id", Config{}, func(t *testing.T, h *harness) {
-			checkNew(t, h, mustPostsStart(t, h, idHex32), idHex32, 2)
+			checkNew(t, h, mustView(t, h, idHex32), idHex32, 2)
 			if _, ok := h.get(t, idHex32); ok {
 				t.Error("strict mode: the unknown id was adopted")
 			}
@@ -129,34 +130,34 @@ func TestStore(t *testing.T) {
 				// A session stored under the id proves that even an existing
 				// one is refused.
 				h.set(t, id, []byte(`posts_start|i:40;`))
-				checkNew(t, h, mustPostsStart(t, h, id), id, 2)
+				checkNew(t, h, mustView(t, h, id), id, 2)
 				checkNew(t, h, mustAdd(t, h, id, 1), id, 3)
 			}
 		}},
 		{"PHP-style ids are adopted", Config{}, func(t *testing.T, h *harness) {
 			for _, id := range []string{idPHP26, idHex32, idBits6, idShort, strings.Repeat("a-", 128)} {
 				h.set(t, id, []byte(`posts_start|i:9;`))
-				if diff := cmp.Diff(State{ID: id, PostsStart: 9}, mustPostsStart(t, h, id)); diff != "" {
-					t.Errorf("PostsStart(%q) (-want +got):\n%s", id, diff)
+				if diff := cmp.Diff(State{ID: id, PostsStart: 9}, mustView(t, h, id)); diff != "" {
+					t.Errorf("Visit(%q) (-want +got):\n%s", id, diff)
 				}
 				if diff := cmp.Diff(State{ID: id, PostsStart: 10}, mustAdd(t, h, id, 1)); diff != "" {
-					t.Errorf("AddPostsStart(%q) (-want +got):\n%s", id, diff)
+					t.Errorf("Visit(%q) (-want +got):\n%s", id, diff)
 				}
 			}
 		}},
 		{"expiry is gc_maxlifetime", Config{}, func(t *testing.T, h *harness) {
-			id := mustPostsStart(t, h, "").ID
+			id := mustView(t, h, "").ID
 			if ttl := h.ttl(t, id); ttl <= 1430*time.Second || ttl > 1440*time.Second {
 				t.Errorf("time to live = %v, want 1440s", ttl)
 			}
 		}},
 		{"expired session gets a new id", Config{MaxLifetime: time.Second}, func(t *testing.T, h *harness) {
-			id := mustPostsStart(t, h, "").ID
+			id := mustView(t, h, "").ID
 			h.expire(t, id)
-			checkNew(t, h, mustPostsStart(t, h, id), id, 2)
+			checkNew(t, h, mustView(t, h, id), id, 2)
 		}},
 		{"every write refreshes the expiry", Config{MaxLifetime: time.Second}, func(t *testing.T, h *harness) {
-			id := mustPostsStart(t, h, "").ID
+			id := mustView(t, h, "").ID
 			mustAdd(t, h, id, 1)
 			h.expire(t, id)
 			if st := mustAdd(t, h, id, 1); !st.New {
@@ -165,7 +166,7 @@ func TestStore(t *testing.T) {
 		}},
 		{"existing session without posts_start gets 2", Config{}, func(t *testing.T, h *harness) {
 			h.set(t, idHex32, []byte(`user|s:3:"bob";`))
-			if diff := cmp.Diff(State{ID: idHex32, PostsStart: 2}, mustPostsStart(t, h, idHex32)); diff != "" {
+			if diff := cmp.Diff(State{ID: idHex32, PostsStart: 2}, mustView(t, h, idHex32)); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 			got, _ := h.get(t, idHex32)
@@ -181,7 +182,7 @@ func TestStore(t *testing.T) {
 		}},
 		{"string counter read, written back as int", Config{}, func(t *testing.T, h *harness) {
 			h.set(t, idHex32, []byte(`posts_start|s:1:"4";`))
-			if got := mustPostsStart(t, h, idHex32); got.PostsStart != 4 {
+			if got := mustView(t, h, idHex32); got.PostsStart != 4 {
 				t.Errorf("PostsStart = %d, want 4", got.PostsStart)
 			}
 			if got, _ := h.get(t, idHex32); string(got) != `posts_start|s:1:"4";` {
@@ -198,7 +199,7 @@ func TestStore(t *testing.T) {
 			h.set(t, idHex32, []byte(before))
 			mustAdd(t, h, idHex32, 3)
 			mustAdd(t, h, idHex32, 2)
-			mustPostsStart(t, h, idHex32)
+			mustView(t, h, idHex32)
 			got, _ := h.get(t, idHex32)
 			want := strings.Replace(before, "posts_start|i:4;", "posts_start|i:9;", 1)
 			if diff := cmp.Diff(want, string(got)); diff != "" {
@@ -226,7 +227,7 @@ func TestStore(t *testing.T) {
 			} {
 				id := idHex32[:31] + string(rune('a'+i))
 				h.set(t, id, []byte(v))
-				checkNew(t, h, mustPostsStart(t, h, id), id, 2)
+				checkNew(t, h, mustView(t, h, id), id, 2)
 				checkNew(t, h, mustAdd(t, h, id, 1), id, 3)
 				if got, ok := h.get(t, id); !ok || string(got) != v {
 					t.Errorf("value %q became %q (exists %v)", v, got, ok)

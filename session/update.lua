@@ -1,6 +1,6 @@
 -- update.lua adds n to the session's posts_start inside Redis, in one
 -- atomic step, editing the PHP-serialized value in place. It is the fast
--- path of Store.AddPostsStart and Store.PostsStart; the Go codec stays the
+-- path of Store.Visit; the Go codec stays the
 -- authority: whenever this script is not certain to write exactly what
 -- Decode → Int/SetInt → Encode would, it writes nothing and answers
 -- "fallback", and Go redoes the update on its WATCH path. FuzzScript holds

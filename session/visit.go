@@ -13,20 +13,14 @@ import (
 const minBudgetSessions = 16
 
 // Visit resolves the visitor's session, adds n (0 for a page view) to its
-// posts_start atomically, and returns it:
-//   - a stored, readable session under v.ID is updated, whatever the
-//     companion says: a session PHP or another request stored wins; but
-//     a companion sealed over it while Redis was full (see visitFull)
-//     adds what the stored one lacks;
-//   - else a companion sealed for v.ID (see carry.go) carries the count:
-//     the session is stored with it plus n or, past the creation budget,
-//     stays in State.Carry;
-//   - else a fresh id (State.New) starts at InitialPostsStart+n, stored
-//     while the budget lasts, else carried in State.Carry.
-//
-// While Redis refuses writes for want of memory (ErrFull), every count is
-// carried in State.Carry as past the budget, and stored on a later visit
-// once Redis has room. Errors wrap ErrUnavailable, except for a negative n.
+// posts_start atomically, and returns it. A stored, readable session under
+// v.ID wins (a companion sealed over it while Redis was full adds what it
+// lacks, see visitFull); else a companion sealed for v.ID (carry.go)
+// carries the count; else a fresh id starts at InitialPostsStart+n. A new
+// session past the creation budget, or any while Redis refuses writes for
+// want of memory (ErrFull), is carried in State.Carry and stored on a later
+// visit once there is room. Errors wrap ErrUnavailable, except for a
+// negative n.
 func (s *Store) Visit(ctx context.Context, v Visitor, n int) (State, error) {
 	if n < 0 {
 		return State{}, fmt.Errorf("session: negative posts_start increment %d", n)
@@ -203,7 +197,7 @@ func (s *Store) resume(ctx context.Context, v Visitor, count int64, n int) (Stat
 			if errors.Is(err, ErrUnavailable) {
 				s.cfg.observe(UpdateUnavailable)
 			}
-			return State{}, fmt.Errorf("session %s: stored meanwhile: %w", truncateID(id), err)
+			return State{}, prefixed{"session " + truncateID(id) + ": stored meanwhile: ", err}
 		}
 		s.cfg.observe(UpdateApplied)
 		return State{ID: id, PostsStart: clampInt(got)}, nil

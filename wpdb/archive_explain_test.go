@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -18,7 +19,7 @@ const explainPosts = 4000
 
 // explainSite seeds the fixture's site into a database of driver, analyzes
 // it, and returns a store on it with its terms, and a connection pool.
-func explainSite(t *testing.T, driver string) (*wpdb.Store, *wpdb.Terms, *sql.DB) {
+func explainSite(t *testing.T, driver string) (*wpdb.Store, *blog.Terms, *sql.DB) {
 	t.Helper()
 	cfg := wpdbtest.New(t, driver, "wp_")
 	seedSite(t, cfg, explainPosts)
@@ -40,9 +41,9 @@ func explainSite(t *testing.T, driver string) (*wpdb.Store, *wpdb.Terms, *sql.DB
 
 // archivePosition returns the ID of the post at position n of the
 // archive, for keyset pages deep in it.
-func archivePosition(t *testing.T, store *wpdb.Store, a wpdb.Archive, n int) uint64 {
+func archivePosition(t *testing.T, store *wpdb.Store, a blog.Archive, n int) uint64 {
 	t.Helper()
-	posts, err := store.Posts(context.Background(), wpdb.Page{In: a, Offset: n, Limit: 1})
+	posts, err := store.Posts(context.Background(), blog.Page{In: a, Offset: n, Limit: 1})
 	if err != nil || len(posts) != 1 {
 		t.Fatalf("post at %d: %d posts, %v", n, len(posts), err)
 	}
@@ -67,7 +68,7 @@ func TestArchivePlanChoice(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name   string
-		a      wpdb.Archive
+		a      blog.Archive
 		walk   int
 		sparse bool
 	}{
@@ -122,7 +123,7 @@ func TestArchiveExplainMySQL(t *testing.T) {
 		{"news, offset 0, 10 posts", wpdb.ArchiveQueryText(store, news, 0, 0, 10), 60},
 		{"news, offset 1000, 10 posts", wpdb.ArchiveQueryText(store, news, 0, 1000, 10), explainPosts},
 		{"archive-oddities, 10 posts", wpdb.ArchiveQueryText(store, rare, 0, 0, 10), 20},
-		{"archive-oddities walked instead", wpdb.ArchiveQueryText(store, wpdb.ForceArchivePlan(rare, false), 0, 0, 10), explainPosts},
+		{"archive-oddities walked instead", wpdb.DenseArchiveQueryText(store, rare, 0, 0, 10), explainPosts},
 	} {
 		read := analyzedRows(t, db, c.query)
 		t.Logf("ANALYZE %s: %v entries read", c.name, read)

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -73,12 +74,13 @@ func TestArchiveLiveSite(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a := wpdb.ForceArchivePlan(wpdbtest.ResolveArchive(t, terms, "category_name="+slug), sparse)
-			var page []wpdb.Post
+			a := wpdbtest.ResolveArchive(t, terms, "category_name="+slug)
+			planned := wpdb.ForcePlan(store, sparse)
+			var page []blog.Post
 			if len(walked) == 0 {
-				page, err = store.Posts(ctx, wpdb.Page{In: a, Offset: 0, Limit: 3})
+				page, err = planned.Posts(ctx, blog.Page{In: a, Offset: 0, Limit: 3})
 			} else {
-				page, err = store.Posts(ctx, wpdb.Page{In: a, LastPost: walked[len(walked)-1], Offset: len(walked), Limit: 3})
+				page, err = planned.Posts(ctx, blog.Page{In: a, LastPost: walked[len(walked)-1], Offset: len(walked), Limit: 3})
 			}
 			if err != nil {
 				t.Fatal(err)

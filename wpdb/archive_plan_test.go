@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/sitegen"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
@@ -36,7 +37,7 @@ func TestDeepKeysetArchivePlan(t *testing.T) {
 			query = "category_name=" + term.Slug
 		}
 		a := wpdbtest.ResolveArchive(t, terms, query)
-		all, err := store.Posts(ctx, wpdb.Page{In: a, Limit: n})
+		all, err := store.Posts(ctx, blog.Page{In: a, Limit: n})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -46,7 +47,7 @@ func TestDeepKeysetArchivePlan(t *testing.T) {
 		}
 		tried++
 		before := len(proxy.QueryTexts())
-		got, err := store.Posts(ctx, wpdb.Page{In: a, LastPost: all[deep-1].ID, Offset: deep, Limit: limit})
+		got, err := store.Posts(ctx, blog.Page{In: a, LastPost: all[deep-1].ID, Offset: deep, Limit: limit})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/wploadmore/wploadmore/blog"
 )
 
 // An archive page is read one of two ways, chosen per request. Dense walks
@@ -34,30 +36,25 @@ type archivePlan struct{ driver int }
 
 func (p archivePlan) sparse() bool { return p.driver >= 0 }
 
-// A forced plan, for tests that read an archive both ways.
-const (
-	forceNone = iota
-	forceDense
-	forceSparse
-)
-
-// plan chooses how to read walk entries of the archive's listing: see
-// above.
-func (a *Archive) plan(walk int) archivePlan {
-	driver := -1
-	for i, g := range a.groups {
-		if driver < 0 || g.count < a.groups[driver].count {
-			driver = i
+// planArchive chooses how to read walk entries of a's listing: see above.
+func planArchive(a blog.Archive) func(walk int) archivePlan {
+	groups, published := a.Filter().Groups, float64(a.Published())
+	return func(walk int) archivePlan {
+		driver := -1
+		for i, g := range groups {
+			if driver < 0 || g.Count < groups[driver].Count {
+				driver = i
+			}
 		}
-	}
-	if driver < 0 || a.force == forceDense {
+		if driver < 0 {
+			return archivePlan{driver: -1}
+		}
+		count := float64(groups[driver].Count)
+		if sparseRowCost*count*count <= float64(walk)*published {
+			return archivePlan{driver: driver}
+		}
 		return archivePlan{driver: -1}
 	}
-	count := float64(a.groups[driver].count)
-	if a.force == forceSparse || sparseRowCost*count*count <= float64(walk)*float64(a.published) {
-		return archivePlan{driver: driver}
-	}
-	return archivePlan{driver: -1}
 }
 
 // archiveQuery builds the query of a page of a: a deferred join, like the
@@ -66,19 +63,19 @@ func (a *Archive) plan(walk int) archivePlan {
 // Every value in it is a number the parser or the snapshot gave, or a
 // post type checked at Open, so it is written out: one round trip, no
 // statement to prepare for a text that changes with every archive.
-func (s *Store) archiveQuery(a *Archive, plan archivePlan, after uint64, offset, limit int) string {
+func (s *Store) archiveQuery(f blog.Filter, plan archivePlan, after uint64, offset, limit int) string {
 	var inner string
 	switch {
 	case plan.sparse():
-		inner = s.sparseScan(a, plan.driver, after) + pageLimit(offset, limit)
+		inner = s.sparseScan(f, plan.driver, after) + pageLimit(offset, limit)
 	case len(s.types) == 1:
-		inner = s.denseScan(a, s.types[0], after) + pageLimit(offset, limit)
+		inner = s.denseScan(f, s.types[0], after) + pageLimit(offset, limit)
 	default:
 		// One walk per type, each cut where the page ends, then merged:
 		// see postsQuery.
 		branches := make([]string, len(s.types))
 		for i, pt := range s.types {
-			branches[i] = fmt.Sprintf("SELECT ID, post_date FROM (%s LIMIT %d) AS t%d", s.denseScan(a, pt, after), offset+limit, i)
+			branches[i] = fmt.Sprintf("SELECT ID, post_date FROM (%s LIMIT %d) AS t%d", s.denseScan(f, pt, after), offset+limit, i)
 		}
 		inner = "SELECT ID, post_date FROM (" + strings.Join(branches, " UNION ALL ") + ") AS u" +
 			" ORDER BY post_date DESC, ID DESC" + pageLimit(offset, limit)
@@ -91,9 +88,9 @@ func pageLimit(offset, limit int) string {
 }
 
 // denseScan walks type_status_date for post type pt, in the listing order.
-func (s *Store) denseScan(a *Archive, pt string, after uint64) string {
+func (s *Store) denseScan(f blog.Filter, pt string, after uint64) string {
 	where := []string{"p.post_type = '" + pt + "'", "p.post_status = 'publish'"}
-	where = append(where, s.archiveConditions(a, -1, after)...)
+	where = append(where, s.archiveConditions(f, -1, after)...)
 	return "SELECT p.ID, p.post_date FROM " + quoteIdent(s.driver, s.table) + " AS p" +
 		" WHERE " + strings.Join(where, " AND ") + " ORDER BY p.post_date DESC, p.ID DESC"
 }
@@ -104,15 +101,15 @@ func (s *Store) denseScan(a *Archive, pt string, after uint64) string {
 // otherwise walk type_status_date for the ORDER BY. DISTINCT drops a post
 // filed under two of the group's terms, and keeps MariaDB from merging
 // the derived table back into the join.
-func (s *Store) sparseScan(a *Archive, driver int, after uint64) string {
+func (s *Store) sparseScan(f blog.Filter, driver int, after uint64) string {
 	join := " STRAIGHT_JOIN "
 	if s.driver == DriverSQLite {
 		join = " CROSS JOIN "
 	}
 	where := []string{"p.post_type IN " + s.typeList(), "p.post_status = 'publish'"}
-	where = append(where, s.archiveConditions(a, driver, after)...)
+	where = append(where, s.archiveConditions(f, driver, after)...)
 	return "SELECT p.ID, p.post_date FROM (SELECT DISTINCT object_id FROM " + quoteIdent(s.driver, s.prefix+"term_relationships") +
-		" WHERE term_taxonomy_id IN " + idList(a.groups[driver].ids) + ") AS r" +
+		" WHERE term_taxonomy_id IN " + idList(f.Groups[driver].IDs) + ") AS r" +
 		join + quoteIdent(s.driver, s.table) + " AS p ON p.ID = r.object_id" +
 		" WHERE " + strings.Join(where, " AND ") + " ORDER BY p.post_date DESC, p.ID DESC"
 }
@@ -125,37 +122,37 @@ func (s *Store) sparseScan(a *Archive, driver int, after uint64) string {
 // drive from term_relationships or materialize, reading every post of the
 // term on each page, where a scalar subquery stays a probe per post
 // walked.
-func (s *Store) archiveConditions(a *Archive, skip int, after uint64) []string {
+func (s *Store) archiveConditions(f blog.Filter, skip int, after uint64) []string {
 	var where []string
-	if a.from != "" {
-		where = append(where, "p.post_date >= '"+a.from+"'", "p.post_date <= '"+a.to+"'")
+	if f.From != "" {
+		where = append(where, "p.post_date >= '"+f.From+"'", "p.post_date <= '"+f.To+"'")
 	}
-	if a.month != 0 {
-		where = append(where, s.datePart("%m", "MONTH", a.month))
+	if f.Month != 0 {
+		where = append(where, s.datePart("%m", "MONTH", f.Month))
 	}
-	if a.day != 0 {
-		where = append(where, s.datePart("%d", "DAYOFMONTH", a.day))
+	if f.Day != 0 {
+		where = append(where, s.datePart("%d", "DAYOFMONTH", f.Day))
 	}
 	relationships := quoteIdent(s.driver, s.prefix+"term_relationships")
 	probe := func(ids []uint64) string {
 		return "(SELECT 1 FROM " + relationships + " AS tr WHERE tr.object_id = p.ID AND tr.term_taxonomy_id IN " + idList(ids) + " LIMIT 1)"
 	}
-	for i, g := range a.groups {
+	for i, g := range f.Groups {
 		if i != skip {
-			where = append(where, probe(g.ids)+" IS NOT NULL")
+			where = append(where, probe(g.IDs)+" IS NOT NULL")
 		}
 	}
-	if len(a.notTerms) > 0 {
-		where = append(where, probe(a.notTerms)+" IS NULL")
+	if len(f.NotTerms) > 0 {
+		where = append(where, probe(f.NotTerms)+" IS NULL")
 	}
-	if len(a.authors) > 0 {
-		where = append(where, "p.post_author IN "+idList(a.authors))
+	if len(f.Authors) > 0 {
+		where = append(where, "p.post_author IN "+idList(f.Authors))
 	}
-	if a.author != 0 {
-		where = append(where, "p.post_author = "+strconv.FormatUint(a.author, 10))
+	if f.Author != 0 {
+		where = append(where, "p.post_author = "+strconv.FormatUint(f.Author, 10))
 	}
-	if len(a.notAuthors) > 0 {
-		where = append(where, "p.post_author NOT IN "+idList(a.notAuthors))
+	if len(f.NotAuthors) > 0 {
+		where = append(where, "p.post_author NOT IN "+idList(f.NotAuthors))
 	}
 	if after != 0 {
 		// As in keysetQuery: the comparison spelled out, led by the range
@@ -176,27 +173,20 @@ func (s *Store) datePart(sqliteFormat, mysqlFunc string, n int) string {
 	return mysqlFunc + "(p.post_date) = " + strconv.Itoa(n)
 }
 
-// Key is the archive's query vars in their canonical spelling (see
-// [Archive.Values]): the same archive however its link spelled it. The
-// zero Archive is the whole blog, "".
-func (a Archive) Key() string { return a.key }
-
-// pageRows reads page p of the archive. A keyset page whose position
-// yields nothing is the end of the archive, or a position whose row is
-// gone: only then does the offset decide, in a second query.
-func (a Archive) pageRows(ctx context.Context, s *Store, t *target, p Page) ([]pageRow, error) {
-	if a.IsZero() {
-		return Blog{}.pageRows(ctx, s, t, p)
-	}
+// archiveRows reads page p of archive a, read as plan says. A keyset page
+// whose position yields nothing is the end of the archive, or a position
+// whose row is gone: only then does the offset decide, in a second query.
+func (s *Store) archiveRows(ctx context.Context, t *target, a blog.Archive, plan func(walk int) archivePlan, p blog.Page) ([]pageRow, error) {
+	f := a.Filter()
 	var rows []pageRow
-	if err := t.db.SelectContext(ctx, &rows, s.archivePageQuery(&a, p.LastPost, p.Offset, p.Limit)); err != nil || p.LastPost == 0 || len(rows) > 0 {
+	if err := t.db.SelectContext(ctx, &rows, s.archivePageQuery(f, plan, p.LastPost, p.Offset, p.Limit)); err != nil || p.LastPost == 0 || len(rows) > 0 {
 		return rows, unavailable(err)
 	}
 	var one int
 	anchor := "SELECT 1 FROM " + quoteIdent(s.driver, s.table) + " WHERE ID = " + strconv.FormatUint(p.LastPost, 10)
 	switch err := t.db.QueryRowContext(ctx, anchor).Scan(&one); {
 	case errors.Is(err, sql.ErrNoRows):
-		err := t.db.SelectContext(ctx, &rows, s.archivePageQuery(&a, 0, p.Offset, p.Limit))
+		err := t.db.SelectContext(ctx, &rows, s.archivePageQuery(f, plan, 0, p.Offset, p.Limit))
 		return rows, unavailable(err)
 	case err != nil:
 		return nil, fmt.Errorf("position of post %d: %w", p.LastPost, unavailable(err))
@@ -204,12 +194,13 @@ func (a Archive) pageRows(ctx context.Context, s *Store, t *target, p Page) ([]p
 	return rows, nil
 }
 
-// archivePageQuery is the query of a page of a: after post after when it
-// is not 0, else at offset. The plan is chosen for the entries the page
-// walks: limit from a keyset position, offset+limit from the top.
-func (s *Store) archivePageQuery(a *Archive, after uint64, offset, limit int) string {
+// archivePageQuery is the query of a page of an archive held to f: after
+// post after when it is not 0, else at offset. The plan is chosen for the
+// entries the page walks: limit from a keyset position, offset+limit from
+// the top.
+func (s *Store) archivePageQuery(f blog.Filter, plan func(walk int) archivePlan, after uint64, offset, limit int) string {
 	if after != 0 {
-		return s.archiveQuery(a, a.plan(limit), after, 0, limit)
+		return s.archiveQuery(f, plan(limit), after, 0, limit)
 	}
-	return s.archiveQuery(a, a.plan(offset+limit), 0, offset, limit)
+	return s.archiveQuery(f, plan(offset+limit), 0, offset, limit)
 }

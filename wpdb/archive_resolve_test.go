@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
@@ -17,14 +17,14 @@ import (
 // TestArchivesWordPress's.
 func TestResolve(t *testing.T) {
 	t.Parallel()
-	cat := func(id, parent uint64, slug string) wpdb.ArchiveTerm {
-		return wpdb.ArchiveTerm{ID: id, TaxonomyID: id + 100, Taxonomy: "category", Slug: slug, Name: slug, Parent: parent, Count: 10}
+	cat := func(id, parent uint64, slug string) blog.ArchiveTerm {
+		return blog.ArchiveTerm{ID: id, TaxonomyID: id + 100, Taxonomy: "category", Slug: slug, Name: slug, Parent: parent, Count: 10}
 	}
-	terms := wpdb.NewTerms([]wpdb.ArchiveTerm{
+	terms := blog.NewTerms([]blog.ArchiveTerm{
 		cat(1, 0, "news"), cat(2, 0, "travel"), cat(3, 2, "europe"), cat(4, 3, "france"),
 		cat(5, 6, "loop-a"), cat(6, 5, "loop-b"),
 		{ID: 7, TaxonomyID: 107, Taxonomy: "post_tag", Slug: "red", Name: "Red", Count: 3},
-	}, []wpdb.Author{{ID: 9, Nicename: "ann-lee", DisplayName: "Ann Lee"}}, 1000, time.Now())
+	}, []blog.Author{{ID: 9, Nicename: "ann-lee", DisplayName: "Ann Lee"}}, 1000, time.Now())
 	for _, c := range []struct {
 		query    string
 		groups   [][]uint64
@@ -39,7 +39,11 @@ func TestResolve(t *testing.T) {
 		{"tag_id=7&author_name=ann-lee", [][]uint64{{107}}, nil, []string{"Red"}},
 	} {
 		a := wpdbtest.ResolveArchive(t, terms, c.query)
-		groups, excluded := wpdb.ArchiveGroups(a)
+		var groups [][]uint64
+		for _, g := range a.Filter().Groups {
+			groups = append(groups, g.IDs)
+		}
+		excluded := a.Filter().NotTerms
 		var heading []string
 		for _, term := range a.Terms {
 			heading = append(heading, term.Name)
@@ -52,11 +56,11 @@ func TestResolve(t *testing.T) {
 		t.Errorf("author and month: %+v %d-%d", a.Author, a.Year, a.Month)
 	}
 	for _, query := range []string{"category_name=red", "tag=news", "cat=7", "tag_id=1", "author=1", "year=2023&monthnum=2&day=29"} {
-		q, err := wpdb.ParseArchive(phpQueryVars(t, query))
+		q, err := blog.ParseArchive(phpQueryVars(t, query))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := terms.Resolve(q); !errors.Is(err, wpdb.ErrNoArchive) {
+		if _, err := terms.Resolve(q); !errors.Is(err, blog.ErrNoArchive) {
 			t.Errorf("%s: %v, want ErrNoArchive", query, err)
 		}
 	}

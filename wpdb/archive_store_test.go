@@ -10,8 +10,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/blog"
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // TestTermsPrefixAndMissingTables reads the terms snapshot under another
@@ -52,20 +55,20 @@ func TestTermsPrefixAndMissingTables(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, query := range []string{"category_name=news", "tag=quick-recipes", "author_name=admin"} {
-				q, err := wpdb.ParseArchive(phpQueryVars(t, query))
+				q, err := blog.ParseArchive(phpQueryVars(t, query))
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := terms.Resolve(q); !errors.Is(err, wpdb.ErrNoArchive) {
+				if _, err := terms.Resolve(q); !errors.Is(err, blog.ErrNoArchive) {
 					t.Errorf("%s without the tables: %v, want ErrNoArchive", query, err)
 				}
 			}
-			all, err := store.Posts(ctx, wpdb.Page{Offset: 0, Limit: 100})
+			all, err := store.Posts(ctx, blog.Page{Offset: 0, Limit: 100})
 			if err != nil {
 				t.Fatal(err)
 			}
 			year := all[0].Date[:4]
-			got, err := store.Posts(ctx, wpdb.Page{In: wpdbtest.ResolveArchive(t, terms, "year="+year), Offset: 0, Limit: 100})
+			got, err := store.Posts(ctx, blog.Page{In: wpdbtest.ResolveArchive(t, terms, "year="+year), Offset: 0, Limit: 100})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,9 +97,9 @@ func TestArchiveSeveralTypes(t *testing.T) {
 			ctx := context.Background()
 			cfg := wpdbtest.New(t, driver, "wp_")
 			cfg.PostTypes = []string{"post", "page"}
-			var rows []wpdb.SeedRow
+			var rows []wpsite.Post
 			for i := range 60 {
-				rows = append(rows, wpdb.SeedRow{Type: []string{"post", "page", "attachment"}[i%3],
+				rows = append(rows, wpsite.Post{Type: []string{"post", "page", "attachment"}[i%3],
 					Date: fmt.Sprintf("2024-%02d-%02d 10:00:00", 1+i%3, 1+i%5), Title: fmt.Sprint(i)})
 			}
 			wpdbtest.Insert(t, cfg, rows...)
@@ -105,7 +108,7 @@ func TestArchiveSeveralTypes(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			all, err := store.Posts(ctx, wpdb.Page{Offset: 0, Limit: 100})
+			all, err := store.Posts(ctx, blog.Page{Offset: 0, Limit: 100})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -117,7 +120,7 @@ func TestArchiveSeveralTypes(t *testing.T) {
 			}
 			a := wpdbtest.ResolveArchive(t, terms, "year=2024&monthnum=2")
 			for _, page := range [][2]int{{0, 3}, {2, 5}, {10, 10}} {
-				got, err := store.Posts(ctx, wpdb.Page{In: a, Offset: page[0], Limit: page[1]})
+				got, err := store.Posts(ctx, blog.Page{In: a, Offset: page[0], Limit: page[1]})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -126,10 +129,10 @@ func TestArchiveSeveralTypes(t *testing.T) {
 				}
 			}
 			var walked []uint64
-			page, err := store.Posts(ctx, wpdb.Page{In: a, Offset: 0, Limit: 2})
+			page, err := store.Posts(ctx, blog.Page{In: a, Offset: 0, Limit: 2})
 			for err == nil && len(page) > 0 && len(walked) <= len(want) {
 				walked = append(walked, ids(page)...)
-				page, err = store.Posts(ctx, wpdb.Page{In: a, LastPost: walked[len(walked)-1], Offset: len(walked), Limit: 2})
+				page, err = store.Posts(ctx, blog.Page{In: a, LastPost: walked[len(walked)-1], Offset: len(walked), Limit: 2})
 			}
 			if diff := cmp.Diff(want, walked); err != nil || diff != "" {
 				t.Errorf("lastPost walk (-want +got), %v:\n%s", err, diff)
@@ -172,20 +175,20 @@ func TestArchiveStatements(t *testing.T) {
 	if got := proxy.Queries() - before; got != 3 {
 		t.Errorf("terms: %d statements, want 3", got)
 	}
-	first, err := store.Posts(ctx, wpdb.Page{Offset: 0, Limit: 10})
+	first, err := store.Posts(ctx, blog.Page{Offset: 0, Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	count("the listing", func() error { _, err := store.Posts(ctx, wpdb.Page{Offset: 0, Limit: 10}); return err })
+	count("the listing", func() error { _, err := store.Posts(ctx, blog.Page{Offset: 0, Limit: 10}); return err })
 	a := wpdbtest.ResolveArchive(t, terms, "category_name=news")
 	for _, sparse := range []bool{false, true} {
-		read := wpdb.ForceArchivePlan(a, sparse)
+		planned := wpdb.ForcePlan(store, sparse)
 		count(fmt.Sprintf("news, sparse %v", sparse), func() error {
-			_, err := store.Posts(ctx, wpdb.Page{In: read, Offset: 0, Limit: 10})
+			_, err := planned.Posts(ctx, blog.Page{In: a, Offset: 0, Limit: 10})
 			return err
 		})
 		count(fmt.Sprintf("news after a post, sparse %v", sparse), func() error {
-			_, err := store.Posts(ctx, wpdb.Page{In: read, LastPost: first[0].ID, Offset: 1, Limit: 10})
+			_, err := planned.Posts(ctx, blog.Page{In: a, LastPost: first[0].ID, Offset: 1, Limit: 10})
 			return err
 		})
 	}
@@ -212,10 +215,10 @@ func TestArchiveOutage(t *testing.T) {
 	}
 	a := wpdbtest.ResolveArchive(t, terms, "category_name=news")
 	reads := map[string]func() error{
-		"terms":   func() error { _, err := store.Terms(ctx); return err },
-		"PostsIn": func() error { _, err := store.Posts(ctx, wpdb.Page{In: a, Offset: 0, Limit: 5}); return err },
-		"PostsAfterIn": func() error {
-			_, err := store.Posts(ctx, wpdb.Page{In: a, LastPost: 1, Offset: 0, Limit: 5})
+		"terms":       func() error { _, err := store.Terms(ctx); return err },
+		"offset page": func() error { _, err := store.Posts(ctx, blog.Page{In: a, Offset: 0, Limit: 5}); return err },
+		"keyset page": func() error {
+			_, err := store.Posts(ctx, blog.Page{In: a, LastPost: 1, Offset: 0, Limit: 5})
 			return err
 		},
 	}
@@ -224,7 +227,7 @@ func TestArchiveOutage(t *testing.T) {
 		for name, read := range reads {
 			start := time.Now()
 			err := read()
-			if !errors.Is(err, wpdb.ErrUnavailable) || time.Since(start) > 2*time.Second {
+			if !errors.Is(err, wpdb.ErrUnavailable) || time.Since(start) > testkit.Scale(2*time.Second) {
 				t.Errorf("%s, database %s: %v after %v, want ErrUnavailable within the query timeout", name, state, err, time.Since(start))
 			}
 		}

@@ -6,9 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/excerpt/excerpttest"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 const (
@@ -23,9 +25,9 @@ func benchStore(b *testing.B, driver string) *wpdb.Store {
 	cfg := wpdbtest.New(b, driver, "wp_")
 	db := wpdbtest.OpenDB(b, cfg)
 	content := "<!-- wp:paragraph -->\n<p>" + strings.Repeat("Lorem ipsum dolor sit amet, consectetur. ", benchContent/42) + "</p>\n<!-- /wp:paragraph -->"
-	var rows []wpdb.SeedRow
+	var rows []wpsite.Post
 	for i := range benchRows * 2 { // i%6 in {0, 2, 3} are published posts: benchRows of them
-		r := wpdb.SeedRow{
+		r := wpsite.Post{
 			Date:    fmt.Sprintf("20%02d-%02d-%02d %02d:%02d:%02d", 10+i%15, 1+i%12, 1+i%28, i%24, i%60, i%59),
 			Title:   fmt.Sprintf("Post number %d", i),
 			Name:    fmt.Sprintf("post-number-%d", i),
@@ -71,7 +73,7 @@ func BenchmarkPosts(b *testing.B) {
 			for _, offset := range []int{0, 500, benchRows - 500} {
 				b.Run(fmt.Sprintf("offset=%d", offset), func(b *testing.B) {
 					for b.Loop() {
-						posts, err := s.Posts(ctx, wpdb.Page{Offset: offset, Limit: 10})
+						posts, err := s.Posts(ctx, blog.Page{Offset: offset, Limit: 10})
 						if err != nil {
 							b.Fatal(err)
 						}
@@ -96,9 +98,9 @@ func BenchmarkPostsLongContent(b *testing.B) {
 		cfg := wpdbtest.New(b, wpdb.DriverMySQL, "wp_")
 		// The 10 posts read are the newest of 2 000, so that MariaDB plans
 		// the page as on a real site (see TestExplainMySQL).
-		rows := make([]wpdb.SeedRow, 2000)
+		rows := make([]wpsite.Post, 2000)
 		for i := range rows {
-			rows[i] = wpdb.SeedRow{
+			rows[i] = wpsite.Post{
 				Date:    fmt.Sprintf("20%02d-01-01 00:00:00", i*20/len(rows)),
 				Title:   fmt.Sprintf("Post %d", i),
 				Content: "<p>An older post.</p>",
@@ -124,7 +126,7 @@ func BenchmarkPostsLongContent(b *testing.B) {
 			b.Run(fmt.Sprintf("read=%s/%dKB", read.name, size>>10), func(b *testing.B) {
 				b.ReportAllocs()
 				for b.Loop() {
-					posts, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 10})
+					posts, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 10})
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -8,10 +8,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/excerpt"
 	"github.com/wploadmore/wploadmore/wpdb/excerpt/excerpttest"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // boundedStarts are the content starts, in characters, the bounded-read
@@ -75,7 +77,7 @@ func boundedStores(t testing.TB, cfg wpdb.Config) []boundedStore {
 	for _, shortcodes := range [][]string{nil, excerpt.CoreShortcodes()} {
 		for _, n := range boundedStarts {
 			c := cfg
-			c.Shortcodes = shortcodes
+			c.StripShortcodes = shortcodes
 			s, err := wpdb.OpenReadingStart(context.Background(), c, n)
 			if err != nil {
 				t.Fatal(err)
@@ -98,7 +100,7 @@ func storedContent(driver, content string) string {
 }
 
 // boundedTable is a posts table of two posts: the one checked, listed
-// second, and a newer one, whose ID PostsAfter starts from.
+// second, and a newer one, whose ID the keyset page starts from.
 type boundedTable struct {
 	driver  string
 	db      *sql.DB
@@ -111,14 +113,14 @@ func newBoundedTable(t testing.TB, driver string) *boundedTable {
 	t.Helper()
 	cfg := wpdbtest.New(t, driver, "wp_")
 	ids := wpdbtest.Insert(t, cfg,
-		wpdb.SeedRow{Title: "checked", Date: "2024-01-01 00:00:00", Content: "x"},
-		wpdb.SeedRow{Title: "newer", Date: "2024-06-01 00:00:00", Content: "<p>newer</p>"},
+		wpsite.Post{Title: "checked", Date: "2024-01-01 00:00:00", Content: "x"},
+		wpsite.Post{Title: "newer", Date: "2024-06-01 00:00:00", Content: "<p>newer</p>"},
 	)
 	// Older posts, so that the databases plan the page as on a real site
 	// (see TestExplainMySQL), not as a scan of a tiny table.
-	older := make([]wpdb.SeedRow, 2000)
+	older := make([]wpsite.Post, 2000)
 	for i := range older {
-		older[i] = wpdb.SeedRow{Title: "older", Date: fmt.Sprintf("20%02d-01-01 00:00:00", i*20/len(older)), Content: "<p>older</p>"}
+		older[i] = wpsite.Post{Title: "older", Date: fmt.Sprintf("20%02d-01-01 00:00:00", i*20/len(older)), Content: "<p>older</p>"}
 	}
 	wpdbtest.Insert(t, cfg, older...)
 	db := wpdbtest.OpenDB(t, cfg)
@@ -132,9 +134,9 @@ func newBoundedTable(t testing.TB, driver string) *boundedTable {
 	return &boundedTable{driver, db, ids[0], ids[1], boundedStores(t, cfg)}
 }
 
-// check stores content in the checked post, has every store read it
-// through Posts and through PostsAfter the newer post, and compares the
-// excerpts with the Shaper's of the whole content.
+// check stores content in the checked post, has every store read it at
+// an offset and after the newer post, and compares the excerpts with the
+// Shaper's of the whole content.
 func (tb *boundedTable) check(t *testing.T, content string) {
 	t.Helper()
 	ctx := context.Background()
@@ -144,15 +146,15 @@ func (tb *boundedTable) check(t *testing.T, content string) {
 	}
 	for _, bs := range tb.stores {
 		want := bs.excerpts.Excerpt(content)
-		posts, err := bs.store.Posts(ctx, wpdb.Page{Offset: 1, Limit: 1})
+		posts, err := bs.store.Posts(ctx, blog.Page{Offset: 1, Limit: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		after, err := bs.store.Posts(ctx, wpdb.Page{LastPost: tb.newer, Offset: 0, Limit: 1})
+		after, err := bs.store.Posts(ctx, blog.Page{LastPost: tb.newer, Offset: 0, Limit: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for how, got := range map[string][]wpdb.Post{"Posts": posts, "PostsAfter": after} {
+		for how, got := range map[string][]blog.Post{"offset page": posts, "keyset page": after} {
 			if len(got) != 1 || got[0].ID != tb.checked {
 				t.Fatalf("%s: %s returned %+v, want post %d", bs.name, how, got, tb.checked)
 			}
@@ -164,7 +166,7 @@ func (tb *boundedTable) check(t *testing.T, content string) {
 }
 
 // TestBoundedRead: for adversarial and realistic posts, on both drivers,
-// with starts of 1 character up to the product's, Posts and PostsAfter
+// with starts of 1 character up to the product's, offset and keyset pages
 // return exactly the excerpt of the whole post.
 func TestBoundedRead(t *testing.T) {
 	t.Parallel()

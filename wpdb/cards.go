@@ -6,9 +6,9 @@ import (
 	"database/sql"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb/permalink"
 )
 
@@ -19,20 +19,6 @@ import (
 // whatever its size (one each for thumbnails, categories and authors, plus
 // one a level of category or page parents, which real sites keep to two or
 // three), and they are as fresh as the page.
-
-// Attachment is a featured image's rows as stored: the attachment's
-// post_mime_type and guid, and its first _wp_attached_file,
-// _wp_attachment_metadata (PHP-serialized) and _wp_attachment_image_alt
-// meta values, raw ("" when it has none). Package media reads them as
-// WordPress does.
-type Attachment struct {
-	ID       uint64
-	MimeType string
-	GUID     string
-	File     string
-	Metadata string
-	Alt      string
-}
 
 // cardTables tells which of the site's tables beyond posts exist.
 type cardTables struct {
@@ -82,7 +68,7 @@ func findCardTables(ctx context.Context, db *sql.DB, cfg Config) (cardTables, er
 const maxParentLevels = 16
 
 // addCards reads the cards of posts on t, under ctx.
-func (s *Store) addCards(ctx context.Context, t *target, posts []Post) error {
+func (s *Store) addCards(ctx context.Context, t *target, posts []blog.Post) error {
 	if len(posts) == 0 {
 		return nil
 	}
@@ -114,22 +100,6 @@ func (s *Store) addCards(ctx context.Context, t *target, posts []Post) error {
 	return s.addPagePaths(ctx, t, posts)
 }
 
-// idList is an IN list of ids, written out: they are IDs the database
-// gave, never a visitor's text, and a query without parameters is one
-// round trip (a text query) where one with them is three (prepare,
-// execute, close) for a list whose length changes with every page.
-func idList(ids []uint64) string {
-	b := make([]byte, 0, 2+8*len(ids))
-	b = append(b, '(')
-	for i, id := range ids {
-		if i > 0 {
-			b = append(b, ", "...)
-		}
-		b = strconv.AppendUint(b, id, 10)
-	}
-	return string(append(b, ')'))
-}
-
 // thumbnailRow is one meta row of a post's featured image: the post, its
 // attachment's row, and one of the attachment's meta rows (all NULL when it
 // has none of them).
@@ -147,7 +117,7 @@ type thumbnailRow struct {
 // addThumbnails reads each post's featured image in one query: the
 // _thumbnail_id meta (by the postmeta post_id index), the attachment's row
 // by primary key, and its three meta rows.
-func (s *Store) addThumbnails(ctx context.Context, t *target, posts []Post) error {
+func (s *Store) addThumbnails(ctx context.Context, t *target, posts []blog.Post) error {
 	ids := make([]uint64, len(posts))
 	for i, p := range posts {
 		ids[i] = p.ID
@@ -175,7 +145,7 @@ func (s *Store) addThumbnails(ctx context.Context, t *target, posts []Post) erro
 	})
 	type pick struct {
 		metaID uint64
-		att    *Attachment
+		att    *blog.Attachment
 	}
 	// get_post_meta(…, true) reads a post's first _thumbnail_id, and an
 	// attachment's first row of each key.
@@ -183,13 +153,13 @@ func (s *Store) addThumbnails(ctx context.Context, t *target, posts []Post) erro
 	for _, r := range rows {
 		p, ok := picked[r.PostID]
 		if !ok {
-			p = &pick{metaID: r.MetaID, att: &Attachment{ID: r.ID, MimeType: r.MimeType, GUID: r.GUID}}
+			p = &pick{metaID: r.MetaID, att: &blog.Attachment{ID: r.ID, MimeType: r.MimeType, GUID: r.GUID}}
 			picked[r.PostID] = p
 		}
 		if p.metaID != r.MetaID || !r.Key.Valid {
 			continue
 		}
-		p.att.setMeta(r.Key.String, r.Value.String)
+		setAttachmentMeta(p.att, r.Key.String, r.Value.String)
 	}
 	for i := range posts {
 		if p, ok := picked[posts[i].ID]; ok {
@@ -199,9 +169,9 @@ func (s *Store) addThumbnails(ctx context.Context, t *target, posts []Post) erro
 	return nil
 }
 
-// setMeta files one meta row of a, keeping the first of each key, as
-// get_post_meta(…, true) reads it.
-func (a *Attachment) setMeta(key, value string) {
+// setAttachmentMeta files one meta row of a, keeping the first of each
+// key, as get_post_meta(…, true) reads it.
+func setAttachmentMeta(a *blog.Attachment, key, value string) {
 	var dst *string
 	switch key {
 	case "_wp_attached_file":
@@ -230,7 +200,7 @@ type categoryRow struct {
 // addCategories gives each post its %category% path: the categories of
 // every post in one query (by term_relationships' primary key), then the
 // parents not yet read, a level at a time.
-func (s *Store) addCategories(ctx context.Context, t *target, posts []Post, defaultCategory uint64) error {
+func (s *Store) addCategories(ctx context.Context, t *target, posts []blog.Post, defaultCategory uint64) error {
 	ids := make([]uint64, len(posts))
 	for i, p := range posts {
 		ids[i] = p.ID
@@ -256,7 +226,7 @@ func (s *Store) addCategories(ctx context.Context, t *target, posts []Post, defa
 	// under its child) is not asked for again.
 	asked := map[uint64]bool{}
 	var wanted []uint64
-	if defaultCategory != 0 && slices.ContainsFunc(posts, func(p Post) bool { return len(of[p.ID]) == 0 }) {
+	if defaultCategory != 0 && slices.ContainsFunc(posts, func(p blog.Post) bool { return len(of[p.ID]) == 0 }) {
 		if _, ok := tree[defaultCategory]; !ok {
 			wanted = append(wanted, defaultCategory)
 		}
@@ -294,7 +264,7 @@ func (s *Store) addCategories(ctx context.Context, t *target, posts []Post, defa
 
 // addAuthors gives each post its author's user_nicename, in one query by
 // the users table's primary key.
-func (s *Store) addAuthors(ctx context.Context, t *target, posts []Post) error {
+func (s *Store) addAuthors(ctx context.Context, t *target, posts []blog.Post) error {
 	var ids []uint64
 	for _, p := range posts {
 		if !slices.Contains(ids, p.AuthorID) {
@@ -328,7 +298,7 @@ func (s *Store) addAuthors(ctx context.Context, t *target, posts []Post) error {
 
 // addPagePaths gives each page its path, get_page_uri(): its ancestors'
 // slugs, read a level at a time by primary key.
-func (s *Store) addPagePaths(ctx context.Context, t *target, posts []Post) error {
+func (s *Store) addPagePaths(ctx context.Context, t *target, posts []blog.Post) error {
 	pages := map[uint64]permalink.Page{}
 	for _, p := range posts {
 		if p.Type == "page" {

@@ -9,9 +9,11 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/sitegen"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // cardsPHP makes n posts through WordPress, each in a grandchild category
@@ -71,7 +73,7 @@ func TestCardQueries(t *testing.T) {
 	const want = 6
 	for _, n := range []int{2, 50} {
 		before := proxy.Queries()
-		posts, err := store.Posts(ctx, wpdb.Page{Offset: 0, Limit: n})
+		posts, err := store.Posts(ctx, blog.Page{Offset: 0, Limit: n})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -105,7 +107,7 @@ func TestCardQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := proxy.Queries()
-	posts, err := store.Posts(ctx, wpdb.Page{LastPost: made.IDs[10], Offset: 0, Limit: 20})
+	posts, err := store.Posts(ctx, blog.Page{LastPost: made.IDs[10], Offset: 0, Limit: 20})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +137,7 @@ func TestCardsWithoutTables(t *testing.T) {
 			if _, err := store.Options(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			posts, err := store.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 3})
+			posts, err := store.Posts(context.Background(), blog.Page{Offset: 0, Limit: 3})
 			if err != nil {
 				t.Fatalf("Posts: %v", err)
 			}
@@ -153,7 +155,7 @@ func TestCardsWithoutTables(t *testing.T) {
 func seedSite(t *testing.T, cfg wpdb.Config, n int) {
 	t.Helper()
 	ctx := context.Background()
-	s, err := wpdb.OpenSeeder(ctx, cfg)
+	s, err := wpsite.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -187,7 +189,7 @@ func seedSite(t *testing.T, cfg wpdb.Config, n int) {
 func TestCardsSQLite(t *testing.T) {
 	t.Parallel()
 	const n = 120
-	read := func(driver string) [][]wpdb.Post {
+	read := func(driver string) [][]blog.Post {
 		cfg := wpdbtest.New(t, driver, "wp_")
 		seedSite(t, cfg, n)
 		store := open(t, cfg)
@@ -195,15 +197,15 @@ func TestCardsSQLite(t *testing.T) {
 		if _, err := store.Options(ctx); err != nil {
 			t.Fatal(err)
 		}
-		first, err := store.Posts(ctx, wpdb.Page{Offset: 0, Limit: 60})
+		first, err := store.Posts(ctx, blog.Page{Offset: 0, Limit: 60})
 		if err != nil {
 			t.Fatal(err)
 		}
-		after, err := store.Posts(ctx, wpdb.Page{LastPost: first[29].ID, Offset: 30, Limit: 60})
+		after, err := store.Posts(ctx, blog.Page{LastPost: first[29].ID, Offset: 30, Limit: 60})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return [][]wpdb.Post{first, after}
+		return [][]blog.Post{first, after}
 	}
 	mysql, sqlite := read(wpdb.DriverMySQL), read(wpdb.DriverSQLite)
 	if diff := cmp.Diff(mysql, sqlite); diff != "" {

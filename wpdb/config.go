@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb/excerpt"
 )
 
@@ -24,34 +24,29 @@ const (
 // name can never match a row.
 const maxPostTypeLen = 20
 
-// Config says which WordPress database to read and how. Every field is
-// required: the server's configuration owns the defaults, and Open refuses
-// a zero value rather than guess one.
+// Config says which WordPress database to read and how: where it is
+// (Driver, DSN, TablePrefix), and the Settings as the server was given
+// them, of which Open reads what to list and how long to wait. Open
+// refuses a zero value rather than guess one.
 type Config struct {
-	Driver      string   // "mysql" or "sqlite"
-	DSN         string   // the driver's data source name
-	TablePrefix string   // $table_prefix: [A-Za-z0-9_]+ as WordPress requires
-	PostTypes   []string // the post types to list, each checked by ValidatePostType
-	// SearchPostTypes are the post types a search lists, each checked by
-	// ValidatePostType; none means DefaultSearchPostTypes.
-	SearchPostTypes []string
-	QueryTimeout    time.Duration // every query runs under min(ctx deadline, this)
-	// SearchTimeout bounds a search's one scan instead (0: QueryTimeout):
-	// on a large site a scan of every post's text takes WordPress's own
-	// query seconds too, and it is run once and shared.
-	SearchTimeout time.Duration
+	Driver      string // "mysql" or "sqlite"
+	DSN         string // the driver's data source name
+	TablePrefix string // $table_prefix: [A-Za-z0-9_]+ as WordPress requires
+	// Settings are the flags' choices. Open reads PostTypes (each checked
+	// by ValidatePostType), SearchPostTypes (none: DefaultSearchPostTypes),
+	// StripShortcodes (each checked by [excerpt.ValidateShortcode]; none
+	// strips none), QueryTimeout, under which every query runs, and
+	// SearchTimeout, under which a search's one scan runs instead (0:
+	// QueryTimeout). Where the database is (DB, WPConfig, the sockets and
+	// replicas) the caller has resolved into the fields above and a
+	// Replication, and -table-prefix into TablePrefix.
+	Settings
 	// LocalSocket says the MySQL host is localhost, which PHP's mysqli
 	// reaches through the local Unix socket, never TCP. Parsing sets it and
 	// leaves DSN at TCP localhost:port; only ResolveLocalSocket, given the
 	// candidate sockets, settles it, and Open refuses a Config where it is
 	// still set rather than guess a socket or fall back to TCP unasked.
 	LocalSocket bool
-	// Shortcodes are the tags whose shortcodes are stripped from excerpts,
-	// as WordPress strips its registered ones, each checked by
-	// [excerpt.ValidateShortcode]. None is a valid choice: unlike the
-	// other fields it may be empty (the server's Config owns the default,
-	// core's tags).
-	Shortcodes []string
 	// ExcerptMemoEntries is how many excerpts the Store keeps, each under
 	// its post's ID, post_modified_gmt and content length, so that a post
 	// is shaped once per version rather than on every read; 0 keeps none.
@@ -64,8 +59,8 @@ type Config struct {
 	// [Store.Options] puts in place of the options, as WordPress does.
 	Addresses Addresses
 	// Language is what wp-config.php says of the site's language, which
-	// [Store.Options] hands on with the options (see [Options.Locale]).
-	Language Language
+	// [Store.Options] hands on with the options (see [blog.Options.Locale]).
+	Language blog.Language
 }
 
 // Addresses are wp-config.php's WP_HOME, WP_SITEURL and WP_CONTENT_URL;
@@ -106,7 +101,7 @@ func (cfg Config) validate() error {
 			return fmt.Errorf("config: search post type %q is listed twice", pt)
 		}
 	}
-	for _, tag := range cfg.Shortcodes {
+	for _, tag := range cfg.StripShortcodes {
 		if err := excerpt.ValidateShortcode(tag); err != nil {
 			return fmt.Errorf("config: %w", err)
 		}
@@ -114,8 +109,8 @@ func (cfg Config) validate() error {
 	return nil
 }
 
-// validateTable checks the fields that name the posts table, all that a
-// [Seeder] needs.
+// validateTable checks the fields that name the posts table, all that
+// [OpenWritable] needs.
 func (cfg Config) validateTable() error {
 	switch {
 	case cfg.Driver != DriverMySQL && cfg.Driver != DriverSQLite:
@@ -123,7 +118,7 @@ func (cfg Config) validateTable() error {
 	case cfg.DSN == "":
 		return errors.New("config: DSN is empty")
 	}
-	if err := validatePrefix(cfg.TablePrefix); err != nil {
+	if err := ValidatePrefix(cfg.TablePrefix); err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
 	return nil
@@ -145,10 +140,14 @@ func errUnknownDriver(driver string) error {
 	return fmt.Errorf("unknown driver %q (want %q or %q)", driver, DriverMySQL, DriverSQLite)
 }
 
-// validatePrefix applies WordPress's own rule for $table_prefix
+// DefaultTablePrefix is WordPress's own default $table_prefix: a site
+// whose wp-config.php does not change it keeps its tables under wp_.
+const DefaultTablePrefix = "wp_"
+
+// ValidatePrefix applies WordPress's own rule for $table_prefix
 // (wpdb::set_prefix refuses anything but letters, digits and underscores).
 // It is what makes it safe to put the table name into SQL text.
-func validatePrefix(prefix string) error {
+func ValidatePrefix(prefix string) error {
 	if prefix == "" {
 		return errors.New("table prefix is empty")
 	}

@@ -127,7 +127,7 @@ func TestParseURLErrors(t *testing.T) {
 }
 
 func TestConfigValidation(t *testing.T) {
-	ok := Config{Driver: DriverSQLite, DSN: "x.sqlite", TablePrefix: "wp_", PostTypes: []string{"post"}, QueryTimeout: 5 * time.Second}
+	ok := Config{Driver: DriverSQLite, DSN: "x.sqlite", TablePrefix: "wp_", Settings: Settings{PostTypes: []string{"post"}, QueryTimeout: 5 * time.Second}}
 	tests := []struct {
 		name   string
 		modify func(*Config)
@@ -144,9 +144,9 @@ func TestConfigValidation(t *testing.T) {
 		{"empty post type", func(c *Config) { c.PostTypes = []string{"post", ""} }, "post type"},
 		{"long post type", func(c *Config) { c.PostTypes = []string{strings.Repeat("x", 21)} }, "post type"},
 		{"repeated post type", func(c *Config) { c.PostTypes = []string{"post", "page", "post"} }, `post type "post" is listed twice`},
-		{"shortcode with a space", func(c *Config) { c.Shortcodes = []string{"gallery", "contact form"} }, `config: shortcode "contact form"`},
-		{"empty shortcode", func(c *Config) { c.Shortcodes = []string{""} }, `config: shortcode ""`},
-		{"closing shortcode", func(c *Config) { c.Shortcodes = []string{"/caption"} }, `config: shortcode "/caption"`},
+		{"shortcode with a space", func(c *Config) { c.StripShortcodes = []string{"gallery", "contact form"} }, `config: shortcode "contact form"`},
+		{"empty shortcode", func(c *Config) { c.StripShortcodes = []string{""} }, `config: shortcode ""`},
+		{"closing shortcode", func(c *Config) { c.StripShortcodes = []string{"/caption"} }, `config: shortcode "/caption"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -163,7 +163,7 @@ func TestConfigValidation(t *testing.T) {
 		}
 		// No default: no shortcodes is a choice, and so are a plugin's.
 		withTags := ok
-		withTags.Shortcodes = []string{"gallery", "contact-form-7", "vc_row"}
+		withTags.StripShortcodes = []string{"gallery", "contact-form-7", "vc_row"}
 		if err := withTags.validate(); err != nil {
 			t.Fatal(err)
 		}

@@ -87,7 +87,7 @@ func mysqlCharset(mc *mysql.Config) string {
 // sqliteDSN turns a path or file: URI into a modernc.org/sqlite DSN. The
 // store only reads: query_only refuses writes, and mode=rw (unless the DSN
 // sets a mode) refuses to create a missing file, which would otherwise turn
-// a typo into an empty database. create is for OpenDefault building its file.
+// a typo into an empty database. create is for [OpenWritable].
 func sqliteDSN(dsn string, timeout time.Duration, create bool) string {
 	var base string
 	var q url.Values

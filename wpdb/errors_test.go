@@ -35,7 +35,7 @@ func TestUnavailable(t *testing.T) {
 		{"syntax error", &mysql.MySQLError{Number: 1064, Message: "You have an error in your SQL syntax"}, false},
 		{"unknown column", &mysql.MySQLError{Number: 1054, Message: "Unknown column 'x'"}, false},
 		{"scan into the wrong type", errors.New(`sql: Scan error on column index 0, name "ID": converting driver.Value type string ("x") to a uint64: invalid syntax`), false},
-		{"mapping", errors.New("missing destination name post_excerpt in *[]wpdb.Post"), false},
+		{"mapping", errors.New("missing destination name post_excerpt in *[]blog.Post"), false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // explainRows fills cfg's table with enough rows of mixed types and
@@ -18,9 +20,9 @@ func explainRows(t *testing.T, cfg wpdb.Config, db *sql.DB) {
 	t.Helper()
 	types := []string{"post", "post", "post", "page", "attachment", "revision", "nav_menu_item"}
 	statuses := []string{"publish", "publish", "publish", "draft", "inherit", "trash"}
-	var rows []wpdb.SeedRow
+	var rows []wpsite.Post
 	for i := range 3000 {
-		rows = append(rows, wpdb.SeedRow{
+		rows = append(rows, wpsite.Post{
 			Type:    types[i%len(types)],
 			Status:  statuses[i%len(statuses)],
 			Date:    fmt.Sprintf("2023-%02d-%02d %02d:%02d:00", 1+i%12, 1+i%28, i%24, i%60),
@@ -140,7 +142,7 @@ func TestExplainMySQL(t *testing.T) {
 // of about 640.
 func checkMySQLKeysetPlan(t *testing.T, db *sql.DB, store *wpdb.Store, types int) {
 	t.Helper()
-	all, err := store.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 1000})
+	all, err := store.Posts(context.Background(), blog.Page{Offset: 0, Limit: 1000})
 	if err != nil || len(all) < 501 {
 		t.Fatalf("%d posts, %v", len(all), err)
 	}

@@ -61,19 +61,3 @@ func MemoUsage(s *Store) (entries, bytes int) { return s.memo.Usage() }
 func JudgeLag(lag time.Duration, known bool, err error, maxLag time.Duration) ReplicaStatus {
 	return judgeLag("replica", lag, known, err, maxLag)
 }
-
-// WhereListing is a kind of listing made in a test, to show that a new
-// kind needs only a Key and its SQL: the blog's posts of type post that
-// meet Where, a condition on the posts table.
-type WhereListing struct{ Name, Where string }
-
-func (l WhereListing) Key() string { return "where=" + l.Name }
-
-func (l WhereListing) pageRows(ctx context.Context, s *Store, t *target, p Page) ([]pageRow, error) {
-	inner := "SELECT ID, post_date FROM " + quoteIdent(s.driver, s.table) +
-		" WHERE post_type = 'post' AND post_status = 'publish' AND (" + l.Where + ")" +
-		" ORDER BY post_date DESC, ID DESC" + pageLimit(p.Offset, p.Limit)
-	var rows []pageRow
-	err := t.db.SelectContext(ctx, &rows, outerPageQuery(s.driver, s.table, s.queries.startChars, inner))
-	return rows, unavailable(err)
-}

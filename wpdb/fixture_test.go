@@ -1,22 +1,24 @@
 package wpdb_test
 
 import (
+	"net/url"
 	"slices"
 	"strings"
+	"testing"
 
-	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // fixture is a small WordPress database with every kind of row the page
 // query must skip and every kind of content the excerpt must get right.
 // IDs are fixed so both drivers produce the same golden JSON.
-func fixture() []wpdb.SeedRow {
+func fixture() []wpsite.Post {
 	// 199 ASCII bytes then a 2-byte "é": a 200-byte cut (PHP's substr)
 	// would split it; a 200-character cut keeps it whole.
 	accent := strings.Repeat("a", 199) + "été à Noël, déjà vu."
 	cjk := strings.Repeat("日本語のテキスト。", 30)            // 3-byte characters, 270 of them
 	emoji := strings.Repeat("Party 🎉 time 👩‍💻! ", 20) // 4-byte characters and a ZWJ sequence
-	return []wpdb.SeedRow{
+	return []wpsite.Post{
 		{ID: 1, Date: "2024-01-10 09:00:00", Type: "post", Status: "publish", Name: "hello-world", Title: "Hello world!",
 			Content: "<!-- wp:paragraph -->\n<p>Welcome to WordPress. This is your first post. Edit or delete it, then start writing!</p>\n<!-- /wp:paragraph -->"},
 		{ID: 2, Date: "2024-03-01 10:00:00", Status: "draft", Name: "", Title: "A draft", Content: "not yet"},
@@ -53,8 +55,8 @@ func fixture() []wpdb.SeedRow {
 
 // publishedIDs is what the page query must return for rows and post types:
 // published rows of those types, post_date then ID descending.
-func publishedIDs(rows []wpdb.SeedRow, types ...string) []uint64 {
-	var want []wpdb.SeedRow
+func publishedIDs(rows []wpsite.Post, types ...string) []uint64 {
+	var want []wpsite.Post
 	for _, r := range rows {
 		typ := r.Type
 		if typ == "" {
@@ -64,7 +66,7 @@ func publishedIDs(rows []wpdb.SeedRow, types ...string) []uint64 {
 			want = append(want, r)
 		}
 	}
-	slices.SortFunc(want, func(a, b wpdb.SeedRow) int {
+	slices.SortFunc(want, func(a, b wpsite.Post) int {
 		if c := strings.Compare(b.Date, a.Date); c != 0 {
 			return c
 		}
@@ -75,4 +77,23 @@ func publishedIDs(rows []wpdb.SeedRow, types ...string) []uint64 {
 		ids[i] = r.ID
 	}
 	return ids
+}
+
+// phpQueryVars decodes a query string as PHP fills $_GET: a semicolon is
+// no separator, and the last of a var given twice counts.
+func phpQueryVars(t testing.TB, query string) url.Values {
+	t.Helper()
+	vars := url.Values{}
+	for _, pair := range strings.Split(query, "&") {
+		if pair == "" {
+			continue
+		}
+		name, value, _ := strings.Cut(pair, "=")
+		v, err := url.QueryUnescape(value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vars[name] = append(vars[name], v)
+	}
+	return vars
 }

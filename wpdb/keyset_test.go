@@ -10,15 +10,18 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
-// TestPostsAfter pages with PostsAfter through posts that share dates, of
-// several types, and checks each page is the next slice of the listing,
-// also when the last post shown has since been unpublished, and that a
-// position that no longer exists falls back to the offset.
-func TestPostsAfter(t *testing.T) {
+// TestKeysetPages pages after a post (Page.LastPost) through posts that
+// share dates, of several types, and checks each page is the next slice
+// of the listing, also when the last post shown has since been
+// unpublished, and that a position that no longer exists falls back to
+// the offset.
+func TestKeysetPages(t *testing.T) {
 	t.Parallel()
 	for _, driver := range wpdbtest.Drivers() {
 		for _, types := range [][]string{{"post"}, {"post", "page"}} {
@@ -27,21 +30,21 @@ func TestPostsAfter(t *testing.T) {
 				ctx := context.Background()
 				cfg := wpdbtest.New(t, driver, "wp_")
 				cfg.PostTypes = types
-				var rows []wpdb.SeedRow
+				var rows []wpsite.Post
 				for i := range 30 {
-					rows = append(rows, wpdb.SeedRow{Type: []string{"post", "page", "attachment"}[i%3],
+					rows = append(rows, wpsite.Post{Type: []string{"post", "page", "attachment"}[i%3],
 						Date: fmt.Sprintf("2024-01-%02d 10:00:00", 1+i%7), Title: "t" + strconv.Itoa(i)}) // ties on the date
 				}
 				wpdbtest.Insert(t, cfg, rows...)
 				store := wpdbtest.Store(t, cfg)
-				all, err := store.Posts(ctx, wpdb.Page{Offset: 0, Limit: 100})
+				all, err := store.Posts(ctx, blog.Page{Offset: 0, Limit: 100})
 				if err != nil {
 					t.Fatal(err)
 				}
 				for i := range all {
-					got, err := store.Posts(ctx, wpdb.Page{LastPost: all[i].ID, Offset: 999, Limit: 3})
+					got, err := store.Posts(ctx, blog.Page{LastPost: all[i].ID, Offset: 999, Limit: 3})
 					if err != nil {
-						t.Fatalf("PostsAfter(%d): %v", all[i].ID, err)
+						t.Fatalf("page after post %d: %v", all[i].ID, err)
 					}
 					if diff := cmp.Diff(ids(all[i+1:min(i+4, len(all))]), ids(got)); diff != "" {
 						t.Errorf("after post %d (position %d) (-want +got):\n%s", all[i].ID, i, diff)
@@ -57,18 +60,18 @@ func TestPostsAfter(t *testing.T) {
 				if _, err := db.Exec("UPDATE wp_posts SET post_status = 'trash' WHERE ID = ?", all[5].ID); err != nil {
 					t.Fatal(err)
 				}
-				if got, _ := store.Posts(ctx, wpdb.Page{LastPost: all[5].ID, Offset: 0, Limit: 2}); !cmp.Equal(ids(got), ids(all[6:8])) {
+				if got, _ := store.Posts(ctx, blog.Page{LastPost: all[5].ID, Offset: 0, Limit: 2}); !cmp.Equal(ids(got), ids(all[6:8])) {
 					t.Errorf("after a trashed post: %v, want %v", ids(got), ids(all[6:8]))
 				}
 				// No such row: start decides.
-				want, err := store.Posts(ctx, wpdb.Page{Offset: 4, Limit: 2})
+				want, err := store.Posts(ctx, blog.Page{Offset: 4, Limit: 2})
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got, _ := store.Posts(ctx, wpdb.Page{LastPost: 999999, Offset: 4, Limit: 2}); !cmp.Equal(ids(got), ids(want)) {
+				if got, _ := store.Posts(ctx, blog.Page{LastPost: 999999, Offset: 4, Limit: 2}); !cmp.Equal(ids(got), ids(want)) {
 					t.Errorf("after a deleted post, start=4: %v, want %v", ids(got), ids(want))
 				}
-				if _, err := store.Posts(ctx, wpdb.Page{LastPost: all[0].ID, Offset: -1, Limit: 2}); err == nil {
+				if _, err := store.Posts(ctx, blog.Page{LastPost: all[0].ID, Offset: -1, Limit: 2}); err == nil {
 					t.Error("negative offset: no error")
 				}
 			})
@@ -86,9 +89,9 @@ func TestKeysetReadsOnlyAPage(t *testing.T) {
 	cfg := wpdbtest.MySQL(t)
 	// 5 500 published posts, a published page or attachment every few, and
 	// drafts among them; dates tie in pairs.
-	var rows []wpdb.SeedRow
+	var rows []wpsite.Post
 	for i := range 7200 {
-		row := wpdb.SeedRow{Date: time.Date(2020, 1, 1, 0, i/2, 0, 0, time.UTC).Format(time.DateTime), Title: "t"}
+		row := wpsite.Post{Date: time.Date(2020, 1, 1, 0, i/2, 0, 0, time.UTC).Format(time.DateTime), Title: "t"}
 		switch {
 		case i%13 == 0:
 			row.Status = "draft"
@@ -142,7 +145,7 @@ func TestKeysetReadsOnlyAPage(t *testing.T) {
 		c := cfg
 		c.PostTypes = pt.types
 		store := open(t, c)
-		all, err := store.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 6000})
+		all, err := store.Posts(context.Background(), blog.Page{Offset: 0, Limit: 6000})
 		if err != nil || len(all) < 5001 {
 			t.Fatalf("%s: %d posts, %v", pt.name, len(all), err)
 		}
@@ -171,29 +174,29 @@ func TestKeysetReadsOnlyAPage(t *testing.T) {
 	}
 }
 
-// TestPostsAfterOneQuery counts, through a proxy, the statements
-// PostsAfter sends MariaDB: one page query, whether the position is in the
+// TestKeysetPageOneQuery counts, through a proxy, the statements a page
+// after a post sends MariaDB: one page query, whether the position is in the
 // listing, at its end, or gone (then the offset decides, in the same
 // query), plus the card queries any page of posts costs (the featured
 // images: Posts of the same page costs as much). Before, a position gone
 // cost two more: the position, then the offset query after the seek.
-func TestPostsAfterOneQuery(t *testing.T) {
+func TestKeysetPageOneQuery(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	cfg := wpdbtest.MySQL(t)
-	var rows []wpdb.SeedRow
+	var rows []wpsite.Post
 	for i := range 20 {
-		rows = append(rows, wpdb.SeedRow{Date: fmt.Sprintf("2024-01-01 10:%02d:00", i), Title: "t" + strconv.Itoa(i)})
+		rows = append(rows, wpsite.Post{Date: fmt.Sprintf("2024-01-01 10:%02d:00", i), Title: "t" + strconv.Itoa(i)})
 	}
 	wpdbtest.Insert(t, cfg, rows...)
 	cfg, proxy := wpdbtest.ThroughProxy(t, cfg)
 	store := wpdbtest.Store(t, cfg)
-	all, err := store.Posts(ctx, wpdb.Page{Offset: 0, Limit: 100})
+	all, err := store.Posts(ctx, blog.Page{Offset: 0, Limit: 100})
 	if err != nil || len(all) != 20 {
 		t.Fatalf("Posts: %d posts, %v", len(all), err)
 	}
 	before := proxy.Queries()
-	if _, err := store.Posts(ctx, wpdb.Page{Offset: 7, Limit: 2}); err != nil {
+	if _, err := store.Posts(ctx, blog.Page{Offset: 7, Limit: 2}); err != nil {
 		t.Fatal(err)
 	}
 	page := proxy.Queries() - before
@@ -209,12 +212,12 @@ func TestPostsAfterOneQuery(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := proxy.Queries()
-			got, err := store.Posts(ctx, wpdb.Page{LastPost: tc.lastID, Offset: 7, Limit: 2})
+			got, err := store.Posts(ctx, blog.Page{LastPost: tc.lastID, Offset: 7, Limit: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if n := proxy.Queries() - before; n != tc.statements {
-				t.Errorf("PostsAfter ran %d statements, want %d (Posts of a page: %d)", n, tc.statements, page)
+				t.Errorf("the page after a post ran %d statements, want %d (a page at an offset: %d)", n, tc.statements, page)
 			}
 			if diff := cmp.Diff(tc.want, ids(got)); diff != "" {
 				t.Errorf("posts (-want +got):\n%s", diff)

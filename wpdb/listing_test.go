@@ -6,14 +6,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
-// TestOneMethodEveryListing reads the blog, an archive and a kind of
-// listing made in the test itself (wpdb.WhereListing) through the one
-// Store.Posts: each is one call, and the new kind's posts come shaped and
-// carded as the blog's, in the blog's order.
+// TestOneMethodEveryListing reads the blog, an archive and a search
+// through the one Store.Posts: each is one call, and the archive's posts
+// come in the blog's order, the search's in its ranking's, with or
+// without the ranking read first.
 func TestOneMethodEveryListing(t *testing.T) {
 	t.Parallel()
 	for _, driver := range wpdbtest.Drivers() {
@@ -27,36 +27,41 @@ func TestOneMethodEveryListing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			blog, err := store.Posts(ctx, wpdb.Page{Limit: 100})
-			if err != nil || len(blog) != 40 {
-				t.Fatalf("the blog: %d posts, %v", len(blog), err)
+			home, err := store.Posts(ctx, blog.Page{Limit: 100})
+			if err != nil || len(home) != 40 {
+				t.Fatalf("the blog: %d posts, %v", len(home), err)
 			}
-			news, err := store.Posts(ctx, wpdb.Page{In: wpdbtest.ResolveArchive(t, terms, "category_name=news"), Limit: 100})
-			if err != nil || len(news) == 0 || len(news) == len(blog) {
-				t.Fatalf("the news archive: %d of %d posts, %v", len(news), len(blog), err)
+			news, err := store.Posts(ctx, blog.Page{In: wpdbtest.ResolveArchive(t, terms, "category_name=news"), Limit: 100})
+			if err != nil || len(news) == 0 || len(news) == len(home) {
+				t.Fatalf("the news archive: %d of %d posts, %v", len(news), len(home), err)
 			}
-			if diff := cmp.Diff(ids(keep(blog, func(p wpdb.Post) bool { return contains(news, p.ID) })), ids(news)); diff != "" {
+			if diff := cmp.Diff(ids(keep(home, func(p blog.Post) bool { return contains(news, p.ID) })), ids(news)); diff != "" {
 				t.Errorf("the archive is not the blog's posts in its order (-want +got):\n%s", diff)
 			}
 
-			odd := wpdb.WhereListing{Name: "odd", Where: "ID % 2 = 1"}
-			if odd.Key() == "" {
-				t.Fatal("a new kind must have a Key of its own")
-			}
-			got, err := store.Posts(ctx, wpdb.Page{In: odd, Offset: 2, Limit: 5})
+			q := blog.ParseSearch("", nil) // every post of the search's types
+			ranking, err := store.Rank(ctx, q)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := keep(blog, func(p wpdb.Post) bool { return p.ID%2 == 1 })[2:7]
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("the new kind, offset 2 (-want +got):\n%s", diff)
+			if ranking.Len() < 7 {
+				t.Fatalf("the search found %d posts", ranking.Len())
+			}
+			for name, in := range map[string]blog.Search{"scanned": q, "ranked": q.Ranked(ranking)} {
+				got, err := store.Posts(ctx, blog.Page{In: in, Offset: 2, Limit: 5})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(ranking.IDs()[2:7], ids(got)); diff != "" {
+					t.Errorf("the search %s, offset 2 (-want +got):\n%s", name, diff)
+				}
 			}
 		})
 	}
 }
 
-func keep(posts []wpdb.Post, ok func(wpdb.Post) bool) []wpdb.Post {
-	var out []wpdb.Post
+func keep(posts []blog.Post, ok func(blog.Post) bool) []blog.Post {
+	var out []blog.Post
 	for _, p := range posts {
 		if ok(p) {
 			out = append(out, p)
@@ -65,7 +70,7 @@ func keep(posts []wpdb.Post, ok func(wpdb.Post) bool) []wpdb.Post {
 	return out
 }
 
-func contains(posts []wpdb.Post, id uint64) bool {
+func contains(posts []blog.Post, id uint64) bool {
 	for _, p := range posts {
 		if p.ID == id {
 			return true

@@ -8,13 +8,14 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/excerpt/excerpttest"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
 // TestExcerptMemo: with the memo on, a post is shaped once across many
-// reads, through Posts and PostsAfter; an edit made as WordPress makes it
+// reads, at an offset and after a post; an edit made as WordPress makes it
 // (post_content and post_modified_gmt), or by raw SQL that changes the
 // content's length but forgets post_modified_gmt, is shaped again and
 // shows; with the memo off, every read shapes.
@@ -32,11 +33,11 @@ func TestExcerptMemo(t *testing.T) {
 			s, shaped := openCountingShapes(t, on)
 			excerptOf := func(id uint64) string {
 				t.Helper()
-				posts, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 10})
+				posts, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 10})
 				if err != nil {
 					t.Fatal(err)
 				}
-				after, err := s.Posts(ctx, wpdb.Page{LastPost: 5, Offset: 0, Limit: 10})
+				after, err := s.Posts(ctx, blog.Page{LastPost: 5, Offset: 0, Limit: 10})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -44,7 +45,7 @@ func TestExcerptMemo(t *testing.T) {
 				for _, p := range append(posts, after...) {
 					if p.ID == id {
 						if got != "" && p.Excerpt != got {
-							t.Fatalf("post %d: Posts and PostsAfter disagree: %q, %q", id, got, p.Excerpt)
+							t.Fatalf("post %d: the offset page and the keyset page disagree: %q, %q", id, got, p.Excerpt)
 						}
 						got = p.Excerpt
 					}
@@ -81,7 +82,7 @@ func TestExcerptMemo(t *testing.T) {
 
 			off, shapedOff := openCountingShapes(t, cfg)
 			for range 3 {
-				if _, err := off.Posts(ctx, wpdb.Page{Offset: 0, Limit: 10}); err != nil {
+				if _, err := off.Posts(ctx, blog.Page{Offset: 0, Limit: 10}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -124,7 +125,7 @@ func TestExcerptMemoBudget(t *testing.T) {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	for offset := 0; offset < posts; offset += 10 {
-		got, err := s.Posts(ctx, wpdb.Page{Offset: offset, Limit: 10})
+		got, err := s.Posts(ctx, blog.Page{Offset: offset, Limit: 10})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,7 +14,8 @@ import (
 )
 
 // access says what a connection pool is for: the server only ever reads;
-// a Seeder creates what is missing and writes in large transactions.
+// a writer ([OpenWritable]) creates what is missing and writes in large
+// transactions.
 type access int
 
 const (
@@ -22,9 +23,9 @@ const (
 	readWrite
 )
 
-// seederTimeout bounds a Seeder's statements: long posts in large
-// transactions take far longer than a page query.
-const seederTimeout = 5 * time.Minute
+// WriteTimeout bounds the statements of a pool from [OpenWritable]: long
+// posts in large transactions take far longer than a page query.
+const WriteTimeout = 5 * time.Minute
 
 // openDB opens the connection pool cfg (already validated) names, tuned for
 // how it is used. Driver messages go to logger, or nowhere when it is nil.
@@ -51,7 +52,7 @@ func openDB(ctx context.Context, cfg Config, mode access, logger *slog.Logger) (
 			// One text query per INSERT instead of prepare, execute and
 			// close: a third of the round trips for statements used once.
 			mc.InterpolateParams = true
-			mc.ReadTimeout, mc.WriteTimeout = seederTimeout, seederTimeout
+			mc.ReadTimeout, mc.WriteTimeout = WriteTimeout, WriteTimeout
 		}
 		conn, err := mysql.NewConnector(mc)
 		if err != nil {
@@ -68,7 +69,7 @@ func openDB(ctx context.Context, cfg Config, mode access, logger *slog.Logger) (
 	case DriverSQLite:
 		dsn := sqliteDSN(cfg.DSN, cfg.QueryTimeout, false)
 		if mode == readWrite {
-			dsn = sqliteDSN(cfg.DSN, seederTimeout, true) +
+			dsn = sqliteDSN(cfg.DSN, WriteTimeout, true) +
 				"&_pragma=journal_mode(wal)&_pragma=synchronous(normal)"
 		}
 		db, err := sql.Open(DriverSQLite, dsn)
@@ -105,16 +106,6 @@ func createMySQLDatabase(ctx context.Context, mc *mysql.Config) error {
 		return fmt.Errorf("create database %s at %s: %w", mc.DBName, describe(mc.Net, mc.Addr), err)
 	}
 	return nil
-}
-
-// quoteIdent quotes a table, column or database name for driver's SQL.
-// Table names are built from a validated prefix; the quotes keep names
-// that are keywords or hold odd characters intact.
-func quoteIdent(driver, name string) string {
-	if driver == DriverSQLite {
-		return `"` + strings.ReplaceAll(name, `"`, `""`) + `"`
-	}
-	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
 }
 
 // driverLogger passes the MySQL driver's messages to an injected logger

@@ -5,56 +5,9 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/wploadmore/wploadmore/blog"
 )
-
-// Options are the site settings the server shows readers with, as
-// WordPress stores them in <prefix>options. An empty field means the
-// option is not set (or the table does not exist); the caller chooses
-// the fallback.
-type Options struct {
-	// BlogName is blogname: the site title, as stored. WordPress stores it
-	// escaped (esc_html), so it may hold character references: "Fish &amp;
-	// Chips".
-	BlogName string
-	// DateFormat is date_format, in PHP date() letters ("F j, Y").
-	DateFormat string
-	// TimezoneString is timezone_string: an IANA name ("Europe/Paris"), or
-	// empty when the site chose a UTC offset instead.
-	TimezoneString string
-	// GMTOffset is gmt_offset as stored: hours, possibly fractional and
-	// negative ("5.75", "-3.5", "0").
-	GMTOffset string
-
-	// What each post's link is built from (see package permalink).
-	PermalinkStructure string // permalink_structure: "" for plain ?p=ID links
-	Home               string // home: the site's address
-	SiteURL            string // siteurl: where WordPress, and so the uploads, live
-	CategoryBase       string // category_base: "" for WordPress's "category"
-	DefaultCategory    uint64 // default_category: a post with no category is filed there
-	ShowOnFront        string // show_on_front: "page" when a page is the front page
-	PageOnFront        uint64 // page_on_front: that page
-
-	// What each featured image is built from (see package media).
-	ContentURL    string // WP_CONTENT_URL when wp-config.php defines it
-	UploadURLPath string // upload_url_path: the uploads' URL when set
-	UploadPath    string // upload_path: their folder, relative to the site, when set
-	// ImageSizes are the options that bound WordPress's own image sizes,
-	// thumbnail_size_w, thumbnail_size_h, medium_size_w…, as stored, by
-	// option_name (package media reads them as WordPress does).
-	ImageSizes map[string]string
-
-	// StickyPosts is sticky_posts: the IDs of the posts stuck to the top
-	// of the blog's home, in the option's order (see [Store.StickyPosts]).
-	StickyPosts []uint64
-
-	// WPLang is the WPLANG option, the site's language; HasWPLang says
-	// the option exists, as an empty one still overrides wp-config.php's
-	// constant (see [Options.Locale]).
-	WPLang    string
-	HasWPLang bool
-	// Language is wp-config.php's, as the Store was configured with.
-	Language Language
-}
 
 // optionNames are the rows Options reads, by option_name.
 var optionNames = []string{"blogname", "date_format", "timezone_string", "gmt_offset",
@@ -73,12 +26,12 @@ var optionNames = []string{"blogname", "date_format", "timezone_string", "gmt_of
 //
 // It returns an error wrapping [ErrUnavailable] when the database fails
 // the queries or they run past the query timeout.
-func (s *Store) Options(ctx context.Context) (Options, error) {
+func (s *Store) Options(ctx context.Context) (blog.Options, error) {
 	return read(ctx, s, s.readOptions)
 }
 
 // readOptions is Options on t.
-func (s *Store) readOptions(ctx context.Context, t *target) (Options, error) {
+func (s *Store) readOptions(ctx context.Context, t *target) (blog.Options, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	exists := "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?"
@@ -87,10 +40,10 @@ func (s *Store) readOptions(ctx context.Context, t *target) (Options, error) {
 	}
 	var n int
 	if err := t.db.QueryRowContext(ctx, exists, s.options).Scan(&n); err != nil {
-		return Options{}, fmt.Errorf("wpdb: look for table %s: %w", s.options, unavailable(err))
+		return blog.Options{}, fmt.Errorf("wpdb: look for table %s: %w", s.options, unavailable(err))
 	}
 	if n == 0 {
-		return s.keep(Options{}), nil
+		return s.keep(blog.Options{}), nil
 	}
 	// option_name is the table's unique key: one index lookup a name.
 	names := optionNames
@@ -102,14 +55,14 @@ func (s *Store) readOptions(ctx context.Context, t *target) (Options, error) {
 	}
 	rows, err := t.db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return Options{}, fmt.Errorf("wpdb: read %s: %w", s.options, unavailable(err))
+		return blog.Options{}, fmt.Errorf("wpdb: read %s: %w", s.options, unavailable(err))
 	}
 	defer rows.Close()
-	var o Options
+	var o blog.Options
 	for rows.Next() {
 		var name, value string
 		if err := rows.Scan(&name, &value); err != nil {
-			return Options{}, fmt.Errorf("wpdb: read %s: %w", s.options, unavailable(err))
+			return blog.Options{}, fmt.Errorf("wpdb: read %s: %w", s.options, unavailable(err))
 		}
 		switch name {
 		case "blogname":
@@ -150,7 +103,7 @@ func (s *Store) readOptions(ctx context.Context, t *target) (Options, error) {
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return Options{}, fmt.Errorf("wpdb: read %s: %w", s.options, unavailable(err))
+		return blog.Options{}, fmt.Errorf("wpdb: read %s: %w", s.options, unavailable(err))
 	}
 	return s.keep(o), nil
 }
@@ -158,7 +111,7 @@ func (s *Store) readOptions(ctx context.Context, t *target) (Options, error) {
 // keep puts wp-config.php's addresses in place of the options, as
 // WordPress's option_home and option_siteurl filters do (without their
 // trailing slash), and keeps the result as the options last read.
-func (s *Store) keep(o Options) Options {
+func (s *Store) keep(o blog.Options) blog.Options {
 	if a := s.addresses; a.Home != "" {
 		o.Home = strings.TrimRight(a.Home, `/\`)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -44,29 +45,29 @@ func TestOptions(t *testing.T) {
 		name    string
 		prefix  string
 		options map[string]string // nil: no options table
-		want    wpdb.Options
+		want    blog.Options
 	}{
-		{"install", "wp_", install, wpdb.Options{
+		{"install", "wp_", install, blog.Options{
 			BlogName: "Fish &amp; Chips &#8211; a blog", DateFormat: "j. F Y", TimezoneString: "Europe/Paris",
 			PermalinkStructure: "/%category%/%postname%/", Home: "https://example.org/blog", SiteURL: "https://example.org",
 			CategoryBase: "topics", DefaultCategory: 1, ShowOnFront: "page", PageOnFront: 42,
 			ImageSizes: map[string]string{"medium_size_w": "300", "medium_size_h": "300", "large_size_w": "1024px"},
 		}},
 		{"UTC offset", "wp_", map[string]string{"blogname": "Été", "date_format": "F j, Y", "timezone_string": "", "gmt_offset": "5.75"},
-			wpdb.Options{BlogName: "Été", DateFormat: "F j, Y", GMTOffset: "5.75"}},
+			blog.Options{BlogName: "Été", DateFormat: "F j, Y", GMTOffset: "5.75"}},
 		{"other prefix", "blog2_", map[string]string{"blogname": "Second site", "gmt_offset": "-3.5"},
-			wpdb.Options{BlogName: "Second site", GMTOffset: "-3.5"}},
-		{"empty table", "wp_", map[string]string{}, wpdb.Options{}},
-		{"language", "wp_", map[string]string{"WPLANG": "de_DE"}, wpdb.Options{WPLang: "de_DE", HasWPLang: true}},
-		{"empty language", "wp_", map[string]string{"WPLANG": ""}, wpdb.Options{HasWPLang: true}},
-		{"no table", "wp_", nil, wpdb.Options{}},
-		{"wp-config addresses", "wp_", install, wpdb.Options{
+			blog.Options{BlogName: "Second site", GMTOffset: "-3.5"}},
+		{"empty table", "wp_", map[string]string{}, blog.Options{}},
+		{"language", "wp_", map[string]string{"WPLANG": "de_DE"}, blog.Options{WPLang: "de_DE", HasWPLang: true}},
+		{"empty language", "wp_", map[string]string{"WPLANG": ""}, blog.Options{HasWPLang: true}},
+		{"no table", "wp_", nil, blog.Options{}},
+		{"wp-config addresses", "wp_", install, blog.Options{
 			BlogName: "Fish &amp; Chips &#8211; a blog", DateFormat: "j. F Y", TimezoneString: "Europe/Paris",
 			PermalinkStructure: "/%category%/%postname%/", Home: "https://www.example.org", SiteURL: "https://cms.example.org/wp",
 			ContentURL: "https://cdn.example.org/content", CategoryBase: "topics", DefaultCategory: 1, ShowOnFront: "page", PageOnFront: 42,
 			ImageSizes: map[string]string{"medium_size_w": "300", "medium_size_h": "300", "large_size_w": "1024px"},
 		}},
-		{"wp-config addresses, no table", "wp_", nil, wpdb.Options{
+		{"wp-config addresses, no table", "wp_", nil, blog.Options{
 			Home: "https://www.example.org", SiteURL: "https://cms.example.org/wp", ContentURL: "https://cdn.example.org/content",
 		}},
 	}
@@ -81,7 +82,7 @@ func TestOptions(t *testing.T) {
 					cfg.Addresses = wpdb.Addresses{Home: "https://www.example.org/", SiteURL: "https://cms.example.org/wp",
 						ContentURL: "https://cdn.example.org/content"}
 					// wp-config.php's language is handed on with them.
-					cfg.Language = wpdb.Language{WPLang: "ja", ABSPath: "/srv/wp/"}
+					cfg.Language = blog.Language{WPLang: "ja", ABSPath: "/srv/wp/"}
 					tt.want.Language = cfg.Language
 				}
 				if tt.options != nil {

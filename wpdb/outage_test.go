@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // TestOutage takes the database away under an open Store: Posts must fail
@@ -21,7 +23,7 @@ func TestOutage(t *testing.T) {
 		t.Skip("-short: waits for the database to come back")
 	}
 	cfg := wpdbtest.MySQL(t)
-	wpdbtest.Insert(t, cfg, wpdb.SeedRow{ID: 1, Title: "one"}, wpdb.SeedRow{ID: 2, Title: "two"})
+	wpdbtest.Insert(t, cfg, wpsite.Post{ID: 1, Title: "one"}, wpsite.Post{ID: 2, Title: "two"})
 	cfg, p := wpdbtest.ThroughProxy(t, cfg)
 	// Long enough for a loaded machine to reconnect within it, short
 	// enough for the hung case not to drag.
@@ -36,7 +38,7 @@ func TestOutage(t *testing.T) {
 
 	works := func(t *testing.T) {
 		t.Helper()
-		posts, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 10})
+		posts, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 10})
 		if err != nil {
 			t.Fatalf("Posts with the database up: %v", err)
 		}
@@ -48,7 +50,7 @@ func TestOutage(t *testing.T) {
 
 	t.Run("refused", func(t *testing.T) {
 		p.Refuse()
-		_, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 10})
+		_, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 10})
 		if !errors.Is(err, wpdb.ErrUnavailable) {
 			t.Fatalf("Posts error = %v with the port closed, want wpdb.ErrUnavailable", err)
 		}
@@ -62,7 +64,7 @@ func TestOutage(t *testing.T) {
 
 	t.Run("hung", func(t *testing.T) {
 		p.Hang()
-		_, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 10})
+		_, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 10})
 		t.Logf("hung: %v", err)
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("Posts error = %v, want the query timeout", err)
@@ -93,7 +95,7 @@ func TestOutage(t *testing.T) {
 		before := p.Queries()
 		p.CutStatements(1 << 30)
 		defer p.CutStatements(0)
-		_, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 10})
+		_, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 10})
 		if !errors.Is(err, wpdb.ErrUnavailable) {
 			t.Fatalf("Posts error = %v, want wpdb.ErrUnavailable", err)
 		}
@@ -119,7 +121,7 @@ func TestQueryTimeoutCapsContext(t *testing.T) {
 	p.Hang()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
-	_, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 1})
+	_, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 1})
 	if err == nil {
 		t.Fatal("Posts succeeded against a hung database")
 	}

@@ -3,6 +3,8 @@ package wpdb
 import (
 	"fmt"
 	"strings"
+
+	"github.com/wploadmore/wploadmore/blog"
 )
 
 // queryTexts are the texts of the statements a Store prepares on each of
@@ -76,4 +78,32 @@ func (s *Store) args(offset, limit int) []any {
 		}
 	}
 	return append(args, limit, offset)
+}
+
+// pageRow is one row of the page queries: the post's row, what names its
+// version for the excerpt memo, and the start of its content.
+type pageRow struct {
+	postRow
+	Modified      string `db:"post_modified_gmt"`
+	ContentStart  string `db:"content_start"`
+	ContentLength int64  `db:"content_length"`
+	ContentWhole  bool   `db:"content_whole"` // ContentStart is all of it
+}
+
+// postRow is the row of a [blog.Post], as the page queries select it.
+type postRow struct {
+	ID        uint64 `db:"ID"`
+	Title     string `db:"post_title"`
+	Name      string `db:"post_name"`
+	Date      string `db:"post_date"` // exactly as stored
+	Type      string `db:"post_type"`
+	AuthorID  uint64 `db:"post_author"`
+	ParentID  uint64 `db:"post_parent"`
+	Protected bool   `db:"protected"`
+}
+
+// post is the Post of r, with no excerpt or card yet.
+func (r postRow) post() blog.Post {
+	return blog.Post{ID: r.ID, Title: r.Title, Name: r.Name, Date: r.Date, Type: r.Type,
+		AuthorID: r.AuthorID, ParentID: r.ParentID, Protected: r.Protected}
 }

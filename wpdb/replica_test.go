@@ -2,7 +2,6 @@ package wpdb_test
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net"
@@ -16,8 +15,11 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/wploadmore/wploadmore/blog"
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // replication is this package's primary and replica pair, started by the
@@ -43,35 +45,26 @@ func openReplicated(t *testing.T, primary, replica wpdb.Config, maxLag time.Dura
 	return s
 }
 
-// selects counts the SELECT statements a server has run (prepared ones
-// included); the lag checks are SHOW statements and do not count.
-func selects(t *testing.T, db *sql.DB) int64 {
-	t.Helper()
-	var name string
-	var n int64
-	if err := db.QueryRow("SHOW GLOBAL STATUS LIKE 'Com_select'").Scan(&name, &n); err != nil {
-		t.Fatal(err)
-	}
-	return n
-}
-
-// counter tells how many SELECTs each server of the pair ran since the
-// last call.
+// counter tells how many SELECTs a Store ran on each server of the pair
+// since the last call, as the proxies it reads through count them
+// (prepared ones included): the lag checks are SHOW statements, and the
+// replication's own queries and the tests' writes do not pass there.
 type counter struct {
-	t                *testing.T
-	primary, replica *sql.DB
-	p, r             int64
+	primary, replica *wpdbtest.Proxy
+	p, r             int
 }
 
-func newCounter(t *testing.T) *counter {
-	c := &counter{t: t, primary: replication.Primary(t), replica: replication.Replica(t)}
-	c.delta()
-	return c
+// throughProxies returns primary and replica reached through proxies, and
+// the counter of the SELECTs run through them.
+func throughProxies(t *testing.T, primary, replica wpdb.Config) (wpdb.Config, wpdb.Config, *counter) {
+	t.Helper()
+	primary, pp := wpdbtest.ThroughProxy(t, primary)
+	replica, rp := wpdbtest.ThroughProxy(t, replica)
+	return primary, replica, &counter{primary: pp, replica: rp}
 }
 
-func (c *counter) delta() (primary, replica int64) {
-	c.t.Helper()
-	p, r := selects(c.t, c.primary), selects(c.t, c.replica)
+func (c *counter) delta() (primary, replica int) {
+	p, r := c.primary.Selects(), c.replica.Selects()
 	primary, replica = p-c.p, r-c.r
 	c.p, c.r = p, r
 	return primary, replica
@@ -94,8 +87,8 @@ func waitStatus(t *testing.T, s *wpdb.Store, want string, within time.Duration, 
 		if ok(st) {
 			return time.Since(begin), st
 		}
-		if time.Since(begin) > within {
-			t.Fatalf("replica not %s within %v: %+v", want, within, st)
+		if time.Since(begin) > testkit.Scale(within) {
+			t.Fatalf("replica not %s within %v: %+v", want, testkit.Scale(within), st)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
@@ -105,6 +98,7 @@ func TestReplicaReads(t *testing.T) {
 	primary, replica := replication.Databases(t)
 	wpdbtest.Insert(t, primary, wpdbtest.Posts(5)...)
 	replication.Sync(t)
+	primary, replica, c := throughProxies(t, primary, replica)
 	s := openReplicated(t, primary, replica, 5*time.Second)
 	ctx := context.Background()
 
@@ -112,21 +106,21 @@ func TestReplicaReads(t *testing.T) {
 	if diff := cmp.Diff(want, s.Replicas(), cmpopts.IgnoreFields(wpdb.ReplicaStatus{}, "Checked")); diff != "" {
 		t.Errorf("Replicas() (-want +got):\n%s", diff)
 	}
-	c := newCounter(t)
+	c.delta()
 	for range 10 {
-		posts, err := s.Posts(ctx, wpdb.Page{Offset: 1, Limit: 2})
+		posts, err := s.Posts(ctx, blog.Page{Offset: 1, Limit: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := ids(posts); !cmp.Equal(got, []uint64{4, 3}) {
 			t.Fatalf("Posts(1, 2) = %v, want [4 3]", got)
 		}
-		posts, err = s.Posts(ctx, wpdb.Page{LastPost: 3, Offset: 0, Limit: 2})
+		posts, err = s.Posts(ctx, blog.Page{LastPost: 3, Offset: 0, Limit: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := ids(posts); !cmp.Equal(got, []uint64{2, 1}) {
-			t.Fatalf("PostsAfter(3) = %v, want [2 1]", got)
+			t.Fatalf("page after post 3 = %v, want [2 1]", got)
 		}
 	}
 	if _, err := s.Options(ctx); err != nil {
@@ -146,7 +140,8 @@ func TestReplicaLag(t *testing.T) {
 	primary, replica := replication.Databases(t)
 	wpdbtest.Insert(t, primary, wpdbtest.Posts(3)...)
 	replication.Sync(t)
-	s := openReplicated(t, primary, replica, time.Second)
+	viaPrimary, viaReplica, c := throughProxies(t, primary, replica)
+	s := openReplicated(t, viaPrimary, viaReplica, time.Second)
 	repl := replication.Replica(t)
 	ctx := context.Background()
 	newest := write(t, primary, 4)
@@ -159,15 +154,15 @@ func TestReplicaLag(t *testing.T) {
 			}
 		}
 	}
-	// reads reads a page and returns the SELECTs each server ran for it,
+	// read reads a page and returns the SELECTs each server ran for it,
 	// checking that the page starts at a post at least as new as the
 	// newest the primary had before the read.
-	reads := func(fresh bool) (int64, int64) {
+	read := func(fresh bool) (int, int) {
 		t.Helper()
-		c := newCounter(t)
+		c.delta()
 		for range 5 {
 			before := newest.Load()
-			posts, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 1})
+			posts, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -186,13 +181,13 @@ func TestReplicaLag(t *testing.T) {
 			t.Errorf("status %+v, want lag unknown (NULL), answering", st)
 		}
 		time.Sleep(500 * time.Millisecond) // the replica falls behind the writes
-		if p, r := reads(true); p == 0 || r != 0 {
+		if p, r := read(true); p == 0 || r != 0 {
 			t.Errorf("while set aside: %d SELECTs on the primary, %d on the replica; want some and none", p, r)
 		}
 		exec("START SLAVE SQL_THREAD")
 		took, st = waitReplica(t, s, true, 20*replicaCheck)
 		t.Logf("back in use %v after START SLAVE SQL_THREAD: %+v", took, st)
-		if p, r := reads(false); p != 0 || r == 0 {
+		if p, r := read(false); p != 0 || r == 0 {
 			t.Errorf("back in use: %d SELECTs on the primary, %d on the replica; want none and some", p, r)
 		}
 	})
@@ -208,7 +203,7 @@ func TestReplicaLag(t *testing.T) {
 		if !st.LagKnown || st.Lag <= time.Second || st.Aside != wpdb.AsideBehind {
 			t.Errorf("status %+v, want a known lag over 1s", st)
 		}
-		if p, r := reads(true); p == 0 || r != 0 {
+		if p, r := read(true); p == 0 || r != 0 {
 			t.Errorf("while behind: %d SELECTs on the primary, %d on the replica; want some and none", p, r)
 		}
 		exec("STOP SLAVE", "CHANGE MASTER TO MASTER_DELAY=0", "START SLAVE")
@@ -265,7 +260,7 @@ func TestReplicaLagBound(t *testing.T) {
 // from ID first on, and returns the newest ID written so far.
 func write(t *testing.T, cfg wpdb.Config, first uint64) *atomic.Uint64 {
 	t.Helper()
-	seeder, err := wpdb.OpenSeeder(context.Background(), cfg)
+	seeder, err := wpsite.Open(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,10 +274,10 @@ func write(t *testing.T, cfg wpdb.Config, first uint64) *atomic.Uint64 {
 			// Dated as wpdbtest.Posts dates them, an hour per ID: each is
 			// the newest.
 			date := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(id) * time.Hour).Format(time.DateTime)
-			row := wpdb.SeedRow{ID: id, Date: date, DateGMT: date, Modified: date, Title: fmt.Sprintf("Post %d", id),
+			row := wpsite.Post{ID: id, Date: date, DateGMT: date, Modified: date, Title: fmt.Sprintf("Post %d", id),
 				Name: fmt.Sprintf("post-%d", id), Content: "<p>Written while the replica lags.</p>",
 				Status: "publish", Type: "post", CommentStatus: "open"}
-			if err := seeder.Insert(ctx, []wpdb.SeedRow{row}); err != nil {
+			if err := seeder.Insert(ctx, []wpsite.Post{row}); err != nil {
 				if ctx.Err() == nil {
 					t.Errorf("write post %d: %v", id, err)
 				}
@@ -308,8 +303,12 @@ func TestReplicaKilled(t *testing.T) {
 	primary, replica := replication.Databases(t)
 	wpdbtest.Insert(t, primary, wpdbtest.Posts(5)...)
 	replication.Sync(t)
+	primary, replica, c := throughProxies(t, primary, replica)
 	s := openReplicated(t, primary, replica, 5*time.Second)
 	ctx := context.Background()
+	// A test before may have restarted replication a moment ago: the kill
+	// must find the replica in use.
+	waitReplica(t, s, true, 10*time.Second)
 
 	// Four readers in a loop, as a busy server's requests.
 	var ok, failed atomic.Int64
@@ -326,7 +325,7 @@ func TestReplicaKilled(t *testing.T) {
 					return
 				default:
 				}
-				if _, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2}); err != nil {
+				if _, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 2}); err != nil {
 					failed.Add(1)
 					firstErr.CompareAndSwap(nil, err.Error())
 					continue
@@ -337,7 +336,7 @@ func TestReplicaKilled(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond)
 	before := ok.Load()
-	c := newCounter(t)
+	c.delta()
 	killed := time.Now()
 	replication.KillReplica(t)
 	took, st := waitReplica(t, s, false, 10*replicaCheck)
@@ -346,7 +345,7 @@ func TestReplicaKilled(t *testing.T) {
 		t.Errorf("set aside as %q, want %q or %q", st.Aside, wpdb.AsideFailed, wpdb.AsideUnreachable)
 	}
 	time.Sleep(time.Second)
-	p := selects(t, c.primary) - c.p
+	p, _ := c.delta()
 	close(stop)
 	wg.Wait()
 	t.Logf("reads: %d before the kill, %d in the %v after it; %d failed (first: %v); %d SELECTs on the primary after it",
@@ -365,8 +364,8 @@ func TestReplicaKilled(t *testing.T) {
 	replication.RestartReplica(t)
 	_, st = waitReplica(t, s, true, 30*time.Second)
 	t.Logf("back in use %v after the restart began: %+v", time.Since(restarted).Round(time.Millisecond), st)
-	c = newCounter(t)
-	if _, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2}); err != nil {
+	c.delta()
+	if _, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 2}); err != nil {
 		t.Fatal(err)
 	}
 	if p, r := c.delta(); p != 0 || r == 0 {
@@ -388,7 +387,7 @@ func TestReplicaPrimaryDown(t *testing.T) {
 	readAll := func(when string) {
 		t.Helper()
 		for range 5 {
-			posts, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 3})
+			posts, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 3})
 			if err != nil {
 				t.Fatalf("%s: %v", when, err)
 			}
@@ -451,7 +450,7 @@ func TestReplicaLagUnreadable(t *testing.T) {
 			if st.Healthy || !st.Answering || st.Aside != wpdb.AsideLagUnknown || !strings.Contains(st.Reason, tc.reason) {
 				t.Errorf("Replicas()[0] = %+v, want set aside as %q, answering, for %q", st, wpdb.AsideLagUnknown, tc.reason)
 			}
-			if _, err := s.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 2}); err != nil {
+			if _, err := s.Posts(context.Background(), blog.Page{Offset: 0, Limit: 2}); err != nil {
 				t.Error(err)
 			}
 		})
@@ -477,7 +476,7 @@ func TestReplicaDownAtOpen(t *testing.T) {
 	if st.Healthy || st.Answering || st.Name != addr || st.Aside != wpdb.AsideUnreachable {
 		t.Errorf("Replicas()[0] = %+v, want %s set aside as unreachable", st, addr)
 	}
-	posts, err := s.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 3})
+	posts, err := s.Posts(context.Background(), blog.Page{Offset: 0, Limit: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -517,7 +516,7 @@ func TestReplicaMisconfigured(t *testing.T) {
 
 func TestReplicaConfig(t *testing.T) {
 	primary := wpdb.Config{Driver: wpdb.DriverMySQL, DSN: "root@tcp(127.0.0.1:1)/wp", TablePrefix: "wp_",
-		PostTypes: []string{"post"}, QueryTimeout: time.Second}
+		Settings: wpdb.Settings{PostTypes: []string{"post"}, QueryTimeout: time.Second}}
 	mysqlReplica := wpdb.Config{Driver: wpdb.DriverMySQL, DSN: "root@tcp(127.0.0.1:2)/wp"}
 	sqlite := primary
 	sqlite.Driver, sqlite.DSN = wpdb.DriverSQLite, "x.sqlite"

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -14,7 +15,7 @@ import (
 // at and past WordPress's bound in every shape (one long term, many terms,
 // quotes and backslashes that count twice, characters of several bytes):
 // every text it scans for, a LIKE pattern, is a part of s of at most
-// wpdb.MaxSearchBytes bytes, and there are at most 10 (9 terms and the
+// blog.MaxSearchBytes bytes, and there are at most 10 (9 terms and the
 // whole of s, which ranks); past the bound there is none.
 func TestSearchBytesScanned(t *testing.T) {
 	t.Parallel()
@@ -44,12 +45,12 @@ func TestSearchBytesScanned(t *testing.T) {
 		{strings.Repeat("x\r\n", 533) + "x", true},
 	} {
 		name := fmt.Sprintf("%.20q… (%d bytes)", c.s, len(c.s))
-		q := wpdb.ParseSearch(c.s, nil)
+		q := blog.ParseSearch(c.s, nil)
 		ranking, err := store.Rank(ctx, q)
 		if err != nil {
 			t.Fatalf("%s: Rank: %v", name, err)
 		}
-		if _, err := store.Posts(ctx, wpdb.Page{In: q.Ranked(ranking), Limit: 2}); err != nil {
+		if _, err := store.Posts(ctx, blog.Page{In: q.Ranked(ranking), Limit: 2}); err != nil {
 			t.Fatalf("%s: Posts: %v", name, err)
 		}
 		searched := strings.NewReplacer("\r", "", "\n", "").Replace(c.s)
@@ -60,8 +61,8 @@ func TestSearchBytesScanned(t *testing.T) {
 				continue
 			}
 			patterns[p] = true
-			if len(p) > wpdb.MaxSearchBytes || !strings.Contains(searched, p) {
-				t.Errorf("%s: scans for %d bytes, %.40q…, not a part of s within %d bytes", name, len(p), p, wpdb.MaxSearchBytes)
+			if len(p) > blog.MaxSearchBytes || !strings.Contains(searched, p) {
+				t.Errorf("%s: scans for %d bytes, %.40q…, not a part of s within %d bytes", name, len(p), p, blog.MaxSearchBytes)
 			}
 		}
 		if len(patterns) > 10 {

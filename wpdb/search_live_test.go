@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
@@ -23,7 +23,7 @@ func TestSearchLiveWalk(t *testing.T) {
 			db := wpdbtest.OpenDB(t, cfg)
 			store := open(t, cfg)
 			ctx := context.Background()
-			q := wpdb.ParseSearch("content post", nil)
+			q := blog.ParseSearch("content post", nil)
 			first, err := store.Rank(ctx, q)
 			if err != nil {
 				t.Fatal(err)
@@ -42,7 +42,7 @@ func TestSearchLiveWalk(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				p := wpdb.Page{In: q.Ranked(ranking), Offset: len(walked), Limit: 3}
+				p := blog.Page{In: q.Ranked(ranking), Offset: len(walked), Limit: 3}
 				if len(walked) > 0 {
 					p.LastPost = walked[len(walked)-1]
 				}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
@@ -21,7 +22,7 @@ func TestSearchTimeout(t *testing.T) {
 	wpdbtest.Insert(t, base, wpdbtest.Posts(3)...)
 	base, proxy := wpdbtest.ThroughProxy(t, base)
 	base.QueryTimeout = 150 * time.Millisecond
-	search := wpdb.ParseSearch("post", nil)
+	search := blog.ParseSearch("post", nil)
 	for _, tc := range []struct {
 		name   string
 		search time.Duration
@@ -47,14 +48,14 @@ func TestSearchTimeout(t *testing.T) {
 			}
 			// A page of a search with no ranking kept (-cache-ttl 0) starts
 			// with the scan too.
-			posts, err := store.Posts(ctx, wpdb.Page{In: search, Limit: 2})
+			posts, err := store.Posts(ctx, blog.Page{In: search, Limit: 2})
 			switch {
 			case tc.ok && (err != nil || len(posts) != 2):
 				t.Errorf("Posts of the search: %d posts, %v; want 2", len(posts), err)
 			case !tc.ok && !errors.Is(err, wpdb.ErrUnavailable):
 				t.Errorf("Posts of the search: %v, want the query timeout's ErrUnavailable", err)
 			}
-			if _, err := store.Posts(ctx, wpdb.Page{Limit: 2}); !errors.Is(err, wpdb.ErrUnavailable) {
+			if _, err := store.Posts(ctx, blog.Page{Limit: 2}); !errors.Is(err, wpdb.ErrUnavailable) {
 				t.Errorf("Posts: %v, want the query timeout to hold", err)
 			}
 		})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/pomo"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
@@ -150,7 +151,7 @@ func searchStrings() []string {
 // It also says whether WordPress lower-cases with mbstring.
 func searchWordPress(t *testing.T, wp *wpdbtest.WordPress, locale string, cases []searchCase) (catalogue string, stopwords []string, mbstring bool) {
 	t.Helper()
-	payload, err := json.Marshal(map[string]any{"locale": locale, "stopwords": wpdb.DefaultStopwords, "cases": cases, "pages": searchPages})
+	payload, err := json.Marshal(map[string]any{"locale": locale, "stopwords": blog.DefaultStopwords, "cases": cases, "pages": searchPages})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,6 +211,7 @@ func newSearchSite(t *testing.T) *wpdbtest.WordPress {
 func TestSearchWordPress(t *testing.T) {
 	t.Parallel()
 	wp := newSearchSite(t)
+	wpdbtest.NeedL10n(t) // the German stopwords
 	store := open(t, wp.Config)
 	terms, err := store.Terms(context.Background())
 	if err != nil {
@@ -226,22 +228,22 @@ func TestSearchWordPress(t *testing.T) {
 			}
 		}
 		catalogue, stopwords, mbstring := searchWordPress(t, wp, locale, cases)
-		if diff := cmp.Diff(stopwords, wpdb.Stopwords(catalogue)); diff != "" {
+		if diff := cmp.Diff(stopwords, blog.Stopwords(catalogue)); diff != "" {
 			t.Fatalf("%q: stopwords (-get_search_stopwords +Stopwords):\n%s", locale, diff)
 		}
 		if locale != "" {
 			// The list as the server reads it from the site's catalogue.
-			mo, err := pomo.ReadMO("/usr/share/wordpress/wp-content/languages/" + locale + ".mo")
+			mo, err := pomo.ReadMO(wpdbtest.DebianLanguages + locale + ".mo")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := mo.Translate(wpdb.StopwordsContext, wpdb.DefaultStopwords); got != catalogue {
+			if got := mo.Translate(blog.StopwordsContext, blog.DefaultStopwords); got != catalogue {
 				t.Errorf("%q: the catalogue's stopwords %q; WordPress's _x() %q", locale, got, catalogue)
 			}
 		}
 		var found, compared int
 		for _, c := range cases {
-			q := wpdb.ParseSearch(c.S, wpdb.Stopwords(catalogue))
+			q := blog.ParseSearch(c.S, blog.Stopwords(catalogue))
 			if len(c.Vars) > 0 {
 				q = q.Within(wpdbtest.ResolveArchive(t, terms, url.Values(archiveVars(c.Vars)).Encode()))
 			}
@@ -269,7 +271,7 @@ func TestSearchWordPress(t *testing.T) {
 }
 
 // checkSearch compares q's pages and lastPost walks with c's.
-func checkSearch(t *testing.T, store *wpdb.Store, q wpdb.Search, name string, c searchCase) {
+func checkSearch(t *testing.T, store *wpdb.Store, q blog.Search, name string, c searchCase) {
 	t.Helper()
 	ctx := context.Background()
 	ranking, err := store.Rank(ctx, q)
@@ -279,9 +281,9 @@ func checkSearch(t *testing.T, store *wpdb.Store, q wpdb.Search, name string, c 
 	if diff := cmp.Diff(c.want.All, append([]uint64{}, ranking.IDs()...)); diff != "" {
 		t.Errorf("%s: ranking (-WP_Query +Rank):\n%s", name, diff)
 	}
-	for _, in := range []wpdb.Search{q, q.Ranked(ranking)} {
+	for _, in := range []blog.Search{q, q.Ranked(ranking)} {
 		for i, p := range searchPages {
-			got, err := store.Posts(ctx, wpdb.Page{In: in, Offset: p[0], Limit: p[1]})
+			got, err := store.Posts(ctx, blog.Page{In: in, Offset: p[0], Limit: p[1]})
 			if err != nil {
 				t.Fatalf("%s: Posts(%d, %d): %v", name, p[0], p[1], err)
 			}
@@ -293,10 +295,10 @@ func checkSearch(t *testing.T, store *wpdb.Store, q wpdb.Search, name string, c 
 	for _, size := range []int{1, 4} {
 		var walked []uint64
 		in := q.Ranked(ranking)
-		page, err := store.Posts(ctx, wpdb.Page{In: in, Limit: size})
+		page, err := store.Posts(ctx, blog.Page{In: in, Limit: size})
 		for err == nil && len(page) > 0 && len(walked) <= len(c.want.All) {
 			walked = append(walked, ids(page)...)
-			page, err = store.Posts(ctx, wpdb.Page{In: in, LastPost: walked[len(walked)-1], Offset: len(walked), Limit: size})
+			page, err = store.Posts(ctx, blog.Page{In: in, LastPost: walked[len(walked)-1], Offset: len(walked), Limit: size})
 		}
 		if err != nil {
 			t.Fatalf("%s: walk by %d: %v", name, size, err)
@@ -326,42 +328,17 @@ func TestSearchSQLite(t *testing.T) {
 		`back\slash`, "tie", "tie -apple", "0", "one two three four five six seven eight nine ten", "e -mail"}
 	compared := 0
 	for _, c := range cases {
-		q := wpdb.ParseSearch(c.S, nil)
+		q := blog.ParseSearch(c.S, nil)
 		if slices.Contains(same, c.S) {
 			checkSearch(t, store, q, fmt.Sprintf("sqlite %q", c.S), c)
 			compared++
 			continue
 		}
-		if _, err := store.Posts(context.Background(), wpdb.Page{In: q, Limit: 10}); err != nil {
+		if _, err := store.Posts(context.Background(), blog.Page{In: q, Limit: 10}); err != nil {
 			t.Errorf("sqlite %q: %v", c.S, err)
 		}
 	}
 	if compared != len(same) {
 		t.Errorf("%d searches compared, want %d", compared, len(same))
-	}
-}
-
-// TestSearchKey checks that a search's key names what it lists: one key
-// however s is spelt where WordPress reads it alike, another where not.
-func TestSearchKey(t *testing.T) {
-	key := func(s string) string { return wpdb.ParseSearch(s, nil).Key() }
-	for _, c := range []struct {
-		a, b string
-		same bool
-	}{
-		{"apple\r\npie", "applepie", true},
-		{strings.Repeat("a", 1601), "", true},
-		{"apple pie", "apple  pie", false},
-		{"apple", "Apple", false},
-	} {
-		if got := key(c.a) == key(c.b); got != c.same {
-			t.Errorf("%q and %q: same key %v, want %v", c.a, c.b, got, c.same)
-		}
-	}
-	if key("apple") == wpdb.ParseSearch("apple", nil).WithinNothing().Key() {
-		t.Error("a search within an archive the site lacks has the key of the search alone")
-	}
-	if key("") == (wpdb.Blog{}).Key() {
-		t.Error("an empty search has the whole blog's key")
 	}
 }

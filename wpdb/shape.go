@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb/excerpt"
 )
 
@@ -34,17 +35,7 @@ type reading struct {
 
 // contentReading is how Open reads and shapes the content of posts.
 func contentReading(cfg Config) reading {
-	return reading{startChars: contentStartChars, shaper: excerpt.New(cfg.Shortcodes)}
-}
-
-// pageRow is one row of the page queries: the Post's fields, what names
-// its version for the excerpt memo, and the start of its content.
-type pageRow struct {
-	Post
-	Modified      string `db:"post_modified_gmt"`
-	ContentStart  string `db:"content_start"`
-	ContentLength int64  `db:"content_length"`
-	ContentWhole  bool   `db:"content_whole"` // ContentStart is all of it
+	return reading{startChars: contentStartChars, shaper: excerpt.New(cfg.StripShortcodes)}
 }
 
 // wholeRow is a post whose content is read whole, when its start did not
@@ -117,12 +108,12 @@ func wholeQuery(driver, table string, n int) string {
 // start did not decide, from their whole content, read in one more query.
 // That query goes to t, the database that returned rows, and ctx bounds
 // it. It returns an error when that query fails.
-func (s *Store) shape(ctx context.Context, t *target, rows []pageRow) ([]Post, error) {
-	posts := make([]Post, len(rows))
+func (s *Store) shape(ctx context.Context, t *target, rows []pageRow) ([]blog.Post, error) {
+	posts := make([]blog.Post, len(rows))
 	var undecided []int // indexes into rows
 	for i := range rows {
 		r := &rows[i]
-		posts[i] = r.Post
+		posts[i] = r.post()
 		version := excerpt.Version{ID: r.ID, Modified: r.Modified, Length: r.ContentLength}
 		if text, ok := s.memo.Get(version); ok {
 			posts[i].Excerpt = text

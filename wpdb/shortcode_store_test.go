@@ -4,8 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // TestOpenStripsConfiguredShortcodes: the Store's excerpts strip the
@@ -26,11 +27,11 @@ func TestOpenStripsConfiguredShortcodes(t *testing.T) {
 		t.Run(driver, func(t *testing.T) {
 			t.Parallel()
 			cfg := wpdbtest.New(t, driver, "wp_")
-			wpdbtest.Insert(t, cfg, wpdb.SeedRow{Title: "Shortcodes", Name: "shortcodes", Content: content})
+			wpdbtest.Insert(t, cfg, wpsite.Post{Title: "Shortcodes", Name: "shortcodes", Content: content})
 			for _, tt := range tests {
 				cfg := cfg
-				cfg.Shortcodes = tt.shortcodes
-				posts, err := wpdbtest.Store(t, cfg).Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 1})
+				cfg.StripShortcodes = tt.shortcodes
+				posts, err := wpdbtest.Store(t, cfg).Posts(context.Background(), blog.Page{Offset: 0, Limit: 1})
 				if err != nil {
 					t.Fatal(err)
 				}

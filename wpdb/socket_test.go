@@ -17,8 +17,10 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // socketOnly is this package's throwaway MariaDB without networking,
@@ -223,8 +225,8 @@ func TestOpenRefusesUnresolvedLocalhost(t *testing.T) {
 	if _, err := wpdb.Open(ctx, cfg, nil); err == nil || !strings.Contains(err.Error(), "ResolveLocalSocket") {
 		t.Errorf("Open: %v, want a refusal naming ResolveLocalSocket", err)
 	}
-	if _, err := wpdb.OpenSeeder(ctx, cfg); err == nil || !strings.Contains(err.Error(), "ResolveLocalSocket") {
-		t.Errorf("OpenSeeder: %v, want a refusal naming ResolveLocalSocket", err)
+	if _, err := wpsite.Open(ctx, cfg); err == nil || !strings.Contains(err.Error(), "ResolveLocalSocket") {
+		t.Errorf("wpsite.Open: %v, want a refusal naming ResolveLocalSocket", err)
 	}
 }
 
@@ -266,7 +268,7 @@ func TestLocalhostThroughTheSocket(t *testing.T) {
 			}
 			dropDatabase(t, cfg)
 			wpdbtest.Insert(t, cfg, wpdbtest.Posts(3)...) // creates the database and WordPress's table
-			posts, err := wpdbtest.Store(t, cfg).Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 2})
+			posts, err := wpdbtest.Store(t, cfg).Posts(context.Background(), blog.Page{Offset: 0, Limit: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -348,7 +350,7 @@ func TestLoopbackStaysTCP(t *testing.T) {
 			if network, addr := transport(t, cfg); network != "tcp" || addr != tt.wantAddr || conn.String() != "TCP "+tt.wantAddr || conn.Chosen() {
 				t.Fatalf("resolved to %s(%s), %q; want tcp(%s)", network, addr, conn, tt.wantAddr)
 			}
-			posts, err := wpdbtest.Store(t, cfg).Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 3})
+			posts, err := wpdbtest.Store(t, cfg).Posts(context.Background(), blog.Page{Offset: 0, Limit: 3})
 			if err != nil || len(posts) != 3 {
 				t.Fatalf("posts over TCP: %d, %v", len(posts), err)
 			}
@@ -367,11 +369,11 @@ func TestLoopbackStaysTCP(t *testing.T) {
 // deliberate: a port that is not a number ("localhost:abc") is an error
 // here, where WordPress drops it.
 func TestDBHostAsPHP(t *testing.T) {
+	wpdbtest.NeedWordPress(t) // php-cli, its mysqli and WordPress
 	if testing.Short() {
 		t.Skip("-short: PHP connects to every DB_HOST form")
 	}
 	t.Parallel()
-	needPHPMySQLi(t)
 	sock := socketOnly.Socket(t)
 	hosts := []string{
 		"localhost", "LOCALHOST", "", "localhost:3307", ":3307",
@@ -430,26 +432,4 @@ func goReaches(t *testing.T, ctx context.Context, host, sock string) string {
 		return "error"
 	}
 	return v
-}
-
-// needPHPMySQLi skips t, or fails it under CI=true, without php-cli, its
-// mysqli extension, or Debian's wordpress package: .ci/run installs them.
-func needPHPMySQLi(t *testing.T) {
-	t.Helper()
-	why := ""
-	if out, err := exec.Command("php", "-m").Output(); err != nil {
-		why = "php not found"
-	} else if !bytes.Contains(out, []byte("\nmysqli\n")) {
-		why = "the php mysqli extension is missing"
-	} else if _, err := os.Stat("/usr/share/wordpress/wp-includes/class-wpdb.php"); err != nil {
-		why = "WordPress is not in /usr/share/wordpress"
-	}
-	if why == "" {
-		return
-	}
-	msg := why + " (apt-get install -y php-cli php-mysql wordpress)"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
 }

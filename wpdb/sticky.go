@@ -7,12 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/phpserial"
 )
-
-// MaxStickyPosts is the most sticky post IDs read from the option: a site
-// sticks a handful, and each one is a bound parameter of StickyPosts.
-const MaxStickyPosts = 100
 
 // stickyIDs reads the sticky_posts option, a serialized array of post IDs
 // as stick_post() writes it (a:2:{i:0;i:12;i:1;i:7;}), in its order, each
@@ -34,7 +31,7 @@ func stickyIDs(value string) []uint64 {
 		case phpserial.String:
 			id, _ = strconv.ParseUint(e.Value.Str, 10, 64)
 		}
-		if id > 0 && !slices.Contains(ids, id) && len(ids) < MaxStickyPosts {
+		if id > 0 && !slices.Contains(ids, id) && len(ids) < blog.MaxStickyPosts {
 			ids = append(ids, id)
 		}
 	}
@@ -50,11 +47,11 @@ func stickyIDs(value string) []uint64 {
 //
 // It returns an error wrapping [ErrUnavailable] when the database fails
 // the query or it runs past the store's query timeout or ctx's deadline.
-func (s *Store) StickyPosts(ctx context.Context, ids []uint64) ([]Post, error) {
+func (s *Store) StickyPosts(ctx context.Context, ids []uint64) ([]blog.Post, error) {
 	if len(ids) == 0 {
-		return []Post{}, nil
+		return []blog.Post{}, nil
 	}
-	ids = ids[:min(len(ids), MaxStickyPosts)]
+	ids = ids[:min(len(ids), blog.MaxStickyPosts)]
 	// ID is the primary key: one lookup an ID, the type and status
 	// checked on the row.
 	inner := "SELECT ID, post_date FROM " + quoteIdent(s.driver, s.table) +
@@ -68,7 +65,7 @@ func (s *Store) StickyPosts(ctx context.Context, ids []uint64) ([]Post, error) {
 	for _, pt := range s.types {
 		args = append(args, pt)
 	}
-	return read(ctx, s, func(ctx context.Context, t *target) ([]Post, error) {
+	return read(ctx, s, func(ctx context.Context, t *target) ([]blog.Post, error) {
 		ctx, cancel := context.WithTimeout(ctx, s.timeout)
 		defer cancel()
 		var rows []pageRow

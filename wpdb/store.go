@@ -13,42 +13,9 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb/excerpt"
 )
-
-// Post is one published post as the database holds it, with its content
-// shaped into an excerpt. The content itself is not kept: the Store reads
-// only as much of it as the excerpt needs.
-type Post struct {
-	ID    uint64 `db:"ID"`
-	Title string `db:"post_title"`
-	Name  string `db:"post_name"`
-	Date  string `db:"post_date"` // exactly as stored, e.g. "2024-01-02 03:04:05"
-
-	Type     string `db:"post_type"`
-	AuthorID uint64 `db:"post_author"`
-	ParentID uint64 `db:"post_parent"`
-
-	// Protected is set when the post has a password (post_password is not
-	// empty). Nothing of such a post's content is read, so its Excerpt is
-	// the empty text's, and the password itself never leaves the
-	// database: the queries read this one bit of it.
-	Protected bool `db:"protected"`
-
-	// Excerpt is the post's content shaped into plain text: see
-	// [excerpt.Shaper].
-	Excerpt string `db:"-"`
-
-	// What the post's link is built from beyond its row, read only when
-	// the site's permalinks need it (see cards.go): its %category% path,
-	// its author's user_nicename, and for a page its path.
-	Category string `db:"-"`
-	Author   string `db:"-"`
-	PagePath string `db:"-"`
-	// Thumbnail is the featured image's attachment (_thumbnail_id), nil
-	// when the post has none.
-	Thumbnail *Attachment `db:"-"`
-}
 
 // Store reads published posts from a WordPress database, and from its read
 // replicas when it has any (see [OpenReplicated]). It is safe for
@@ -83,9 +50,9 @@ type Store struct {
 	memo   *excerpt.Memo
 
 	addresses Addresses
-	language  Language
+	language  blog.Language
 	// site is the last Options read: which rows the links need.
-	site atomic.Pointer[Options]
+	site atomic.Pointer[blog.Options]
 	// tables are the site's tables the cards read, beyond posts: a posts
 	// table copied on its own, or the embedded demo, has none of them.
 	tables cardTables
@@ -113,7 +80,7 @@ type target struct {
 // costs one round trip instead of three (prepare, execute, close).
 type statements struct {
 	page   *sqlx.Stmt
-	keyset *sqlx.Stmt // see PostsAfter
+	keyset *sqlx.Stmt // the page after a post (see keysetQuery)
 }
 
 func (st *statements) close() {

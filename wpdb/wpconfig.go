@@ -10,12 +10,13 @@ import (
 	"strings"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/wploadmore/wploadmore/blog"
 )
 
 // LoadWPConfig reads the database settings of a WordPress site from its
 // wp-config.php at path; see [ParseWPConfig]. Knowing the file's folder,
 // it also reads values built from __DIR__ and dirname(__FILE__), and
-// takes that folder for ABSPATH, where WordPress lives (see [Language]).
+// takes that folder for ABSPATH, where WordPress lives (see [blog.Language]).
 //
 // It returns an error when the file cannot be read or ParseWPConfig fails.
 func LoadWPConfig(path string) (Config, error) {
@@ -70,7 +71,7 @@ func parseWPConfig(src []byte, dir string) (Config, error) {
 		Addresses: Addresses{Home: w.consts["WP_HOME"], SiteURL: w.consts["WP_SITEURL"], ContentURL: w.consts["WP_CONTENT_URL"]},
 		Language:  w.language(dir)}
 	if w.prefixSet {
-		if err := validatePrefix(w.prefix); err != nil {
+		if err := ValidatePrefix(w.prefix); err != nil {
 			return Config{}, fmt.Errorf("wpdb: wp-config: $table_prefix: %w", err)
 		}
 		cfg.TablePrefix = w.prefix
@@ -230,7 +231,7 @@ func (w *wpSettings) mysqlConfig() (_ *mysql.Config, local bool, err error) {
 }
 
 func isWord(s string) bool {
-	return s != "" && validatePrefix(s) == nil
+	return s != "" && ValidatePrefix(s) == nil
 }
 
 // parseDBHost splits DB_HOST the way wpdb::parse_db_host does, then picks
@@ -280,4 +281,17 @@ func parseDBHost(h string) (network, addr string, local bool, err error) {
 		return "unix", "/" + socket, false, nil
 	}
 	return "tcp", net.JoinHostPort(host, port), true, nil
+}
+
+// language is the Language of a wp-config.php in folder dir ("" unknown).
+func (w *wpSettings) language(dir string) blog.Language {
+	l := blog.Language{WPLang: w.consts["WPLANG"], LangDir: w.consts["WP_LANG_DIR"]}
+	if dir != "" {
+		l.ABSPath = strings.TrimSuffix(dir, "/") + "/"
+	}
+	l.ContentDir = w.consts["WP_CONTENT_DIR"]
+	if l.ContentDir == "" && l.ABSPath != "" {
+		l.ContentDir = l.ABSPath + "wp-content"
+	}
+	return l
 }

@@ -13,22 +13,16 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wploadmore/wploadmore/internal/testkit"
 )
 
-// needPHP returns the path of php-cli. Without it the test is skipped, or
-// fails under CI=true.
+// needPHP returns the name of php-cli. Without it the test is skipped
+// under -short and fails otherwise.
 func needPHP(t testing.TB) string {
 	t.Helper()
-	php, err := exec.LookPath("php")
-	if err == nil {
-		return php
-	}
-	msg := "php not found (apt-get install -y php-cli): " + err.Error()
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
+	testkit.NeedPackage(t, "php-cli", "php")
+	return "php"
 }
 
 // phpDifferences are inputs PHP's unserialize() reads and Decode does not,

@@ -9,7 +9,7 @@ import (
 // catalogues as a page does: translated and missing, with and without a
 // context, singular and plural.
 func BenchmarkTranslate(b *testing.B) {
-	needOracle(b)
+	needL10n(b)
 	read := func(locale string) *Catalogue {
 		c, err := ReadMO(filepath.Join(wordpressDir, "wp-content/languages", locale+".mo"))
 		if err != nil {

@@ -10,27 +10,26 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/wploadmore/wploadmore/internal/testkit"
 )
 
 // wordpressDir is Debian's wordpress package, whose wp-includes/pomo is the
 // oracle, and whose wp-content/languages holds wordpress-l10n's catalogues.
 const wordpressDir = "/usr/share/wordpress"
 
-// needOracle skips t, or fails it under CI=true, when php-cli or
-// WordPress's pomo is missing.
+// needOracle skips t under -short, and fails it otherwise, when php-cli or
+// WordPress's pomo is missing (see testkit.NeedPackage).
 func needOracle(t testing.TB) {
 	t.Helper()
-	_, err := exec.LookPath("php")
-	if err == nil {
-		_, err = os.Stat(filepath.Join(wordpressDir, "wp-includes/pomo/mo.php"))
-	}
-	if err != nil {
-		msg := "the oracle needs php-cli and WordPress (apt-get install -y php-cli wordpress wordpress-l10n gettext): " + err.Error()
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
+	testkit.NeedPackage(t, "php-cli", "php")
+	testkit.NeedPackage(t, "wordpress", filepath.Join(wordpressDir, "wp-includes/pomo/mo.php"))
+}
+
+// needL10n is needOracle for Debian's catalogues, wordpress-l10n.
+func needL10n(t testing.TB) {
+	t.Helper()
+	testkit.NeedPackage(t, "wordpress-l10n", filepath.Join(wordpressDir, "wp-content/languages/de_DE.mo"))
 }
 
 // oracleRequest is one question to testdata/oracle.php. Strings are []byte

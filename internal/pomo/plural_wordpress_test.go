@@ -67,10 +67,11 @@ func pluralNs() []int64 {
 // a "?" without ":", values left on the stack), Index must be -1.
 func TestPluralFormsMatchWordPress(t *testing.T) {
 	t.Parallel()
+	needOracle(t)
+	needL10n(t) // debianPluralHeaders
 	if testing.Short() {
 		t.Skip("-short: comparing with WordPress takes seconds")
 	}
-	needOracle(t)
 	headers := append(append(debianPluralHeaders(t), localeHeaders...), edgeHeaders...)
 	rng := rand.New(rand.NewPCG(29, 1))
 	for range 1500 {
@@ -122,6 +123,7 @@ func TestPluralFormsMatchWordPress(t *testing.T) {
 // catalogues, as WordPress reads them.
 func debianPluralHeaders(t *testing.T) []string {
 	t.Helper()
+	needL10n(t)
 	paths, err := filepath.Glob(filepath.Join(wordpressDir, "wp-content/languages/*.mo"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no catalogues in %s/wp-content/languages (apt-get install -y wordpress-l10n): %v", wordpressDir, err)

@@ -5,22 +5,21 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/wploadmore/wploadmore/internal/testkit"
 )
 
 // compile builds a .mo from po with GNU msgfmt, as a language pack's is,
 // with msgfmt's options args.
 func compile(t *testing.T, po string, args ...string) string {
 	t.Helper()
-	msgfmt, err := exec.LookPath("msgfmt")
-	if err != nil {
-		t.Fatalf("msgfmt (Debian's gettext) is needed to build test catalogues: %v", err)
-	}
+	testkit.NeedPackage(t, "gettext", "msgfmt")
 	dir := t.TempDir()
 	src, mo := filepath.Join(dir, "x.po"), filepath.Join(dir, "x.mo")
 	if err := os.WriteFile(src, []byte(po), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(msgfmt, append(append([]string{}, args...), "-o", mo, src)...).CombinedOutput(); err != nil {
+	if out, err := exec.Command("msgfmt", append(append([]string{}, args...), "-o", mo, src)...).CombinedOutput(); err != nil {
 		t.Fatalf("msgfmt: %v\n%s", err, out)
 	}
 	return mo

@@ -1,8 +1,9 @@
 // Package testkit holds the small helpers the tests of every package
 // share: a buffer a test reads while other goroutines write to it, a clock
 // the test moves by hand, a wait for a condition that another goroutine
-// makes true, and a decoder of compressed answers. Only tests and test
-// helpers import it.
+// makes true, deadlines scaled to the machine's load, a check for the
+// Debian packages a test needs, and a decoder of compressed answers. Only
+// tests and test helpers import it.
 package testkit
 
 import (
@@ -58,12 +59,13 @@ func (c *Clock) Advance(d time.Duration) {
 }
 
 // WaitFor polls ok every millisecond until it holds, and fails t when it
-// still does not after 5 s.
+// still does not after Scale(5 s).
 func WaitFor(t testing.TB, ok func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !ok(); {
+	within := Scale(5 * time.Second)
+	for deadline := time.Now().Add(within); !ok(); {
 		if time.Now().After(deadline) {
-			t.Fatal("condition not met within 5s")
+			t.Fatalf("condition not met within %v", within.Round(time.Millisecond))
 		}
 		time.Sleep(time.Millisecond)
 	}

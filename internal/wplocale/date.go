@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/wploadmore/wploadmore/wpdb/phpdate"
+	"github.com/wploadmore/wploadmore/internal/phpdate"
 )
 
 // rfc2822 is PHP's DATE_RFC2822, which wp_date() puts in place of r so

@@ -5,9 +5,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/wploadmore/wploadmore/internal/phpdate"
 	"github.com/wploadmore/wploadmore/internal/pomo"
 	"github.com/wploadmore/wploadmore/internal/wplocale"
-	"github.com/wploadmore/wploadmore/wpdb/phpdate"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 

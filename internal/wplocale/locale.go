@@ -9,8 +9,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/wploadmore/wploadmore/internal/phpdate"
 	"github.com/wploadmore/wploadmore/internal/pomo"
-	"github.com/wploadmore/wploadmore/wpdb/phpdate"
 )
 
 // Config is what a [Locale] is built from.

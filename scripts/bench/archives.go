@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
@@ -65,7 +66,7 @@ func archiveScenarios(ctx context.Context, setup setupDB, o options) (heads, dee
 		if err != nil {
 			return nil, nil, err
 		}
-		aq, err := wpdb.ParseArchive(q)
+		aq, err := blog.ParseArchive(q)
 		if err != nil {
 			return nil, nil, fmt.Errorf("archive %s: %w", vars, err)
 		}
@@ -83,7 +84,7 @@ func archiveScenarios(ctx context.Context, setup setupDB, o options) (heads, dee
 		if depth < 1 {
 			return nil, nil, fmt.Errorf("archive %s: %d posts, too few for a deep page: seed more posts (-n)", vars, size)
 		}
-		before, err := store.Posts(ctx, wpdb.Page{In: a, Offset: depth - 1, Limit: 1})
+		before, err := store.Posts(ctx, blog.Page{In: a, Offset: depth - 1, Limit: 1})
 		if err != nil {
 			return nil, nil, fmt.Errorf("archive %s: the post at %d: %w", vars, depth-1, err)
 		}
@@ -102,7 +103,7 @@ func archiveScenarios(ctx context.Context, setup setupDB, o options) (heads, dee
 // published posts of the type the server lists, by the post_author index:
 // one query, where searching the offsets through the server's own page
 // query took a deep scan a step.
-func archiveSize(ctx context.Context, setup setupDB, terms *wpdb.Terms, a wpdb.Archive, vars string) (int, error) {
+func archiveSize(ctx context.Context, setup setupDB, terms *blog.Terms, a blog.Archive, vars string) (int, error) {
 	q, _ := url.ParseQuery(vars)
 	if t, ok := terms.CategoryBySlug(q.Get("category_name")); ok {
 		return int(t.Count), nil

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"github.com/wploadmore/wploadmore/wpdb"
-
 	"context"
 	"database/sql"
 	"testing"
@@ -10,7 +8,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/wploadmore/wploadmore/session"
-	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
@@ -89,9 +86,9 @@ func TestCountersRoundTrips(t *testing.T) {
 	t.Cleanup(func() { store.Close() })
 	db := mariaDB(t)
 	// The first update creates the session, the second loads any script.
-	st, err := store.AddPostsStart(ctx, "", 2)
+	st, err := store.Visit(ctx, session.Visitor{}, 2)
 	if err == nil {
-		st, err = store.AddPostsStart(ctx, st.ID, 2)
+		st, err = store.Visit(ctx, session.Visitor{ID: st.ID}, 2)
 	}
 	before, err2 := readCount(ctx, url, db)
 	if err != nil || err2 != nil {
@@ -99,7 +96,7 @@ func TestCountersRoundTrips(t *testing.T) {
 	}
 	const n = 50
 	for range n {
-		if st, err = store.AddPostsStart(ctx, st.ID, 2); err != nil {
+		if st, err = store.Visit(ctx, session.Visitor{ID: st.ID}, 2); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -127,41 +124,64 @@ func TestCountersRoundTrips(t *testing.T) {
 }
 
 // TestCountersSelects: the counter the bench reads counts each SELECT once,
-// the store's page query (a prepared statement) and a text query alike. Not
-// parallel: this package's other tests query MariaDB too.
+// a prepared statement (as the store runs its page query) and a text query
+// alike, where Com_stmt_execute counts the prepared one again. MariaDB
+// keeps the same counters per connection: the test reads its own
+// connection's, which no other client of a shared server moves.
 func TestCountersSelects(t *testing.T) {
+	t.Parallel()
 	ctx, cfg := context.Background(), wpdbtest.MySQL(t)
 	wpdbtest.Insert(t, cfg, wpdbtest.Posts(3)...)
-	store, db, url := wpdbtest.Store(t, cfg), wpdbtest.OpenDB(t, cfg), sessiontest.New(t).URL
-	const n = 500
-	// Each Store.Posts is two SELECTs on a site with a postmeta table, as
-	// the test database has: the page and its featured images.
-	const want = n/2*2 + n/2
-	// The counter is MariaDB's own, which other clients' SELECTs raise
-	// too: they can only add, so a few tries find a quiet moment.
-	var got int64
-	for range 5 {
-		before, err := readCount(ctx, url, db)
-		for i := 0; i < n && err == nil; i++ {
-			if i%2 == 0 {
-				_, err = store.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2})
-			} else {
-				err = db.QueryRowContext(ctx, "SELECT 1").Scan(new(int))
+	conn, err := wpdbtest.OpenDB(t, cfg).Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	status := func() map[string]int64 {
+		t.Helper()
+		// A text query: a prepared SHOW would count in Com_stmt_execute.
+		rows, err := conn.QueryContext(ctx, "SHOW SESSION STATUS WHERE Variable_name IN ('"+selectsCounter+"', 'Com_stmt_execute')")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		n := map[string]int64{}
+		for rows.Next() {
+			var name string
+			var v int64
+			if err := rows.Scan(&name, &v); err != nil {
+				t.Fatal(err)
 			}
+			n[name] = v
 		}
-		after, err2 := readCount(ctx, url, db)
-		if err == nil && err2 == nil {
-			after, err = after.since(before)
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
 		}
-		if err != nil || err2 != nil {
-			t.Fatal(err, err2)
+		return n
+	}
+	page, err := conn.PrepareContext(ctx, "SELECT ID FROM wp_posts WHERE post_type = ? AND post_status = 'publish' ORDER BY post_date DESC, ID DESC LIMIT ?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer page.Close()
+	// SHOW is neither: the reads of the counters do not count themselves.
+	before := status()
+	const n = 250
+	for range n {
+		if err := page.QueryRowContext(ctx, "post", 2).Scan(new(uint64)); err != nil {
+			t.Fatal(err)
 		}
-		if got = after.selects; got < want+want/20 {
-			break
+		if err := conn.QueryRowContext(ctx, "SELECT 1").Scan(new(int)); err != nil {
+			t.Fatal(err)
 		}
 	}
-	if got < want || got >= want+want/20 {
-		t.Errorf("%s rose by %d over %d SELECTs, want %d (others' queries may add a few)", selectsCounter, got, want, want)
+	after := status()
+	for name := range after {
+		after[name] -= before[name]
+	}
+	want := map[string]int64{selectsCounter: 2 * n, "Com_stmt_execute": n}
+	if diff := cmp.Diff(want, after); diff != "" {
+		t.Errorf("the connection's counters over %d prepared and %d text SELECTs (-want +got):\n%s", n, n, diff)
 	}
 }
 

@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/excerpt"
 	"github.com/wploadmore/wploadmore/wpdb/sitegen"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // runDirect is a limit: call(ctx, i) in a loop on goroutines i = 0 ..
@@ -83,7 +85,7 @@ func naivePosts(ctx context.Context, db *sql.DB, prefix string, offset, limit in
 // 200 runs; the naive one (seconds at a deep offset) once or twice.
 func timeQueries(ctx context.Context, store *wpdb.Store, db *sql.DB, prefix string, offset int, rep *report) error {
 	rep.QueryOffset = offset
-	deferred := func() error { _, err := store.Posts(ctx, wpdb.Page{Offset: offset, Limit: 2}); return err }
+	deferred := func() error { _, err := store.Posts(ctx, blog.Page{Offset: offset, Limit: 2}); return err }
 	err := deferred()
 	if err == nil {
 		rep.DeferredJoin, err = meanDuration(deferred, 200, 3*time.Second)
@@ -141,6 +143,9 @@ func timeFetch(ctx context.Context, cfg wpdb.Config, sizes ...int) (_ []ms, err 
 	}
 	root := mc.Clone()
 	root.DBName = ""
+	// Named after the site's database (wploadmore_bench_2kb_… for the
+	// bench's): a test's throwaways are its own to count.
+	base := mc.DBName[:min(len(mc.DBName), 40)]
 	var names []string
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -157,14 +162,14 @@ func timeFetch(ctx context.Context, cfg wpdb.Config, sizes ...int) (_ []ms, err 
 	}()
 	stores := make([]*wpdb.Store, len(sizes))
 	for i, size := range sizes {
-		mc.DBName = fmt.Sprintf("wploadmore_bench_%dkb_%s", size>>10, strings.ToLower(rand.Text()[:8]))
+		mc.DBName = fmt.Sprintf("%s_%dkb_%s", base, size>>10, strings.ToLower(rand.Text()[:8]))
 		names, cfg.DSN = append(names, mc.DBName), mc.FormatDSN()
-		s, err := wpdb.OpenSeeder(ctx, cfg)
+		s, err := wpsite.Open(ctx, cfg)
 		if err != nil {
 			return nil, err
 		}
 		date := "2024-01-01 10:00:00"
-		err = s.Insert(ctx, []wpdb.SeedRow{{ID: 1, Date: date, DateGMT: date, Modified: date, Status: "publish", Type: "post",
+		err = s.Insert(ctx, []wpsite.Post{{ID: 1, Date: date, DateGMT: date, Modified: date, Status: "publish", Type: "post",
 			CommentStatus: "open", Title: "Post", Name: "post", Content: sitegen.Post(1, size, false)}})
 		if err := errors.Join(err, s.Close()); err != nil {
 			return nil, err
@@ -179,7 +184,7 @@ func timeFetch(ctx context.Context, cfg wpdb.Config, sizes ...int) (_ []ms, err 
 	for start := time.Now(); time.Since(start) < 2*time.Second; {
 		for i, s := range stores {
 			t := time.Now()
-			p, err := s.Posts(ctx, wpdb.Page{Offset: 0, Limit: 1})
+			p, err := s.Posts(ctx, blog.Page{Offset: 0, Limit: 1})
 			if err == nil && len(p) != 1 {
 				err = fmt.Errorf("%d posts in %s, want 1", len(p), names[i])
 			}
@@ -217,7 +222,7 @@ func timeHeadRefresh(ctx context.Context, store *wpdb.Store, db *sql.DB, rep *re
 		if err := db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE '"+selectsCounter+"'").Scan(&name, &before); err != nil {
 			return 0, err
 		}
-		if _, err := store.Posts(ctx, wpdb.Page{Offset: 0, Limit: headDepth}); err != nil {
+		if _, err := store.Posts(ctx, blog.Page{Offset: 0, Limit: headDepth}); err != nil {
 			return 0, err
 		}
 		if err := db.QueryRowContext(ctx, "SHOW GLOBAL STATUS LIKE '"+selectsCounter+"'").Scan(&name, &after); err != nil {
@@ -233,7 +238,7 @@ func timeHeadRefresh(ctx context.Context, store *wpdb.Store, db *sql.DB, rep *re
 		return fmt.Errorf("head refresh: %w", err)
 	}
 	rep.HeadRefresh, err = meanDuration(func() error {
-		_, err := store.Posts(ctx, wpdb.Page{Offset: 0, Limit: headDepth})
+		_, err := store.Posts(ctx, blog.Page{Offset: 0, Limit: headDepth})
 		return err
 	}, 20, 5*time.Second)
 	return err

@@ -33,6 +33,7 @@ import (
 	"github.com/wploadmore/wploadmore/internal/redisprefix"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 func main() {
@@ -251,7 +252,7 @@ func (b *bench) measureAll(ctx context.Context, dbCfg wpdb.Config, rep *report) 
 }
 
 func databaseSize(ctx context.Context, cfg wpdb.Config, posts int, rep *report) error {
-	s, err := wpdb.OpenSeeder(ctx, cfg)
+	s, err := wpsite.Open(ctx, cfg)
 	if err != nil {
 		return err
 	}

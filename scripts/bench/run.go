@@ -181,7 +181,7 @@ func (b *bench) measure(ctx context.Context, srv *serverProcess, sc scenario, d 
 // postsStart reads session id's posts_start through the store the server
 // uses, failing when the session is gone (the store would issue a new one).
 func (b *bench) postsStart(ctx context.Context, id string) (session.State, error) {
-	st, err := b.sessions.PostsStart(ctx, id)
+	st, err := b.sessions.Visit(ctx, session.Visitor{ID: id}, 0)
 	if err == nil && st.ID != id {
 		err = fmt.Errorf("session %.8s… vanished during the bench", id)
 	}

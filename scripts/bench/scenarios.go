@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
@@ -127,7 +128,7 @@ func scenarios(ctx context.Context, store *wpdb.Store, setup setupDB, sessions *
 	readers, err3 := newSessions(ctx, sessions, c, 200)
 	one, err4 := newSessions(ctx, sessions, 1, 2)
 	// lastPost names the post just before mid: the keyset page at mid.
-	before, err5 := setup.store.Posts(ctx, wpdb.Page{Offset: o.posts/2 - 1, Limit: 1})
+	before, err5 := setup.store.Posts(ctx, blog.Page{Offset: o.posts/2 - 1, Limit: 1})
 	capped, err6 := newSessions(ctx, sessions, 16, 1000) // ten desiredPosts=100 calls past the cap
 	heads, deepArchives, err7 := archiveScenarios(ctx, setup, o)
 	// The HEAD flood's sessions: past -max-page-posts, so every page has
@@ -145,18 +146,18 @@ func scenarios(ctx context.Context, store *wpdb.Store, setup setupDB, sessions *
 	// of the scenario does.
 	limitA := func(start int) func(context.Context, int) error {
 		return func(ctx context.Context, i int) error {
-			posts, err := store.Posts(ctx, wpdb.Page{Offset: start, Limit: desiredPosts})
+			posts, err := store.Posts(ctx, blog.Page{Offset: start, Limit: desiredPosts})
 			if err == nil && len(posts) == 0 {
 				err = fmt.Errorf("no posts at start %d", start)
 			}
 			if err == nil {
-				_, err = sessions.AddPostsStart(ctx, visitors[i], len(posts))
+				_, err = sessions.Visit(ctx, session.Visitor{ID: visitors[i]}, len(posts))
 			}
 			return err
 		}
 	}
 	limitB := func(ctx context.Context, i int) error {
-		_, err := sessions.AddPostsStart(ctx, visitors[i], desiredPosts)
+		_, err := sessions.Visit(ctx, session.Visitor{ID: visitors[i]}, desiredPosts)
 		return err
 	}
 	mid, deep := o.posts/2, o.posts-1000
@@ -237,9 +238,9 @@ func selectScenarios(table []scenario, pattern string) []scenario {
 func newSessions(ctx context.Context, s *session.Store, n, postsStart int) ([]string, error) {
 	ids := make([]string, n)
 	for i := range ids {
-		st, err := s.PostsStart(ctx, "")
+		st, err := s.Visit(ctx, session.Visitor{}, 0)
 		if err == nil && postsStart > st.PostsStart {
-			st, err = s.AddPostsStart(ctx, st.ID, postsStart-st.PostsStart)
+			st, err = s.Visit(ctx, session.Visitor{ID: st.ID}, postsStart-st.PostsStart)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("create a session: %w", err)

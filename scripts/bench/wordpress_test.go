@@ -5,9 +5,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb/sitegen"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // TestWordPressREST: WordPress, behind php-fpm and nginx, answers a
@@ -15,14 +16,19 @@ import (
 // tables the seed does not write are created, and checkREST fails when
 // the page is not as full as it must be.
 func TestWordPressREST(t *testing.T) {
+	wpdbtest.NeedWordPress(t)
+	for pkg, names := range map[string][]string{"php-fpm": {"php-fpm", "php-fpm8.2"}, "nginx": {"nginx"}} {
+		if _, err := findTool(names...); err != nil {
+			testkit.MissingPackage(t, pkg, err.Error())
+		}
+	}
 	if testing.Short() {
 		t.Skip("-short: runs WordPress behind php-fpm and nginx")
 	}
-	wpdbtest.NeedWordPress(t)
 	t.Parallel()
 	ctx, cfg := context.Background(), wpdbtest.MySQL(t)
 	insertArchiveSite(t, ctx, cfg, 12) // "Post 1" to "Post 12"
-	s, err := wpdb.OpenSeeder(ctx, cfg)
+	s, err := wpsite.Open(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

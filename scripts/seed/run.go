@@ -12,6 +12,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/sitegen"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
 
 // options are the command line, checked.
@@ -95,7 +96,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	s, err := wpdb.OpenSeeder(ctx, o.db)
+	s, err := wpsite.Open(ctx, o.db)
 	if err != nil {
 		return err
 	}
@@ -146,7 +147,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 // checkDataSet returns the largest post ID the database holds, when its
 // rows are of the data set o asks for, to be continued: a table holding
 // more posts than o.posts, or another generator version or seed, is refused.
-func checkDataSet(ctx context.Context, s *wpdb.Seeder, o options) (maxID uint64, err error) {
+func checkDataSet(ctx context.Context, s *wpsite.Writer, o options) (maxID uint64, err error) {
 	if maxID, err = s.MaxID(ctx); err != nil {
 		return 0, err
 	}
@@ -172,7 +173,7 @@ func checkDataSet(ctx context.Context, s *wpdb.Seeder, o options) (maxID uint64,
 // writePosts writes posts first..o.posts-1 with their rows in the other
 // tables, then the terms' counts, showing progress on stderr and the rate
 // on stdout.
-func writePosts(ctx context.Context, s *wpdb.Seeder, o options, first int, stdout, stderr io.Writer) error {
+func writePosts(ctx context.Context, s *wpsite.Writer, o options, first int, stdout, stderr io.Writer) error {
 	bar := progressbar.NewOptions(o.posts-first,
 		progressbar.OptionSetWriter(stderr),
 		progressbar.OptionSetVisibility(!o.quiet),
@@ -226,9 +227,9 @@ func complete(maxID uint64, o options) bool {
 
 // batch is the rows of consecutive posts in every table.
 type batch struct {
-	rows          []wpdb.SeedRow
-	meta          []wpdb.PostMeta
-	relationships []wpdb.TermRelationship
+	rows          []wpsite.Post
+	meta          []wpsite.PostMeta
+	relationships []wpsite.TermRelationship
 	posts         int
 }
 

@@ -127,3 +127,42 @@ func runMake(t *testing.T, env []string, dir string, args ...string) string {
 	}
 	return stdout.String()
 }
+
+// TestMakeVersionAtTag checks the version the Makefile stamps into the
+// binary (-X main.version): the version file's, until make tag.patch tags
+// the commit; then, in a checkout of the tag, whose version file still
+// names the release before it (the tag comes first, then the file), the
+// tag's. A tag that is no version does not count.
+func TestMakeVersionAtTag(t *testing.T) {
+	t.Parallel()
+	for _, tool := range []string{"make", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is needed to test the Makefile: %v", tool, err)
+		}
+	}
+	env := makeEnv(t)
+	project := projectCopy(t)
+	writeFile(t, filepath.Join(project, "version"), "1.0.0\n", 0o644)
+	git(t, project, env, "add", ".")
+	git(t, project, env, "commit", "-q", "-m", "1.0.0")
+	stamped := func() string {
+		t.Helper()
+		return strings.TrimSpace(runMake(t, env, project, "--eval=print-version: ; @echo $(VERSION)", "print-version"))
+	}
+	if got := stamped(); got != "1.0.0" {
+		t.Errorf("before the tag: version %q, want the file's 1.0.0", got)
+	}
+	runMake(t, env, project, "tag.patch")
+	git(t, project, env, "checkout", "-q", "--", "version") // as a checkout of the tag has it
+	if got := readFile(t, filepath.Join(project, "version")); got != "1.0.0\n" {
+		t.Fatalf("version file at the tag %q, want the release before it", got)
+	}
+	if got := stamped(); got != "1.0.1" {
+		t.Errorf("at the tag 1.0.1: version %q, want 1.0.1", got)
+	}
+	git(t, project, env, "commit", "-q", "--allow-empty", "-m", "after the release")
+	git(t, project, env, "tag", "nightly")
+	if got := stamped(); got != "1.0.0" {
+		t.Errorf("past the tag, at a tag that is no version: version %q, want the file's 1.0.0", got)
+	}
+}

@@ -5,13 +5,13 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/blog"
 )
 
 // TermsReader is what WatchTerms needs of the database; a *wpdb.Store is
 // one.
 type TermsReader interface {
-	Terms(ctx context.Context) (*wpdb.Terms, error)
+	Terms(ctx context.Context) (*blog.Terms, error)
 }
 
 // TermsEvery is how often the terms snapshot is read again for a
@@ -32,7 +32,7 @@ func TermsEvery(ttl time.Duration) time.Duration {
 // read is logged and the snapshot in use stays, as WatchOptions keeps the
 // options: the next read may succeed, and meanwhile the posts of an
 // archive are read (or fail) as any page is.
-func WatchTerms(ctx context.Context, db TermsReader, every time.Duration, use func(*wpdb.Terms), logger *slog.Logger) {
+func WatchTerms(ctx context.Context, db TermsReader, every time.Duration, use func(*blog.Terms), logger *slog.Logger) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	failing := false

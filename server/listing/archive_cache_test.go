@@ -1,14 +1,13 @@
 package listing
 
 import (
-	"github.com/wploadmore/wploadmore/wpdb"
-
 	"context"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/testkit"
 )
 
@@ -45,27 +44,27 @@ func TestCacheArchiveHeads(t *testing.T) {
 		}
 	}
 
-	got := read(c.Posts(ctx, wpdb.Page{In: news, Offset: 0, Limit: 3}))
+	got := read(c.Posts(ctx, blog.Page{In: news, Offset: 0, Limit: 3}))
 	if diff := cmp.Diff([]uint64{archivePostIDs, archivePostIDs + 1, archivePostIDs + 2}, got); diff != "" {
 		t.Errorf("first batch (-want +got):\n%s", diff)
 	}
 	calls(1)
-	if got := read(c.Posts(ctx, wpdb.Page{In: news, Offset: 3, Limit: 3})); got[0] != archivePostIDs+3 {
+	if got := read(c.Posts(ctx, blog.Page{In: news, Offset: 3, Limit: 3})); got[0] != archivePostIDs+3 {
 		t.Errorf("second batch %v", got)
 	}
-	if got := read(c.Posts(ctx, wpdb.Page{In: news, LastPost: archivePostIDs + 5, Offset: 6, Limit: 3})); got[0] != archivePostIDs+6 {
+	if got := read(c.Posts(ctx, blog.Page{In: news, LastPost: archivePostIDs + 5, Offset: 6, Limit: 3})); got[0] != archivePostIDs+6 {
 		t.Errorf("keyset batch %v", got)
 	}
 	calls(1) // both cut from the archive's head
 
-	if got := read(c.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2})); got[0] != 0 {
+	if got := read(c.Posts(ctx, blog.Page{Offset: 0, Limit: 2})); got[0] != 0 {
 		t.Errorf("the listing answered from an archive's head: %v", got)
 	}
 	calls(2)
 
 	// Past half the bound, a read is a hit that refreshes the head behind.
 	clock.Advance(600 * time.Millisecond)
-	read(c.Posts(ctx, wpdb.Page{In: news, Offset: 0, Limit: 3}))
+	read(c.Posts(ctx, blog.Page{In: news, Offset: 0, Limit: 3}))
 	testkit.WaitFor(t, func() bool { return next.calls.Load() == 3 })
 	if counts.refreshes.Load() != 1 {
 		t.Errorf("%d refreshes, want 1", counts.refreshes.Load())
@@ -73,9 +72,9 @@ func TestCacheArchiveHeads(t *testing.T) {
 
 	// Two entries at most: two more archives push the least recently
 	// used heads out, and news is read again.
-	read(c.Posts(ctx, wpdb.Page{In: sport, Offset: 0, Limit: 3}))
-	read(c.Posts(ctx, wpdb.Page{In: world, Offset: 0, Limit: 3}))
+	read(c.Posts(ctx, blog.Page{In: sport, Offset: 0, Limit: 3}))
+	read(c.Posts(ctx, blog.Page{In: world, Offset: 0, Limit: 3}))
 	calls(5)
-	read(c.Posts(ctx, wpdb.Page{In: news, Offset: 0, Limit: 3}))
+	read(c.Posts(ctx, blog.Page{In: news, Offset: 0, Limit: 3}))
 	calls(6)
 }

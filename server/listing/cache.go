@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/flight"
 	"github.com/wploadmore/wploadmore/internal/lru"
-	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // Freshness: an answer reflects the database as it was at most ttl ago: a
@@ -62,7 +62,7 @@ type Cache struct {
 	searches *rankings                            // see search.go
 }
 
-// pageRange names a page as wpdb.Page does, its listing by Key: the
+// pageRange names a page as blog.Page does, its listing by Key: the
 // posts after post lastPost (0 for none), or after offset ones when it is
 // 0 or its row is gone, limit of them.
 type pageRange struct {
@@ -146,25 +146,22 @@ func newCache(next Source, format *Format, limits CacheLimits, logger *slog.Logg
 		reserved: make(admission, max(limits.ReservedHeads, 0)),
 		heads:    newRecentHeads(max(limits.MaxEntries, 1)),
 		pages:    lru.New[pageRange, *cachedPage](limits.MaxBytes, max(limits.MaxEntries, 1)),
-		searches: newRankings(next, limits.SearchBytes, cmp.Or(limits.SearchTTL, limits.TTL)),
+		searches: newRankings(limits.SearchBytes, cmp.Or(limits.SearchTTL, limits.TTL)),
 	}
 }
 
 // Posts returns page p from its listing's head or a cached page, or asks
-// next. Waiting for a query that another request started ends when ctx
-// does. It returns next's errors, which are not remembered, ctx's cause,
-// and an error wrapping ErrBusy when the query was not admitted.
-func (c *Cache) Posts(ctx context.Context, p wpdb.Page) ([]Post, error) {
-	if q, ok := p.In.(wpdb.Search); ok {
-		in, err := c.rank(ctx, q)
-		if err != nil {
-			c.observer.CacheMiss()
-			return nil, err
-		}
-		p.In = in
-	}
+// next; a search's pages are cut from its kept ranking (see search.go).
+// Waiting for a query that another request started ends when ctx does.
+// It returns next's errors, which are not remembered, ctx's cause, and an
+// error wrapping ErrBusy when the query was not admitted.
+func (c *Cache) Posts(ctx context.Context, p blog.Page) ([]Post, error) {
+	return blog.ReadPage(ctx, p, cachePages{c})
+}
+
+// posts returns page p of in from its head or a cached page, or asks next.
+func (c *Cache) posts(ctx context.Context, p blog.Page, in listed) ([]Post, error) {
 	key := pageRange{listing: p.Key(), lastPost: p.LastPost, offset: p.Offset, limit: p.Limit}
-	in := p.Listing()
 	if key.offset < 0 || key.limit <= 0 {
 		// Nothing worth keeping; next says what is wrong.
 		c.observer.CacheMiss()
@@ -250,7 +247,7 @@ func (head *cachedPage) cut(key pageRange, depth int) ([]Post, bool) {
 // stale while it is under staleFactor times ttl old. It returns ctx's
 // cause when ctx ends first, an error wrapping ErrBusy when the query was
 // not admitted, and next's errors.
-func (c *Cache) get(ctx context.Context, key pageRange, in wpdb.Listing) (p *cachedPage, hit bool, err error) {
+func (c *Cache) get(ctx context.Context, key pageRange, in listed) (p *cachedPage, hit bool, err error) {
 	now := c.now()
 	c.mu.Lock()
 	archiveHead := key.listing != "" && c.isHead(key)
@@ -263,7 +260,7 @@ func (c *Cache) get(ctx context.Context, key pageRange, in wpdb.Listing) (p *cac
 			c.pages.Get(key) // now the most recently used
 			// A search's head is cut from its ranking, which a refresh
 			// would not renew.
-			refresh := !kept.refreshing && age >= c.ttl/2 && c.isHead(key) && !isSearch(in)
+			refresh := !kept.refreshing && age >= c.ttl/2 && c.isHead(key) && in.ranked.IsZero()
 			kept.refreshing = kept.refreshing || refresh
 			c.mu.Unlock()
 			if refresh {
@@ -287,10 +284,10 @@ func (c *Cache) get(ctx context.Context, key pageRange, in wpdb.Listing) (p *cac
 
 // load queries next for key, in listing in, and keeps
 // the answer.
-func (c *Cache) load(ctx context.Context, key pageRange, in wpdb.Listing) (*cachedPage, error) {
+func (c *Cache) load(ctx context.Context, key pageRange, in listed) (*cachedPage, error) {
 	fetched := c.now() // before the query: what it reads is at least this fresh
-	if rs, ok := in.(rankedSearch); ok && rs.fetched.Before(fetched) {
-		fetched = rs.fetched
+	if !in.ranked.IsZero() && in.ranked.Before(fetched) {
+		fetched = in.ranked // no page is fresher than its ranking
 	}
 	posts, err := c.fetch(ctx, key, in)
 	if err != nil {
@@ -318,8 +315,8 @@ func (c *Cache) load(ctx context.Context, key pageRange, in wpdb.Listing) (*cach
 }
 
 // fetch asks next for the page key names in listing in.
-func (c *Cache) fetch(ctx context.Context, key pageRange, in wpdb.Listing) ([]wpdb.Post, error) {
-	return c.next.Posts(ctx, wpdb.Page{In: in, LastPost: key.lastPost, Offset: key.offset, Limit: key.limit})
+func (c *Cache) fetch(ctx context.Context, key pageRange, in listed) ([]blog.Post, error) {
+	return c.next.Posts(ctx, blog.Page{In: in.listing, LastPost: key.lastPost, Offset: key.offset, Limit: key.limit})
 }
 
 // postBytes is what a kept post costs: its strings and record, and the

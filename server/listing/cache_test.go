@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/testkit"
-	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
@@ -21,6 +21,7 @@ import (
 // them, or endless when total is 0), titled by the call that answered, so
 // a test sees whether an answer came from it or from the cache.
 type countingPosts struct {
+	noSearches
 	calls     atomic.Int64
 	cancelled atomic.Int64 // queries whose ctx ended while they waited for release
 	total     int
@@ -33,7 +34,7 @@ type countingPosts struct {
 // the position after it; an archive (any Key) holds the listing's posts
 // with IDs from archivePostIDs on. Each post is titled by the call that
 // answered.
-func (p *countingPosts) Posts(ctx context.Context, page wpdb.Page) ([]wpdb.Post, error) {
+func (p *countingPosts) Posts(ctx context.Context, page blog.Page) ([]blog.Post, error) {
 	offset, limit := page.Offset, page.Limit
 	switch {
 	case page.LastPost != 0:
@@ -56,9 +57,9 @@ func (p *countingPosts) Posts(ctx context.Context, page wpdb.Page) ([]wpdb.Post,
 	if p.total > 0 {
 		limit = max(min(limit, p.total-offset), 0)
 	}
-	posts := make([]wpdb.Post, limit)
+	posts := make([]blog.Post, limit)
 	for i := range posts {
-		posts[i] = wpdb.Post{ID: uint64(offset + i), Title: fmt.Sprintf("call %d", n), Excerpt: p.excerpt}
+		posts[i] = blog.Post{ID: uint64(offset + i), Title: fmt.Sprintf("call %d", n), Excerpt: p.excerpt}
 	}
 	return posts, nil
 }
@@ -105,7 +106,7 @@ func TestCacheCounts(t *testing.T) {
 	}
 	for _, s := range steps {
 		clock.Advance(s.advance)
-		if _, err := c.Posts(context.Background(), wpdb.Page{Offset: s.offset, Limit: s.limit}); err != nil {
+		if _, err := c.Posts(context.Background(), blog.Page{Offset: s.offset, Limit: s.limit}); err != nil {
 			t.Fatalf("%s: %v", s.name, err)
 		}
 		got := want{counts.hits.Load(), counts.misses.Load(), counts.refreshes.Load()}
@@ -181,9 +182,9 @@ func TestCache(t *testing.T) {
 				var posts []Post
 				var err error
 				if s.lastPost > 0 {
-					posts, err = c.Posts(context.Background(), wpdb.Page{LastPost: s.lastPost, Offset: s.offset, Limit: s.limit})
+					posts, err = c.Posts(context.Background(), blog.Page{LastPost: s.lastPost, Offset: s.offset, Limit: s.limit})
 				} else {
-					posts, err = c.Posts(context.Background(), wpdb.Page{Offset: s.offset, Limit: s.limit})
+					posts, err = c.Posts(context.Background(), blog.Page{Offset: s.offset, Limit: s.limit})
 				}
 				if err != nil {
 					t.Fatalf("step %d: %v", i, err)
@@ -215,13 +216,13 @@ func TestCacheRefreshesAhead(t *testing.T) {
 	next := &countingPosts{}
 	c, clock := newTestCache(t, next, testLimits)
 	ctx := context.Background()
-	if _, err := c.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2}); err != nil {
+	if _, err := c.Posts(ctx, blog.Page{Offset: 0, Limit: 2}); err != nil {
 		t.Fatal(err)
 	}
 	next.release = make(chan struct{}) // the refresh blocks until released
 	clock.Advance(600 * time.Millisecond)
 	for i := range 50 {
-		posts, err := c.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2})
+		posts, err := c.Posts(ctx, blog.Page{Offset: 0, Limit: 2})
 		if err != nil || posts[0].Title != "call 1" {
 			t.Fatalf("read %d during the refresh: %+v, %v; want the cached page at once", i, posts, err)
 		}
@@ -232,7 +233,7 @@ func TestCacheRefreshesAhead(t *testing.T) {
 	close(next.release)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		posts, err := c.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2})
+		posts, err := c.Posts(ctx, blog.Page{Offset: 0, Limit: 2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,7 +250,7 @@ func TestCacheRefreshesAhead(t *testing.T) {
 	}
 	// The refreshed page counts its ttl from when its query started.
 	clock.Advance(999 * time.Millisecond)
-	if posts, _ := c.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2}); posts[0].Title != "call 2" {
+	if posts, _ := c.Posts(ctx, blog.Page{Offset: 0, Limit: 2}); posts[0].Title != "call 2" {
 		t.Errorf("refreshed page not kept for its ttl: %+v", posts)
 	}
 }
@@ -274,11 +275,11 @@ func TestCacheRefreshAtHalfTTL(t *testing.T) {
 			c, clock := newTestCache(t, next, testLimits)
 			counts := c.observer.(*cacheCounts)
 			ctx := context.Background()
-			if _, err := c.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2}); err != nil {
+			if _, err := c.Posts(ctx, blog.Page{Offset: 0, Limit: 2}); err != nil {
 				t.Fatal(err)
 			}
 			clock.Advance(tt.age)
-			if _, err := c.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2}); err != nil {
+			if _, err := c.Posts(ctx, blog.Page{Offset: 0, Limit: 2}); err != nil {
 				t.Fatal(err)
 			}
 			if got := counts.refreshes.Load(); got != tt.wantRefreshes {
@@ -300,19 +301,19 @@ func TestCacheFailedRefresh(t *testing.T) {
 	c, clock := newTestCache(t, next, testLimits)
 	c.logger = slog.New(slog.NewTextHandler(&logs, nil))
 	ctx := context.Background()
-	if _, err := c.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2}); err != nil {
+	if _, err := c.Posts(ctx, blog.Page{Offset: 0, Limit: 2}); err != nil {
 		t.Fatal(err)
 	}
 	next.err = boom
 	clock.Advance(600 * time.Millisecond)
-	if _, err := c.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2}); err != nil {
+	if _, err := c.Posts(ctx, blog.Page{Offset: 0, Limit: 2}); err != nil {
 		t.Fatalf("within the ttl: %v, want the cached page", err)
 	}
 	for next.calls.Load() < 2 {
 		time.Sleep(time.Millisecond)
 	}
 	for i := range 5 {
-		if _, err := c.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2}); err != nil {
+		if _, err := c.Posts(ctx, blog.Page{Offset: 0, Limit: 2}); err != nil {
 			t.Fatalf("read %d within the ttl: %v", i, err)
 		}
 	}
@@ -320,11 +321,11 @@ func TestCacheFailedRefresh(t *testing.T) {
 		t.Errorf("next called %d times, want one failed refresh, not one per reader", got)
 	}
 	clock.Advance(400 * time.Millisecond)
-	if _, err := c.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2}); !errors.Is(err, boom) {
+	if _, err := c.Posts(ctx, blog.Page{Offset: 0, Limit: 2}); !errors.Is(err, boom) {
 		t.Fatalf("at the ttl: err = %v, want %v", err, boom)
 	}
 	next.err = nil
-	if _, err := c.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2}); err != nil {
+	if _, err := c.Posts(ctx, blog.Page{Offset: 0, Limit: 2}); err != nil {
 		t.Fatalf("after recovery: %v", err)
 	}
 	testkit.WaitFor(t, func() bool { return strings.Contains(logs.String(), "background refresh failed") })
@@ -341,12 +342,12 @@ func TestCacheFailedRefreshWaitedFor(t *testing.T) {
 	c, clock := newTestCache(t, next, testLimits)
 	c.logger = slog.New(slog.NewTextHandler(&logs, nil))
 	ctx := context.Background()
-	if _, err := c.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2}); err != nil {
+	if _, err := c.Posts(ctx, blog.Page{Offset: 0, Limit: 2}); err != nil {
 		t.Fatal(err)
 	}
 	next.err, next.release = boom, make(chan struct{})
 	clock.Advance(600 * time.Millisecond)
-	if _, err := c.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2}); err != nil {
+	if _, err := c.Posts(ctx, blog.Page{Offset: 0, Limit: 2}); err != nil {
 		t.Fatalf("within the ttl: %v, want the cached page", err)
 	}
 	testkit.WaitFor(t, func() bool { return next.calls.Load() == 2 })
@@ -373,7 +374,7 @@ func TestCacheBytes(t *testing.T) {
 	c, _ := newTestCache(t, next, CacheLimits{TTL: time.Minute, Depth: 2, MaxEntries: 1000, MaxBytes: budget})
 	ctx := context.Background()
 	for offset := 0; offset < 200; offset += 2 {
-		if _, err := c.Posts(ctx, wpdb.Page{Offset: offset, Limit: 2}); err != nil {
+		if _, err := c.Posts(ctx, blog.Page{Offset: offset, Limit: 2}); err != nil {
 			t.Fatal(err)
 		}
 		kept := 0
@@ -390,10 +391,10 @@ func TestCacheBytes(t *testing.T) {
 		t.Errorf("%d pages of 800 KB kept in 2 MB, want 2", n)
 	}
 	calls := next.calls.Load()
-	if _, err := c.Posts(ctx, wpdb.Page{Offset: 1000, Limit: 6}); err != nil { // 2.4 MB
+	if _, err := c.Posts(ctx, blog.Page{Offset: 1000, Limit: 6}); err != nil { // 2.4 MB
 		t.Fatal(err)
 	}
-	if _, err := c.Posts(ctx, wpdb.Page{Offset: 1000, Limit: 6}); err != nil {
+	if _, err := c.Posts(ctx, blog.Page{Offset: 1000, Limit: 6}); err != nil {
 		t.Fatal(err)
 	}
 	if got := next.calls.Load() - calls; got != 2 {
@@ -407,7 +408,7 @@ func TestCacheErrorsNotCached(t *testing.T) {
 	next := &countingPosts{err: boom}
 	c, _ := newTestCache(t, next, testLimits)
 	for i := range 3 {
-		if _, err := c.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 2}); !errors.Is(err, boom) {
+		if _, err := c.Posts(context.Background(), blog.Page{Offset: 0, Limit: 2}); !errors.Is(err, boom) {
 			t.Fatalf("call %d: err = %v, want %v", i, err, boom)
 		}
 	}
@@ -415,7 +416,7 @@ func TestCacheErrorsNotCached(t *testing.T) {
 		t.Errorf("next called %d times, want 3: an error must not be served from the cache", got)
 	}
 	next.err = nil
-	if _, err := c.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 2}); err != nil {
+	if _, err := c.Posts(context.Background(), blog.Page{Offset: 0, Limit: 2}); err != nil {
 		t.Fatalf("after recovery: %v", err)
 	}
 }
@@ -424,10 +425,10 @@ func TestCacheAnswersAreCopies(t *testing.T) {
 	t.Parallel()
 	c, _ := newTestCache(t, &countingPosts{}, testLimits)
 	for _, offset := range []int{0, 10} { // from the head, and a page apart
-		first, _ := c.Posts(context.Background(), wpdb.Page{Offset: offset, Limit: 2})
+		first, _ := c.Posts(context.Background(), blog.Page{Offset: offset, Limit: 2})
 		want := append([]Post(nil), first...)
 		first[0].Title = "changed by a caller"
-		second, _ := c.Posts(context.Background(), wpdb.Page{Offset: offset, Limit: 2})
+		second, _ := c.Posts(context.Background(), blog.Page{Offset: offset, Limit: 2})
 		if diff := cmp.Diff(want, second); diff != "" {
 			t.Errorf("offset %d: a caller's change reached the cache (-want +got):\n%s", offset, diff)
 		}
@@ -444,7 +445,7 @@ func TestCacheCollapsesConcurrentMisses(t *testing.T) {
 	for i := range callers {
 		wg.Go(func() {
 			offset := i % 3 // all inside the head
-			posts, err := c.Posts(context.Background(), wpdb.Page{Offset: offset, Limit: 1})
+			posts, err := c.Posts(context.Background(), blog.Page{Offset: offset, Limit: 1})
 			if err == nil && (len(posts) != 1 || posts[0].ID != uint64(offset)) {
 				err = errors.New("wrong posts")
 			}
@@ -479,7 +480,7 @@ func TestCacheWaiterLeavesWithItsContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() {
-		_, err := c.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2})
+		_, err := c.Posts(ctx, blog.Page{Offset: 0, Limit: 2})
 		done <- err
 	}()
 	for next.calls.Load() == 0 {
@@ -491,7 +492,7 @@ func TestCacheWaiterLeavesWithItsContext(t *testing.T) {
 	}
 	// The query it started goes on and serves the next caller.
 	close(next.release)
-	posts, err := c.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 2})
+	posts, err := c.Posts(context.Background(), blog.Page{Offset: 0, Limit: 2})
 	if err != nil || len(posts) != 2 {
 		t.Fatalf("next caller: %d posts, %v", len(posts), err)
 	}
@@ -519,9 +520,9 @@ func TestCacheFreshness(t *testing.T) {
 				var posts []Post
 				var err error
 				if lastPost > 0 {
-					posts, err = c.Posts(ctx, wpdb.Page{LastPost: lastPost, Offset: 0, Limit: 2})
+					posts, err = c.Posts(ctx, blog.Page{LastPost: lastPost, Offset: 0, Limit: 2})
 				} else {
-					posts, err = c.Posts(ctx, wpdb.Page{Offset: 0, Limit: 2})
+					posts, err = c.Posts(ctx, blog.Page{Offset: 0, Limit: 2})
 				}
 				if err != nil {
 					t.Fatal(err)

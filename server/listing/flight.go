@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/wploadmore/wploadmore/internal/flight"
-	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // missGrace is how long a query for a page not in memory waits before it
@@ -88,7 +87,7 @@ const firstHeadRest = 4
 
 // query is key's query, in listing in, as a flight's work: a head's
 // refresh when refresh is set.
-func (c *Cache) query(key pageRange, in wpdb.Listing, head read, refresh bool) flight.Work[*cachedPage] {
+func (c *Cache) query(key pageRange, in listed, head read, refresh bool) flight.Work[*cachedPage] {
 	return flight.Work[*cachedPage]{
 		Admit: func() (func(), error) { return c.admit(key, head) },
 		Run: func(ctx context.Context) (*cachedPage, error) {
@@ -102,7 +101,7 @@ func (c *Cache) query(key pageRange, in wpdb.Listing, head read, refresh bool) f
 // for it is in the air. The blog's head is never refused (it is not
 // admitted); an archive's may be, and a later reader tries again.
 // Detached, neither is cancelled.
-func (c *Cache) refresh(ctx context.Context, key pageRange, in wpdb.Listing, p *cachedPage, head read) {
+func (c *Cache) refresh(ctx context.Context, key pageRange, in listed, p *cachedPage, head read) {
 	if started, _ := c.flights.Go(ctx, key, c.query(key, in, head, true)); started {
 		c.observer.CacheRefresh()
 		return
@@ -151,7 +150,7 @@ func (c *Cache) admit(key pageRange, head read) (release func(), err error) {
 }
 
 // fly runs key's query and keeps its answer.
-func (c *Cache) fly(ctx context.Context, key pageRange, in wpdb.Listing, refresh bool) (*cachedPage, error) {
+func (c *Cache) fly(ctx context.Context, key pageRange, in listed, refresh bool) (*cachedPage, error) {
 	if !refresh {
 		// A client that sends its request and hangs up at once is seen
 		// gone only once its connection's reader reads the hang-up, which

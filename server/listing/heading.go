@@ -3,7 +3,7 @@ package listing
 import (
 	"time"
 
-	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/blog"
 )
 
 // ArchiveTitles are what an archive's page is titled by, in plain text:
@@ -23,7 +23,7 @@ type ArchiveTitles struct {
 // newest post is of 2024. The words and the date formats are the site's
 // language's (see words); a day's document title is get_the_date(), in
 // the site's date format.
-func (f *Format) ArchiveTitles(a wpdb.Archive, first *Post) ArchiveTitles {
+func (f *Format) ArchiveTitles(a blog.Archive, first *Post) ArchiveTitles {
 	site := f.site.Load()
 	w := &site.words
 	titled := func(prefix, name string) ArchiveTitles {
@@ -55,7 +55,7 @@ func (f *Format) ArchiveTitles(a wpdb.Archive, first *Post) ArchiveTitles {
 
 // archiveDate is the date a date archive's titles show: its first post's,
 // else the one it names; false when a names no date.
-func archiveDate(a wpdb.Archive, first *Post) (time.Time, bool) {
+func archiveDate(a blog.Archive, first *Post) (time.Time, bool) {
 	if a.Year == 0 && a.Month == 0 && a.Day == 0 {
 		return time.Time{}, false
 	}

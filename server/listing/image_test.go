@@ -5,8 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/blog"
 )
 
 // TestImageJSON pins the featured image's part of the JSON record, and of
@@ -19,13 +18,13 @@ func TestImageJSON(t *testing.T) {
 		`s:6:"medium";a:4:{s:4:"file";s:17:"photo-300x200.jpg";s:5:"width";i:300;s:6:"height";i:200;s:9:"mime-type";s:10:"image/jpeg";}` +
 		`s:12:"medium_large";a:4:{s:4:"file";s:17:"photo-768x512.jpg";s:5:"width";i:768;s:6:"height";i:512;s:9:"mime-type";s:10:"image/jpeg";}}` +
 		`s:10:"image_meta";a:0:{}}`
-	photo := &wpdb.Attachment{ID: 10, MimeType: "image/jpeg", GUID: "https://example.com/wp-content/uploads/2024/06/photo.jpg",
+	photo := &blog.Attachment{ID: 10, MimeType: "image/jpeg", GUID: "https://example.com/wp-content/uploads/2024/06/photo.jpg",
 		File: "2024/06/photo.jpg", Metadata: metadata, Alt: `"Tom" &amp; <b>Jerry</b>`}
-	unknown := &wpdb.Attachment{ID: 11, MimeType: "image/png", GUID: "https://example.com/wp-content/uploads/2024/06/plain.png",
+	unknown := &blog.Attachment{ID: 11, MimeType: "image/png", GUID: "https://example.com/wp-content/uploads/2024/06/plain.png",
 		File: "2024/06/plain.png"}
-	format := NewFormat(NewSite(Choices{ImageSize: DefaultImageSize}, wpdb.Options{SiteURL: "https://example.com", Home: "https://example.com"},
+	format := NewFormat(NewSite(Choices{ImageSize: DefaultImageSize}, blog.Options{SiteURL: "https://example.com", Home: "https://example.com"},
 		Language{Locale: "en_US"}, slog.New(slog.DiscardHandler)))
-	posts := mustPosts(t, []wpdb.Post{
+	posts := mustPosts(t, []blog.Post{
 		{ID: 1, Title: "Sized", Name: "sized", Date: "2024-06-30 18:00:00", Type: "post", Thumbnail: photo},
 		{ID: 2, Title: "Unsized", Name: "unsized", Date: "2024-06-29 18:00:00", Type: "post", Thumbnail: unknown},
 		{ID: 3, Title: "Locked", Name: "locked", Date: "2024-06-28 18:00:00", Type: "post", Thumbnail: photo, Protected: true},

@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/pomo"
 	"github.com/wploadmore/wploadmore/internal/wplocale"
-	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // Language is the language a visitor is shown the site in: its locale, as
@@ -72,10 +72,10 @@ func NewCatalogues(logger *slog.Logger) *Catalogues {
 func (c *Catalogues) Load(dir, locale string) Language {
 	if !validLocale(locale) {
 		c.warnOnce(catalogueFile{path: "locale " + locale}, "site language: not a locale name; the site is shown in English (en_US)", "locale", locale)
-		return Language{Locale: wpdb.DefaultLocale}
+		return Language{Locale: blog.DefaultLocale}
 	}
 	if dir == "" {
-		if locale != wpdb.DefaultLocale {
+		if locale != blog.DefaultLocale {
 			c.warnOnce(catalogueFile{path: "no folder for " + locale},
 				"site language: the languages folder is unknown (give -wp-config or -wp-languages); WordPress's words are shown in English", "locale", locale)
 		}
@@ -90,7 +90,7 @@ func (c *Catalogues) catalogue(path, locale string) *pomo.Catalogue {
 	fi, err := os.Stat(path)
 	if err != nil {
 		// WordPress looks for en_US.mo too, and a site in English has none.
-		if locale != wpdb.DefaultLocale || !errors.Is(err, fs.ErrNotExist) {
+		if locale != blog.DefaultLocale || !errors.Is(err, fs.ErrNotExist) {
 			c.warnOnce(catalogueFile{path: path}, "site language: no catalogue; WordPress's words are shown in English", "file", path, "err", err)
 		}
 		return nil

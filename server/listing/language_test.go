@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/pomo"
-	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
@@ -129,7 +129,7 @@ msgstr "&#8212;"
 	if err != nil {
 		t.Fatal(err)
 	}
-	news := wpdb.Archive{Terms: []wpdb.ArchiveTerm{{Taxonomy: "category", Name: "News &amp; views"}}}
+	news := blog.Archive{Terms: []blog.ArchiveTerm{{Taxonomy: "category", Name: "News &amp; views"}}}
 	tests := []struct {
 		name string
 		lang Language
@@ -141,12 +141,12 @@ msgstr "&#8212;"
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			site := NewSite(Choices{Title: "Site", ImageSize: DefaultImageSize}, wpdb.Options{}, tt.lang, slog.New(slog.DiscardHandler))
+			site := NewSite(Choices{Title: "Site", ImageSize: DefaultImageSize}, blog.Options{}, tt.lang, slog.New(slog.DiscardHandler))
 			if site.Locale != tt.lang.Locale {
 				t.Errorf("Locale = %q, want %q", site.Locale, tt.lang.Locale)
 			}
 			f := NewFormat(site)
-			posts := mustPosts(t, []wpdb.Post{{ID: 1, Title: "Fish &amp; Chips", Date: "2024-06-30 18:00:00", Protected: true}}, f)
+			posts := mustPosts(t, []blog.Post{{ID: 1, Title: "Fish &amp; Chips", Date: "2024-06-30 18:00:00", Protected: true}}, f)
 			titles := f.ArchiveTitles(news, nil)
 			if diff := cmp.Diff(tt.want, []string{posts[0].TitleText, titles.Heading, titles.Title}); diff != "" {
 				t.Errorf("protected title, heading, document title (-want +got):\n%s", diff)
@@ -165,7 +165,7 @@ func rtlSite(t *testing.T) *Site {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := NewFormat(NewSite(Choices{Title: "Site"}, wpdb.Options{}, Language{Locale: "he_IL", Catalogue: cat}, slog.New(slog.DiscardHandler)))
+	f := NewFormat(NewSite(Choices{Title: "Site"}, blog.Options{}, Language{Locale: "he_IL", Catalogue: cat}, slog.New(slog.DiscardHandler)))
 	return f.Site()
 }
 
@@ -174,9 +174,9 @@ func rtlSite(t *testing.T) *Site {
 func TestPageLanguage(t *testing.T) {
 	t.Parallel()
 	format := testFormat(t)
-	var stored []wpdb.Post
+	var stored []blog.Post
 	for i := range 5 {
-		stored = append(stored, wpdb.Post{ID: uint64(10 - i), Title: "Post", Excerpt: "Text...", Date: "2024-01-01 00:00:00"})
+		stored = append(stored, blog.Post{ID: uint64(10 - i), Title: "Post", Excerpt: "Text...", Date: "2024-01-01 00:00:00"})
 	}
 	stored[4].Protected = true
 	posts := mustPosts(t, stored, format)

@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/blog"
 )
 
 // OptionsEvery is how often the site's options are read again: an operator
@@ -18,13 +18,13 @@ const OptionsEvery = time.Minute
 // OptionsReader is what WatchOptions needs of the database; a *wpdb.Store
 // is one.
 type OptionsReader interface {
-	Options(ctx context.Context) (wpdb.Options, error)
+	Options(ctx context.Context) (blog.Options, error)
 }
 
 // WatchOptions reads the options every period until ctx ends, and hands
 // each read to use. A failed read is logged and the settings in use stay:
 // the next read may succeed.
-func WatchOptions(ctx context.Context, db OptionsReader, every time.Duration, use func(wpdb.Options), logger *slog.Logger) {
+func WatchOptions(ctx context.Context, db OptionsReader, every time.Duration, use func(blog.Options), logger *slog.Logger) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/testkit"
-	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // scriptedOptions answers each read with the next of its answers, and
@@ -22,11 +22,11 @@ type scriptedOptions struct {
 }
 
 type scriptedAnswer struct {
-	o   wpdb.Options
+	o   blog.Options
 	err error
 }
 
-func (s *scriptedOptions) Options(ctx context.Context) (wpdb.Options, error) {
+func (s *scriptedOptions) Options(ctx context.Context) (blog.Options, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	a := s.answers[min(s.reads, len(s.answers)-1)]
@@ -40,16 +40,16 @@ func (s *scriptedOptions) Options(ctx context.Context) (wpdb.Options, error) {
 func TestWatchOptions(t *testing.T) {
 	t.Parallel()
 	db := &scriptedOptions{answers: []scriptedAnswer{
-		{o: wpdb.Options{PermalinkStructure: "/%postname%/"}},
+		{o: blog.Options{PermalinkStructure: "/%postname%/"}},
 		{err: errors.New("database gone")},
-		{o: wpdb.Options{PermalinkStructure: "/archives/%post_id%"}},
+		{o: blog.Options{PermalinkStructure: "/archives/%post_id%"}},
 	}}
 	logs := &testkit.SyncBuffer{}
-	updates := make(chan wpdb.Options)
+	updates := make(chan blog.Options)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
-		use := func(o wpdb.Options) {
+		use := func(o blog.Options) {
 			select {
 			case updates <- o:
 			case <-ctx.Done():

@@ -58,6 +58,9 @@ type pageData struct {
 	AssetsPath  string      // relative, so the page works under any base path
 	TemplateURL string
 	EndpointURL string
+	// Home is the site's title on an archive's or a search's page, which
+	// links back to the main list; empty on the main list.
+	Home string
 	// ArchiveVars are the archive's query vars, which the "more" form
 	// sends along with posts; none on the main listing.
 	ArchiveVars []QueryVar
@@ -320,6 +323,9 @@ func (r *Renderer) renderView(w io.Writer, v PageView) error {
 	data.SearchForm = site.words.search.form
 	if v.Search != nil {
 		data.Search, data.NothingFound = *v.Search, len(v.Posts) == 0
+	}
+	if v.Archive != nil || v.Search != nil {
+		data.Home = site.Title
 	}
 	data.Words = pageWords{More: say.More, PostsShown: say.PostsShown, Description: say.Description(data.Title),
 		Cap: say.Cap(v.MaxPosts), Script: template.JS(say.Script())} // JSON that escapes <, > and &

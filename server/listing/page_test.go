@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/lru"
 	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/templates"
-	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // TestRenderedPages renders pages that differ in one thing each: every one
@@ -21,9 +21,9 @@ func TestRenderedPages(t *testing.T) {
 	fresh := testRenderer(t)
 	format := testFormat(t)
 	posts := func(titles ...string) []Post {
-		var stored []wpdb.Post
+		var stored []blog.Post
 		for i, title := range titles {
-			stored = append(stored, wpdb.Post{ID: uint64(10 - i), Title: title, Excerpt: "Text...", Date: "2024-01-01 00:00:00"})
+			stored = append(stored, blog.Post{ID: uint64(10 - i), Title: title, Excerpt: "Text...", Date: "2024-01-01 00:00:00"})
 		}
 		return mustPosts(t, stored, format)
 	}
@@ -143,7 +143,7 @@ func testRenderer(t *testing.T) *Renderer {
 func TestPageFeed(t *testing.T) {
 	t.Parallel()
 	p := testRenderer(t)
-	posts := mustPosts(t, []wpdb.Post{{ID: 1, Title: "A", Date: "2024-01-01 00:00:00"}}, testFormat(t))
+	posts := mustPosts(t, []blog.Post{{ID: 1, Title: "A", Date: "2024-01-01 00:00:00"}}, testFormat(t))
 	for _, v := range []PageView{{PostsStart: 1, Posts: posts, MaxPosts: 1000}, {MaxPosts: 1000}} {
 		page, err := p.Render(context.Background(), v, nil)
 		if err != nil {

@@ -11,9 +11,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/server/listing/pagewords"
 	"github.com/wploadmore/wploadmore/templates"
-	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // localWords are the shipped words of locale for testSettings' sizes.
@@ -35,9 +35,9 @@ var wordsScript = regexp.MustCompile(`<script type="application/json" id="load-m
 func TestPageWords(t *testing.T) {
 	t.Parallel()
 	r := testRenderer(t)
-	var stored []wpdb.Post
+	var stored []blog.Post
 	for i := range 5 {
-		stored = append(stored, wpdb.Post{ID: uint64(10 - i), Title: "T", Excerpt: "Text...", Date: "2024-01-01 00:00:00"})
+		stored = append(stored, blog.Post{ID: uint64(10 - i), Title: "T", Excerpt: "Text...", Date: "2024-01-01 00:00:00"})
 	}
 	posts := mustPosts(t, stored, testFormat(t))
 	batch := testSettings.Batch

@@ -11,8 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/microcosm-cc/bluemonday"
-
-	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/blog"
 )
 
 // Post is one post as readers get it: the JSON endpoint encodes it as one
@@ -80,7 +79,7 @@ func (f *Format) Site() *Site { return f.site.Load() }
 
 // Posts formats posts, each with its JSON record. Its error, from the JSON
 // encoder, names the post it could not encode.
-func (f *Format) Posts(posts []wpdb.Post) ([]Post, error) {
+func (f *Format) Posts(posts []blog.Post) ([]Post, error) {
 	site := f.site.Load()
 	views := make([]Post, len(posts))
 	var buf bytes.Buffer
@@ -155,9 +154,16 @@ func JSONSize(posts []Post) int {
 
 // Source is where the listing's posts come from; a *wpdb.Store is one.
 type Source interface {
-	// Posts returns page p of its listing, each post with its Excerpt,
-	// as wpdb.Store.Posts pages them.
-	Posts(ctx context.Context, p wpdb.Page) ([]wpdb.Post, error)
+	// Posts returns page p of its listing, each post with its Excerpt, as
+	// wpdb.Store.Posts pages them: a search's page cut from its ranking,
+	// or, when it has none, after its scan.
+	Posts(ctx context.Context, p blog.Page) ([]blog.Post, error)
+	// Rank reads a search's ranking in one scan, which the cache keeps
+	// and cuts its pages from.
+	Rank(ctx context.Context, q blog.Search) (*blog.Ranking, error)
+	// StickyPosts returns the published posts of the listed types among
+	// ids, newest first.
+	StickyPosts(ctx context.Context, ids []uint64) ([]blog.Post, error)
 }
 
 // Direct reads the listing without a cache: each page is read from its
@@ -173,8 +179,18 @@ func NewDirect(source Source, format *Format) Direct {
 }
 
 // Posts returns page p. It returns the source's errors as they are.
-func (d Direct) Posts(ctx context.Context, p wpdb.Page) ([]Post, error) {
+func (d Direct) Posts(ctx context.Context, p blog.Page) ([]Post, error) {
 	posts, err := d.source.Posts(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return d.format.Posts(posts)
+}
+
+// StickyPosts returns the sticky posts among ids, formatted. It returns
+// the source's errors as they are.
+func (d Direct) StickyPosts(ctx context.Context, ids []uint64) ([]Post, error) {
+	posts, err := d.source.StickyPosts(ctx, ids)
 	if err != nil {
 		return nil, err
 	}

@@ -5,8 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/blog"
 )
 
 // TestPostTitles checks titles read as plain text: references decoded
@@ -29,7 +28,7 @@ func TestPostTitles(t *testing.T) {
 	}
 	format := testFormat(t)
 	for _, tt := range tests {
-		posts := mustPosts(t, []wpdb.Post{{ID: 1, Title: tt.stored, Date: "2024-06-30 18:00:00"}}, format)
+		posts := mustPosts(t, []blog.Post{{ID: 1, Title: tt.stored, Date: "2024-06-30 18:00:00"}}, format)
 		if got := posts[0].TitleText; got != tt.want {
 			t.Errorf("title of %q = %q, want %q", tt.stored, got, tt.want)
 		}
@@ -44,7 +43,7 @@ func TestPostTitles(t *testing.T) {
 // order, with the excerpt as post_content, then the added ones.
 func TestPostFields(t *testing.T) {
 	t.Parallel()
-	stored := []wpdb.Post{{ID: 2, Title: "Post 2", Name: "post-2", Excerpt: "Text 2...", Date: "2024-01-01 00:00:00", Type: "post"}}
+	stored := []blog.Post{{ID: 2, Title: "Post 2", Name: "post-2", Excerpt: "Text 2...", Date: "2024-01-01 00:00:00", Type: "post"}}
 	posts := mustPosts(t, stored, testFormat(t))
 	var body bytes.Buffer
 	if err := WriteJSON(&body, posts); err != nil {

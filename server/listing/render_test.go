@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/flight"
 	"github.com/wploadmore/wploadmore/internal/testkit"
-	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // TestRenderRefusedAtOnce: with every render in flight taken, by their
@@ -23,7 +23,7 @@ import (
 func TestRenderRefusedAtOnce(t *testing.T) {
 	t.Parallel()
 	p := testRenderer(t)
-	posts := mustPosts(t, []wpdb.Post{{ID: 2, Title: "A", Date: "2024-01-01 00:00:00"}, {ID: 1, Title: "B", Date: "2024-01-01 00:00:00"}},
+	posts := mustPosts(t, []blog.Post{{ID: 2, Title: "A", Date: "2024-01-01 00:00:00"}, {ID: 1, Title: "B", Date: "2024-01-01 00:00:00"}},
 		testFormat(t))
 	maxPosts := testSettings.MaxPagePosts
 	kept := PageView{PostsStart: 2, Posts: posts, MaxPosts: maxPosts}
@@ -83,9 +83,9 @@ func TestRenderRefusedAtOnce(t *testing.T) {
 // one page, and reserve was asked for a bound of the page's size first.
 func TestRefusedRenderAllocatesNoPage(t *testing.T) {
 	p := testRenderer(t)
-	var stored []wpdb.Post
+	var stored []blog.Post
 	for id := uint64(100); id >= 1; id-- {
-		stored = append(stored, wpdb.Post{ID: id, Title: fmt.Sprintf("Post %d", id), Excerpt: strings.Repeat("Some text. ", 20),
+		stored = append(stored, blog.Post{ID: id, Title: fmt.Sprintf("Post %d", id), Excerpt: strings.Repeat("Some text. ", 20),
 			Date: "2024-01-01 00:00:00"})
 	}
 	posts := mustPosts(t, stored, testFormat(t))
@@ -209,9 +209,9 @@ func TestRenderJoinsFlight(t *testing.T) {
 // once or twice.
 func TestRenderedPagesKeepFrequent(t *testing.T) {
 	t.Parallel()
-	var stored []wpdb.Post
+	var stored []blog.Post
 	for id := uint64(50); id >= 1; id-- {
-		stored = append(stored, wpdb.Post{ID: id, Title: fmt.Sprintf("Post %d", id), Excerpt: "Text...", Date: "2024-01-01 00:00:00"})
+		stored = append(stored, blog.Post{ID: id, Title: fmt.Sprintf("Post %d", id), Excerpt: "Text...", Date: "2024-01-01 00:00:00"})
 	}
 	posts := mustPosts(t, stored, testFormat(t))
 	for _, asked := range []int{1, 2} {
@@ -258,9 +258,9 @@ func TestRenderedPagesKeepFrequent(t *testing.T) {
 func TestCompressed(t *testing.T) {
 	t.Parallel()
 	p := testRenderer(t)
-	var stored []wpdb.Post
+	var stored []blog.Post
 	for id := uint64(6); id >= 1; id-- {
-		stored = append(stored, wpdb.Post{ID: id, Title: fmt.Sprintf("Post %d", id), Excerpt: "Some text...", Date: "2024-01-01 00:00:00"})
+		stored = append(stored, blog.Post{ID: id, Title: fmt.Sprintf("Post %d", id), Excerpt: "Some text...", Date: "2024-01-01 00:00:00"})
 	}
 	posts := mustPosts(t, stored, testFormat(t))
 	ctx := context.Background()

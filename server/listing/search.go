@@ -6,9 +6,9 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/flight"
 	"github.com/wploadmore/wploadmore/internal/lru"
-	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // Searches: a search's posts are ranked by one scan of the posts table,
@@ -35,23 +35,9 @@ const (
 	scanBurst = time.Second
 )
 
-// Ranker reads a search's ranking in one scan; a *wpdb.Store is one.
-type Ranker interface {
-	Rank(ctx context.Context, q wpdb.Search) (*wpdb.Ranking, error)
-}
-
-// rankedSearch is a search paging through the ranking the cache keeps
-// for it; fetched is when that ranking's scan started, and no page cut
-// from it is fresher.
-type rankedSearch struct {
-	wpdb.Search
-	fetched time.Time
-}
-
 // rankings are the searches' kept rankings and the scans in the air.
 type rankings struct {
-	ranker Ranker        // nil: searches are read page by page from the Source
-	ttl    time.Duration // how long a ranking is paged through
+	ttl time.Duration // how long a ranking is paged through
 	// kept are the rankings by the search's Key, under Cache.mu.
 	kept  *lru.Cache[string, *keptRanking]
 	scans flight.Group[string, *keptRanking]
@@ -65,25 +51,21 @@ type rankings struct {
 
 // keptRanking is one search's ranking; immutable once kept.
 type keptRanking struct {
-	ranking *wpdb.Ranking
+	ranking *blog.Ranking
 	fetched time.Time // when its scan started
 }
 
-func newRankings(next Source, maxBytes int, ttl time.Duration) *rankings {
-	r, _ := next.(Ranker)
-	return &rankings{ranker: r, ttl: ttl, maxScans: max(runtime.GOMAXPROCS(0)/2, 1), kept: lru.New[string, *keptRanking](maxBytes, 0),
+func newRankings(maxBytes int, ttl time.Duration) *rankings {
+	return &rankings{ttl: ttl, maxScans: max(runtime.GOMAXPROCS(0)/2, 1), kept: lru.New[string, *keptRanking](maxBytes, 0),
 		scanTime: newRenderClock(scanShare, scanBurst, time.Now)}
 }
 
-// rank returns q paging through its ranking: the kept one while it is
-// fresh, else the one a scan reads, shared with concurrent readers and
-// cancelled when the last of them leaves, as a page's query is. It
-// returns ctx's cause when ctx ends first, an error wrapping ErrBusy when
-// the scan was not admitted, and the Ranker's errors, which are not kept.
-func (c *Cache) rank(ctx context.Context, q wpdb.Search) (wpdb.Listing, error) {
-	if c.searches.ranker == nil {
-		return q, nil
-	}
+// rank returns q's ranking: the kept one while it is fresh, else the one
+// a scan reads, shared with concurrent readers and cancelled when the last
+// of them leaves, as a page's query is. It returns ctx's cause when ctx
+// ends first, an error wrapping ErrBusy when the scan was not admitted,
+// and the Source's errors, which are not kept.
+func (c *Cache) rank(ctx context.Context, q blog.Search) (*keptRanking, error) {
 	key := q.Key()
 	now := c.now()
 	c.mu.Lock()
@@ -93,17 +75,13 @@ func (c *Cache) rank(ctx context.Context, q wpdb.Search) (wpdb.Listing, error) {
 		c.searches.kept.Get(key) // now the most recently used
 	}
 	c.mu.Unlock()
-	if !fresh {
-		var err error
-		k, err = c.searches.scans.Do(ctx, key, flight.Work[*keptRanking]{
-			Admit: func() (func(), error) { return c.admitScan(key) },
-			Run:   func(ctx context.Context) (*keptRanking, error) { return c.scan(ctx, key, q) },
-		})
-		if err != nil {
-			return nil, err
-		}
+	if fresh {
+		return k, nil
 	}
-	return rankedSearch{Search: q.Ranked(k.ranking), fetched: k.fetched}, nil
+	return c.searches.scans.Do(ctx, key, flight.Work[*keptRanking]{
+		Admit: func() (func(), error) { return c.admitScan(key) },
+		Run:   func(ctx context.Context) (*keptRanking, error) { return c.scan(ctx, key, q) },
+	})
 }
 
 // admitScan admits a scan while fewer than maxScans run, the scans have
@@ -134,10 +112,10 @@ func (c *Cache) admitScan(key string) (release func(), err error) {
 }
 
 // scan runs q's scan and keeps its ranking.
-func (c *Cache) scan(ctx context.Context, key string, q wpdb.Search) (*keptRanking, error) {
+func (c *Cache) scan(ctx context.Context, key string, q blog.Search) (*keptRanking, error) {
 	fetched := c.now() // before the scan: what it reads is at least this fresh
 	began := time.Now()
-	ranking, err := c.searches.ranker.Rank(ctx, q)
+	ranking, err := c.next.Rank(ctx, q)
 	c.searches.scanTime.charge(time.Since(began))
 	if err != nil {
 		return nil, err
@@ -152,9 +130,3 @@ func (c *Cache) scan(ctx context.Context, key string, q wpdb.Search) (*keptRanki
 // rankOverhead is what keeping a ranking costs beyond its entries and
 // key: its element, map entry and record.
 const rankOverhead = 160
-
-// isSearch reports whether in is a search cut from a kept ranking.
-func isSearch(in wpdb.Listing) bool {
-	_, ok := in.(rankedSearch)
-	return ok
-}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
@@ -25,7 +26,7 @@ type countingStore struct {
 	release   chan struct{}
 }
 
-func (s *countingStore) Rank(ctx context.Context, q wpdb.Search) (*wpdb.Ranking, error) {
+func (s *countingStore) Rank(ctx context.Context, q blog.Search) (*blog.Ranking, error) {
 	s.scans.Add(1)
 	if s.release != nil {
 		select {
@@ -66,13 +67,13 @@ func TestSearchScannedOnce(t *testing.T) {
 			store.release = make(chan struct{})
 			c, clock := newTestCache(t, store, CacheLimits{TTL: time.Second, Depth: 3, MaxEntries: 100, MaxBytes: 1 << 20, MaxMisses: 2,
 				SearchBytes: 1 << 20, SearchTTL: time.Minute})
-			q := wpdb.ParseSearch("post -7.", nil) // every post but 7, whose content holds "7."
+			q := blog.ParseSearch("post -7.", nil) // every post but 7, whose content holds "7."
 			ctx := context.Background()
 			var wg sync.WaitGroup
 			errs := make(chan error, 8)
 			for range 8 {
 				wg.Go(func() {
-					_, err := c.Posts(ctx, wpdb.Page{In: q, Limit: 2})
+					_, err := c.Posts(ctx, blog.Page{In: q, Limit: 2})
 					errs <- err
 				})
 			}
@@ -91,10 +92,10 @@ func TestSearchScannedOnce(t *testing.T) {
 			want := []uint64{12, 11, 10, 9, 8, 6, 5, 4, 3, 2, 1}
 			for _, size := range []int{1, 2, 5} {
 				var walked []uint64
-				page, err := c.Posts(ctx, wpdb.Page{In: q, Limit: size})
+				page, err := c.Posts(ctx, blog.Page{In: q, Limit: size})
 				for err == nil && len(page) > 0 && len(walked) < 20 {
 					walked = append(walked, postIDs(page)...)
-					page, err = c.Posts(ctx, wpdb.Page{In: q, LastPost: walked[len(walked)-1], Offset: len(walked), Limit: size})
+					page, err = c.Posts(ctx, blog.Page{In: q, LastPost: walked[len(walked)-1], Offset: len(walked), Limit: size})
 				}
 				if err != nil {
 					t.Fatal(err)
@@ -103,7 +104,7 @@ func TestSearchScannedOnce(t *testing.T) {
 					t.Errorf("walk by %d (-want +got):\n%s", size, diff)
 				}
 			}
-			page, err := c.Posts(ctx, wpdb.Page{In: q, Offset: 7, Limit: 3})
+			page, err := c.Posts(ctx, blog.Page{In: q, Offset: 7, Limit: 3})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,14 +117,14 @@ func TestSearchScannedOnce(t *testing.T) {
 			// A reader's next click comes after the pages' freshness bound:
 			// its page is read again, from the ranking kept for SearchTTL.
 			clock.Advance(time.Second)
-			if _, err := c.Posts(ctx, wpdb.Page{In: q, Offset: 7, Limit: 3}); err != nil {
+			if _, err := c.Posts(ctx, blog.Page{In: q, Offset: 7, Limit: 3}); err != nil {
 				t.Fatal(err)
 			}
 			if n := store.scans.Load(); n != 1 {
 				t.Errorf("%d scans within SearchTTL; want 1", n)
 			}
 			clock.Advance(time.Minute)
-			if _, err := c.Posts(ctx, wpdb.Page{In: q, Offset: 7, Limit: 3}); err != nil {
+			if _, err := c.Posts(ctx, blog.Page{In: q, Offset: 7, Limit: 3}); err != nil {
 				t.Fatal(err)
 			}
 			if n := store.scans.Load(); n != 2 {
@@ -141,11 +142,11 @@ func TestSearchScanLeftByItsReaders(t *testing.T) {
 	store := searchStore(t, wpdb.DriverSQLite, 5)
 	store.release = make(chan struct{})
 	c, _ := newTestCache(t, store, CacheLimits{TTL: time.Second, Depth: 3, MaxEntries: 100, MaxBytes: 1 << 20, MaxMisses: 2, SearchBytes: 1 << 20})
-	q := wpdb.ParseSearch("post", nil)
+	q := blog.ParseSearch("post", nil)
 	read := func(ctx context.Context) <-chan error {
 		done := make(chan error, 1)
 		go func() {
-			_, err := c.Posts(ctx, wpdb.Page{In: q, Limit: 2})
+			_, err := c.Posts(ctx, blog.Page{In: q, Limit: 2})
 			done <- err
 		}()
 		return done
@@ -172,7 +173,7 @@ func TestSearchScanLeftByItsReaders(t *testing.T) {
 	testkit.WaitFor(t, func() bool { return store.cancelled.Load() == 1 })
 	testkit.WaitFor(t, func() bool { return len(c.misses) == 0 })
 	close(store.release)
-	if _, err := c.Posts(context.Background(), wpdb.Page{In: q, Limit: 2}); err != nil {
+	if _, err := c.Posts(context.Background(), blog.Page{In: q, Limit: 2}); err != nil {
 		t.Fatal(err)
 	}
 	if n := store.scans.Load(); n != 2 {
@@ -186,15 +187,15 @@ func TestSearchBytes(t *testing.T) {
 	t.Parallel()
 	store := searchStore(t, wpdb.DriverSQLite, 40)
 	ctx := context.Background()
-	one, err := store.Store.Rank(ctx, wpdb.ParseSearch("post 1", nil))
+	one, err := store.Store.Rank(ctx, blog.ParseSearch("post 1", nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	budget := 3 * (one.Bytes() + rankOverhead + 2*len(wpdb.ParseSearch("post 1", nil).Key()))
+	budget := 3 * (one.Bytes() + rankOverhead + 2*len(blog.ParseSearch("post 1", nil).Key()))
 	c, _ := newTestCache(t, store, CacheLimits{TTL: time.Hour, Depth: 3, MaxEntries: 100, MaxBytes: 1 << 20, MaxMisses: 2, SearchBytes: budget})
 	search := func(s string) {
 		t.Helper()
-		if _, err := c.Posts(ctx, wpdb.Page{In: wpdb.ParseSearch(s, nil), Limit: 2}); err != nil {
+		if _, err := c.Posts(ctx, blog.Page{In: blog.ParseSearch(s, nil), Limit: 2}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -237,10 +238,10 @@ func TestSearchAdmitted(t *testing.T) {
 	for _, tc := range []struct {
 		name                string
 		maxMisses, maxScans int
-		blog                wpdb.Page
+		blog                blog.Page
 	}{
-		{"by the misses", 1, 2, wpdb.Page{Limit: 2}},
-		{"one scan at a time", 3, 1, wpdb.Page{Offset: 3, Limit: 2}},
+		{"by the misses", 1, 2, blog.Page{Limit: 2}},
+		{"one scan at a time", 3, 1, blog.Page{Offset: 3, Limit: 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -252,7 +253,7 @@ func TestSearchAdmitted(t *testing.T) {
 			ctx := context.Background()
 			first := make(chan error, 1)
 			go func() {
-				_, err := c.Posts(ctx, wpdb.Page{In: wpdb.ParseSearch("post", nil), Limit: 2})
+				_, err := c.Posts(ctx, blog.Page{In: blog.ParseSearch("post", nil), Limit: 2})
 				first <- err
 			}()
 			for store.scans.Load() == 0 {
@@ -261,7 +262,7 @@ func TestSearchAdmitted(t *testing.T) {
 			// Admitted, it would wait for the held scan: a deadline ends it.
 			second, cancel := context.WithTimeout(ctx, 2*time.Second)
 			defer cancel()
-			if _, err := c.Posts(second, wpdb.Page{In: wpdb.ParseSearch("content", nil), Limit: 2}); !errors.Is(err, ErrBusy) {
+			if _, err := c.Posts(second, blog.Page{In: blog.ParseSearch("content", nil), Limit: 2}); !errors.Is(err, ErrBusy) {
 				t.Errorf("a second search while the first scans: %v; want ErrBusy", err)
 			}
 			if posts, err := c.Posts(ctx, tc.blog); err != nil || len(posts) != 2 {
@@ -284,13 +285,13 @@ func TestSearchScanTime(t *testing.T) {
 	c, _ := newTestCache(t, store, CacheLimits{TTL: time.Hour, Depth: 3, MaxEntries: 100, MaxBytes: 1 << 20, MaxMisses: 2, SearchBytes: 1 << 20})
 	c.searches.scanTime = newRenderClock(0, time.Nanosecond, time.Now) // one scan's worth of credit, never more
 	ctx := context.Background()
-	if _, err := c.Posts(ctx, wpdb.Page{In: wpdb.ParseSearch("post", nil), Limit: 2}); err != nil {
+	if _, err := c.Posts(ctx, blog.Page{In: blog.ParseSearch("post", nil), Limit: 2}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Posts(ctx, wpdb.Page{In: wpdb.ParseSearch("content", nil), Limit: 2}); !errors.Is(err, ErrBusy) {
+	if _, err := c.Posts(ctx, blog.Page{In: blog.ParseSearch("content", nil), Limit: 2}); !errors.Is(err, ErrBusy) {
 		t.Errorf("a new search past the scans' share: %v; want ErrBusy", err)
 	}
-	if posts, err := c.Posts(ctx, wpdb.Page{In: wpdb.ParseSearch("post", nil), Offset: 2, Limit: 2}); err != nil || len(posts) != 2 {
+	if posts, err := c.Posts(ctx, blog.Page{In: blog.ParseSearch("post", nil), Offset: 2, Limit: 2}); err != nil || len(posts) != 2 {
 		t.Errorf("the kept search past the scans' share: %d posts, %v", len(posts), err)
 	}
 	if n := store.scans.Load(); n != 1 {
@@ -328,7 +329,7 @@ func TestSearchMemory(t *testing.T) {
 			wg.Go(func() {
 				for i := from + w; i < to; i += workers {
 					// Each finds every post but one: "post" is in every title.
-					if _, err := c.Posts(ctx, wpdb.Page{In: wpdb.ParseSearch(fmt.Sprintf("post -%d.", i), nil), Limit: 2}); err != nil {
+					if _, err := c.Posts(ctx, blog.Page{In: blog.ParseSearch(fmt.Sprintf("post -%d.", i), nil), Limit: 2}); err != nil {
 						t.Error(err)
 						return
 					}

@@ -3,8 +3,8 @@ package listing
 import (
 	"io"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/pomo"
-	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // searchWords are WordPress's words for a search, in the site's language:
@@ -29,7 +29,7 @@ type SearchForm struct {
 // up as text.
 func newSearchWords(cat *pomo.Catalogue, tr func(context, msgid string) string) searchWords {
 	return searchWords{
-		stopwords: wpdb.Stopwords(cat.Translate(wpdb.StopwordsContext, wpdb.DefaultStopwords)),
+		stopwords: blog.Stopwords(cat.Translate(blog.StopwordsContext, blog.DefaultStopwords)),
 		results:   tr("", "Search Results for &#8220;%s&#8221;"),
 		form: SearchForm{
 			Label:        tr("label", "Search for:"),
@@ -41,7 +41,7 @@ func newSearchWords(cat *pomo.Catalogue, tr func(context, msgid string) string) 
 }
 
 // Stopwords are the site's search stopwords, as get_search_stopwords()
-// reads them from its catalogue: what a search (wpdb.ParseSearch) leaves
+// reads them from its catalogue: what a search (blog.ParseSearch) leaves
 // out of its terms.
 func (f *Format) Stopwords() []string { return f.site.Load().words.search.stopwords }
 

@@ -8,7 +8,7 @@ import (
 )
 
 // SearchTitles returns the titles of the page of a search for s (as
-// searched, wpdb.Search.Text), in the site's language: its heading, the
+// searched, blog.Search.Text), in the site's language: its heading, the
 // search part of wp_get_document_title() ("Search Results for “s”"), and
 // its document title, that and the site's title. s reads as WordPress
 // shows it there:

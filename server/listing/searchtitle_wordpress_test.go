@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/pomo"
-	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
@@ -37,6 +37,7 @@ echo json_encode($out);
 func TestSearchTitlesWordPress(t *testing.T) {
 	t.Parallel()
 	wp := wpdbtest.NewWordPress(t)
+	wpdbtest.NeedL10n(t) // the German catalogue
 	searches := []string{
 		"apple pie", "", "Tom's", `"quoted"`, "a & b", "<b>", "1/2", "a -- b", "a --- b", "a---b", "a--b", "xn--b", "-- a", "a --",
 		"a - b", "-", "- a", "a -", "a\t-\tb", "a\u00a0-\u00a0b", "a\u00a0--\u00a0b", "----", "-----", "a -- -- b", "a - - b", "--", "---",
@@ -55,13 +56,13 @@ func TestSearchTitlesWordPress(t *testing.T) {
 		}
 		lang := Language{Locale: locale}
 		if locale != "" {
-			if lang.Catalogue, err = pomo.ReadMO("/usr/share/wordpress/wp-content/languages/" + locale + ".mo"); err != nil {
+			if lang.Catalogue, err = pomo.ReadMO(wpdbtest.DebianLanguages + locale + ".mo"); err != nil {
 				t.Fatal(err)
 			}
 		}
-		f := NewFormat(NewSite(Choices{Title: "wpdbtest", ImageSize: DefaultImageSize}, wpdb.Options{}, lang, slog.New(slog.DiscardHandler)))
+		f := NewFormat(NewSite(Choices{Title: "wpdbtest", ImageSize: DefaultImageSize}, blog.Options{}, lang, slog.New(slog.DiscardHandler)))
 		for i, s := range searches {
-			if got := f.SearchTitles(wpdb.ParseSearch(s, f.Stopwords()).Text()).Title; got != want[i] {
+			if got := f.SearchTitles(blog.ParseSearch(s, f.Stopwords()).Text()).Title; got != want[i] {
 				t.Errorf("%s %.40q: title %q; WordPress's %q", locale, s, got, want[i])
 			}
 		}

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/wplocale"
-	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/media"
 	"github.com/wploadmore/wploadmore/wpdb/permalink"
 )
@@ -74,7 +74,7 @@ type Site struct {
 // (zero when it has no options table), then the defaults, in language
 // lang. Options WordPress would not accept either (an unknown zone name,
 // a gmt_offset that is no number) are logged to logger and skipped.
-func NewSite(chosen Choices, o wpdb.Options, lang Language, logger *slog.Logger) Site {
+func NewSite(chosen Choices, o blog.Options, lang Language, logger *slog.Logger) Site {
 	text := newHTMLText()
 	s := Site{Title: chosen.Title, DateFormat: chosen.DateFormat, ImageSize: chosen.ImageSize,
 		Locale: lang.Locale, WPLocale: wplocale.New(wplocale.Config{Locale: lang.Locale, Catalogue: lang.Catalogue,
@@ -111,7 +111,7 @@ func NewSite(chosen Choices, o wpdb.Options, lang Language, logger *slog.Logger)
 // englishSite is the site a page is rendered for when its view names
 // none: titled title, in English.
 func englishSite(title string) *Site {
-	s := &Site{Title: title, Locale: wpdb.DefaultLocale, WPLocale: wplocale.New(wplocale.Config{Locale: wpdb.DefaultLocale}),
+	s := &Site{Title: title, Locale: blog.DefaultLocale, WPLocale: wplocale.New(wplocale.Config{Locale: blog.DefaultLocale}),
 		words: newWords(nil, newHTMLText())}
 	s.pageKey = s.makePageKey()
 	return s
@@ -138,7 +138,7 @@ func (s *Site) makePageKey() string {
 // siteZone is the zone WordPress's wp_timezone() gives: timezone_string
 // when set, else gmt_offset hours as a fixed zone named like PHP's offset
 // zones ("+05:45"), else UTC. With an error it also returns UTC.
-func siteZone(o wpdb.Options) (*time.Location, error) {
+func siteZone(o blog.Options) (*time.Location, error) {
 	if o.TimezoneString != "" {
 		loc, err := time.LoadLocation(o.TimezoneString)
 		if err != nil {
@@ -197,7 +197,7 @@ func (s *Site) formatDate(format string, t time.Time) string {
 }
 
 // card returns p's link and featured image.
-func (s *Site) card(p *wpdb.Post) (link string, image *Image) {
+func (s *Site) card(p *blog.Post) (link string, image *Image) {
 	if s.Links.Home != "" {
 		link = s.Links.Link(permalink.Post{ID: p.ID, Type: p.Type, Name: p.Name, Date: p.Date,
 			Category: p.Category, Author: p.Author, PagePath: p.PagePath})

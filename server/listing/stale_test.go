@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/testkit"
-	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // staleTestCache is a cache with one miss at a time and reserved slots
@@ -44,7 +44,7 @@ func TestCacheArchiveHeadStale(t *testing.T) {
 	news := keyed{key: "category_name=news"}
 	ctx := context.Background()
 	next.release <- struct{}{}
-	first, err := c.Posts(ctx, wpdb.Page{In: news, Limit: 2})
+	first, err := c.Posts(ctx, blog.Page{In: news, Limit: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestCacheArchiveHeadStale(t *testing.T) {
 
 	clock.Advance(1500 * time.Millisecond) // past the bound of 1 s
 	served, age := WithServedAge(ctx)
-	got, err := c.Posts(served, wpdb.Page{In: news, Limit: 2})
+	got, err := c.Posts(served, blog.Page{In: news, Limit: 2})
 	if err != nil {
 		t.Fatalf("the archive's head past its bound, its query refused: %v, want it served stale", err)
 	}
@@ -70,7 +70,7 @@ func TestCacheArchiveHeadStale(t *testing.T) {
 	}
 
 	clock.Advance(staleFactor * time.Second) // past the stale bound
-	if _, err := c.Posts(ctx, wpdb.Page{In: news, Limit: 2}); !errors.Is(err, ErrBusy) {
+	if _, err := c.Posts(ctx, blog.Page{In: news, Limit: 2}); !errors.Is(err, ErrBusy) {
 		t.Errorf("past staleFactor times the bound: %v, want ErrBusy", err)
 	}
 	// The blog's head is never served stale: it is never refused.
@@ -87,15 +87,15 @@ func TestCacheArchiveHeadStaleOnFailure(t *testing.T) {
 	c, clock := newTestCache(t, next, testLimits)
 	news := keyed{key: "category_name=news"}
 	ctx := context.Background()
-	if _, err := c.Posts(ctx, wpdb.Page{In: news, Limit: 2}); err != nil {
+	if _, err := c.Posts(ctx, blog.Page{In: news, Limit: 2}); err != nil {
 		t.Fatal(err)
 	}
 	next.err = errors.New("database gone")
 	clock.Advance(1500 * time.Millisecond)
-	if _, err := c.Posts(ctx, wpdb.Page{In: news, Limit: 2}); err != nil {
+	if _, err := c.Posts(ctx, blog.Page{In: news, Limit: 2}); err != nil {
 		t.Errorf("the archive's head, its query failed: %v, want it served stale", err)
 	}
-	if _, err := c.Posts(ctx, wpdb.Page{In: news, Offset: 40, Limit: 2}); err == nil {
+	if _, err := c.Posts(ctx, blog.Page{In: news, Offset: 40, Limit: 2}); err == nil {
 		t.Error("a deep page of the archive, its query failed: no error")
 	}
 }
@@ -112,24 +112,33 @@ func TestCacheReservedHeads(t *testing.T) {
 	counts := c.observer.(*cacheCounts)
 	news, sport, books := keyed{key: "category_name=news"}, keyed{key: "category_name=sport"}, keyed{key: "category_name=books"}
 	ctx := context.Background()
-	// read reads in's head, its query taking took on the clock.
-	read := func(what string, in wpdb.Listing, took time.Duration, want string) {
+	// read reads in's head, its query taking took on the clock. A head
+	// served without a query (stale, say) fails within a few seconds,
+	// and a query that starts later is ended by the read's deadline.
+	read := func(what string, in blog.Listing, took time.Duration, want string) {
 		t.Helper()
 		calls := next.calls.Load()
-		released := make(chan struct{})
+		started := make(chan bool, 1)
 		go func() {
-			defer close(released)
-			for next.calls.Load() == calls {
-				time.Sleep(time.Millisecond)
+			for deadline := time.Now().Add(3 * time.Second); next.calls.Load() == calls; time.Sleep(time.Millisecond) {
+				if time.Now().After(deadline) {
+					started <- false
+					return
+				}
 			}
 			clock.Advance(took)
 			next.release <- struct{}{}
+			started <- true
 		}()
-		got, err := c.Posts(ctx, wpdb.Page{In: in, Limit: 2})
+		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		got, err := c.Posts(rctx, blog.Page{In: in, Limit: 2})
 		if err != nil {
 			t.Fatalf("%s, the misses full: %v", what, err)
 		}
-		<-released
+		if !<-started {
+			t.Fatalf("%s: served %q, and no query started within 3 s; want a fresh head from %s", what, got[0].Title, want)
+		}
 		if got[0].Title != want {
 			t.Errorf("%s: served %q, want a fresh head from %s", what, got[0].Title, want)
 		}
@@ -140,7 +149,7 @@ func TestCacheReservedHeads(t *testing.T) {
 	read("sport read for the first time", sport, 100*time.Millisecond, "call 2")
 	clock.Advance(300 * time.Millisecond) // under 4 times sport's query
 	next.release <- struct{}{}            // for a query that must not start
-	if _, err := c.Posts(ctx, wpdb.Page{In: books, Limit: 2}); !errors.Is(err, ErrBusy) {
+	if _, err := c.Posts(ctx, blog.Page{In: books, Limit: 2}); !errors.Is(err, ErrBusy) {
 		t.Errorf("books read for the first time, 3 times sport's query later: %v, want ErrBusy", err)
 	}
 	select {

@@ -8,21 +8,18 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/flight"
-	"github.com/wploadmore/wploadmore/wpdb"
 )
 
-// StickySource reads the posts the sticky_posts option names; a
-// *wpdb.Store is one.
-type StickySource interface {
-	// StickyPosts returns the published posts of the listed types among
-	// ids, newest first.
-	StickyPosts(ctx context.Context, ids []uint64) ([]wpdb.Post, error)
-}
-
-// Pages is the listing Sticky rearranges: a Cache or a Direct.
+// Pages is the listing as readers get it, formatted: a Direct, a Cache,
+// or a Sticky over either.
 type Pages interface {
-	Posts(ctx context.Context, p wpdb.Page) ([]Post, error)
+	// Posts returns page p of its listing.
+	Posts(ctx context.Context, p blog.Page) ([]Post, error)
+	// StickyPosts returns the published posts of the listed types among
+	// ids, newest first, as the database has them now.
+	StickyPosts(ctx context.Context, ids []uint64) ([]Post, error)
 }
 
 // Sticky is the listing as WordPress's blog home orders it: the sticky
@@ -37,8 +34,6 @@ type Pages interface {
 // safe for concurrent use.
 type Sticky struct {
 	pages  Pages
-	db     StickySource
-	format *Format
 	ttl    time.Duration
 	now    func() time.Time
 	logger *slog.Logger
@@ -57,11 +52,11 @@ type stickyRead struct {
 }
 
 // NewSticky puts the posts ids names (the sticky_posts option) first in
-// pages, reading them from db again once they are ttl old (each time when
-// ttl is 0). Background reads that fail are logged to logger; the readers
-// that then have to wait get the error themselves.
-func NewSticky(pages Pages, db StickySource, format *Format, ttl time.Duration, ids []uint64, logger *slog.Logger) *Sticky {
-	s := &Sticky{pages: pages, db: db, format: format, ttl: ttl, now: time.Now, logger: logger}
+// pages, reading them from pages again once they are ttl old (each time
+// when ttl is 0). Background reads that fail are logged to logger; the
+// readers that then have to wait get the error themselves.
+func NewSticky(pages Pages, ttl time.Duration, ids []uint64, logger *slog.Logger) *Sticky {
+	s := &Sticky{pages: pages, ttl: ttl, now: time.Now, logger: logger}
 	s.SetIDs(ids)
 	return s
 }
@@ -112,11 +107,7 @@ func (s *Sticky) sticky(ctx context.Context) ([]Post, error) {
 func (s *Sticky) read(ids []uint64, ahead bool) flight.Work[*stickyRead] {
 	return flight.Work[*stickyRead]{Detached: true, Run: func(ctx context.Context) (*stickyRead, error) {
 		fetched := s.now()
-		found, err := s.db.StickyPosts(ctx, ids)
-		var posts []Post
-		if err == nil {
-			posts, err = s.format.Posts(found)
-		}
+		posts, err := s.pages.StickyPosts(ctx, ids)
 		if err != nil {
 			if ahead {
 				s.logger.Warn("sticky posts: background read failed; the last ones read are served until they expire", "err", err)
@@ -135,7 +126,7 @@ func (s *Sticky) read(ids []uint64, ahead bool) flight.Work[*stickyRead] {
 // sticky posts first: any other listing's pages, an archive's, are read
 // as they are, as WordPress's archives do. It returns the errors of the
 // sticky posts' source and of pages.
-func (s *Sticky) Posts(ctx context.Context, p wpdb.Page) ([]Post, error) {
+func (s *Sticky) Posts(ctx context.Context, p blog.Page) ([]Post, error) {
 	if p.Key() != "" || p.Offset < 0 || p.Limit <= 0 {
 		return s.pages.Posts(ctx, p)
 	}
@@ -169,7 +160,7 @@ func (s *Sticky) Posts(ctx context.Context, p wpdb.Page) ([]Post, error) {
 // no row has that ID, the offset decides, as in the listing, counted as if
 // no sticky post came before it (a walk that loses its last post may see
 // up to as many posts again as are sticky, never skip one).
-func (s *Sticky) after(ctx context.Context, sticky []Post, p wpdb.Page) ([]Post, error) {
+func (s *Sticky) after(ctx context.Context, sticky []Post, p blog.Page) ([]Post, error) {
 	if i := slices.IndexFunc(sticky, func(st Post) bool { return st.ID == p.LastPost }); i >= 0 {
 		out := slices.Clone(sticky[i+1 : min(len(sticky), i+1+p.Limit)])
 		if len(out) == p.Limit {
@@ -181,7 +172,7 @@ func (s *Sticky) after(ctx context.Context, sticky []Post, p wpdb.Page) ([]Post,
 		}
 		return append(out, others...), nil
 	}
-	page, err := s.pages.Posts(ctx, wpdb.Page{LastPost: p.LastPost, Offset: max(p.Offset-len(sticky), 0), Limit: p.Limit + len(sticky)})
+	page, err := s.pages.Posts(ctx, blog.Page{LastPost: p.LastPost, Offset: max(p.Offset-len(sticky), 0), Limit: p.Limit + len(sticky)})
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +186,7 @@ func (s *Sticky) after(ctx context.Context, sticky []Post, p wpdb.Page) ([]Post,
 // at r. Reading limit+len(sticky) from r, at most len(sticky)-c of them
 // sticky, leaves at least the c to skip and the limit wanted.
 func (s *Sticky) others(ctx context.Context, sticky []Post, r, limit int) ([]Post, error) {
-	page, err := s.pages.Posts(ctx, wpdb.Page{Offset: r, Limit: limit + len(sticky)})
+	page, err := s.pages.Posts(ctx, blog.Page{Offset: r, Limit: limit + len(sticky)})
 	if err != nil || len(page) == 0 {
 		return nil, err
 	}
@@ -209,6 +200,12 @@ func (s *Sticky) others(ctx context.Context, sticky []Post, r, limit int) ([]Pos
 	page = leaveOut(page, sticky)
 	from := min(before, len(page))
 	return page[from:min(from+limit, len(page))], nil
+}
+
+// StickyPosts returns the sticky posts among ids as the listing underneath
+// reads them now.
+func (s *Sticky) StickyPosts(ctx context.Context, ids []uint64) ([]Post, error) {
+	return s.pages.StickyPosts(ctx, ids)
 }
 
 // leaveOut returns page without the sticky posts, in a slice of its own.

@@ -14,28 +14,32 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/testkit"
-	"github.com/wploadmore/wploadmore/wpdb"
 )
 
 // memoryPosts is a listing held in memory, newest first, with sticky posts
-// read from it by ID: a Source and a StickySource whose posts are
-// all published.
-type memoryPosts []wpdb.Post
+// read from it by ID: a Source whose posts are all published, and which
+// holds no search.
+type memoryPosts []blog.Post
+
+func (memoryPosts) Rank(ctx context.Context, q blog.Search) (*blog.Ranking, error) {
+	return noSearches{}.Rank(ctx, q)
+}
 
 // Posts files every post under every archive: the archive's pages are
 // the listing's.
-func (m memoryPosts) Posts(ctx context.Context, p wpdb.Page) ([]wpdb.Post, error) {
+func (m memoryPosts) Posts(ctx context.Context, p blog.Page) ([]blog.Post, error) {
 	offset := p.Offset
-	if i := slices.IndexFunc(m, func(post wpdb.Post) bool { return post.ID == p.LastPost }); p.LastPost != 0 && i >= 0 {
+	if i := slices.IndexFunc(m, func(post blog.Post) bool { return post.ID == p.LastPost }); p.LastPost != 0 && i >= 0 {
 		offset = i + 1
 	}
 	from := min(offset, len(m))
 	return slices.Clone(m[from:min(from+p.Limit, len(m))]), nil
 }
 
-func (m memoryPosts) StickyPosts(ctx context.Context, ids []uint64) ([]wpdb.Post, error) {
-	var out []wpdb.Post
+func (m memoryPosts) StickyPosts(ctx context.Context, ids []uint64) ([]blog.Post, error) {
+	var out []blog.Post
 	for _, p := range m {
 		if slices.Contains(ids, p.ID) {
 			out = append(out, p)
@@ -57,7 +61,7 @@ func TestStickyWalks(t *testing.T) {
 		if id >= 6 && id <= 8 {
 			date = "2024-01-07 10:00:00"
 		}
-		posts = append(posts, wpdb.Post{ID: id, Title: fmt.Sprint(id), Date: date, Type: "post"})
+		posts = append(posts, blog.Post{ID: id, Title: fmt.Sprint(id), Date: date, Type: "post"})
 	}
 	format := testFormat(t)
 	stickies := [][]uint64{nil, {99}, {13}, {1}, {1, 13}, {6, 99, 2, 8}, {7}, {5, 6, 7, 8, 9}}
@@ -76,7 +80,7 @@ func TestStickyWalks(t *testing.T) {
 		cache := NewCache(posts, format, CacheLimits{TTL: time.Minute, Depth: 3, MaxEntries: 100, MaxBytes: 1 << 20, MaxMisses: 4},
 			slog.New(slog.DiscardHandler), &cacheCounts{})
 		for name, pages := range map[string]Pages{"direct": NewDirect(posts, format), "cache": cache} {
-			sticky := NewSticky(pages, posts, format, time.Minute, ids, slog.New(slog.DiscardHandler))
+			sticky := NewSticky(pages, time.Minute, ids, slog.New(slog.DiscardHandler))
 			for batch := 1; batch <= 14; batch++ {
 				t.Run(fmt.Sprintf("%v/%s/batch=%d", ids, name, batch), func(t *testing.T) {
 					if diff := cmp.Diff(want, walkSticky(t, sticky, batch, false)); diff != "" {
@@ -101,9 +105,9 @@ func walkSticky(t *testing.T, s *Sticky, batch int, keyset bool) []uint64 {
 		var page []Post
 		var err error
 		if keyset && len(ids) > 0 {
-			page, err = s.Posts(ctx, wpdb.Page{LastPost: ids[len(ids)-1], Offset: len(ids), Limit: batch})
+			page, err = s.Posts(ctx, blog.Page{LastPost: ids[len(ids)-1], Offset: len(ids), Limit: batch})
 		} else {
-			page, err = s.Posts(ctx, wpdb.Page{Offset: len(ids), Limit: batch})
+			page, err = s.Posts(ctx, blog.Page{Offset: len(ids), Limit: batch})
 		}
 		if err != nil {
 			t.Fatal(err)
@@ -119,23 +123,24 @@ func walkSticky(t *testing.T, s *Sticky, batch int, keyset bool) []uint64 {
 	return nil
 }
 
-// changingSticky is a StickySource whose answer a test changes, or makes
-// fail, and which counts its reads.
+// changingSticky is a listing whose sticky posts a test changes, or makes
+// fail, and which counts its reads of them.
 type changingSticky struct {
+	memoryPosts
 	mu    sync.Mutex
-	posts []wpdb.Post
+	posts []blog.Post
 	err   error
 	reads int
 }
 
-func (c *changingSticky) StickyPosts(ctx context.Context, ids []uint64) ([]wpdb.Post, error) {
+func (c *changingSticky) StickyPosts(ctx context.Context, ids []uint64) ([]blog.Post, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.reads++
 	return slices.Clone(c.posts), c.err
 }
 
-func (c *changingSticky) set(posts []wpdb.Post, err error) {
+func (c *changingSticky) set(posts []blog.Post, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.posts, c.err = posts, err
@@ -153,15 +158,14 @@ func (c *changingSticky) count() int {
 func TestStickyFreshness(t *testing.T) {
 	t.Parallel()
 	listing := memoryPosts{{ID: 3, Date: "2024-01-03 00:00:00"}, {ID: 2, Date: "2024-01-02 00:00:00"}, {ID: 1, Date: "2024-01-01 00:00:00"}}
-	db := &changingSticky{posts: listing[2:]}
+	db := &changingSticky{memoryPosts: listing, posts: listing[2:]}
 	logs := &testkit.SyncBuffer{}
-	format := testFormat(t)
-	s := NewSticky(NewDirect(listing, format), db, format, time.Second, []uint64{1, 2}, slog.New(slog.NewTextHandler(logs, nil)))
+	s := NewSticky(NewDirect(db, testFormat(t)), time.Second, []uint64{1, 2}, slog.New(slog.NewTextHandler(logs, nil)))
 	clock := testkit.NewClock(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
 	s.now = clock.Now
 	first := func() uint64 {
 		t.Helper()
-		page, err := s.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 1})
+		page, err := s.Posts(context.Background(), blog.Page{Offset: 0, Limit: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -188,7 +192,7 @@ func TestStickyFreshness(t *testing.T) {
 		t.Errorf("after a failed background read: first post %d, want 2 as last read", got)
 	}
 	clock.Advance(time.Second)
-	if _, err := s.Posts(context.Background(), wpdb.Page{Offset: 0, Limit: 1}); err == nil {
+	if _, err := s.Posts(context.Background(), blog.Page{Offset: 0, Limit: 1}); err == nil {
 		t.Error("past ttl with the database down: no error")
 	}
 }
@@ -200,7 +204,7 @@ type heldSticky struct {
 	release chan struct{}
 }
 
-func (h *heldSticky) StickyPosts(ctx context.Context, ids []uint64) ([]wpdb.Post, error) {
+func (h *heldSticky) StickyPosts(ctx context.Context, ids []uint64) ([]blog.Post, error) {
 	h.reads.Add(1)
 	select {
 	case <-h.release:
@@ -218,11 +222,11 @@ func TestStickyReadShared(t *testing.T) {
 	listing := memoryPosts{{ID: 3, Date: "2024-01-03 00:00:00"}, {ID: 2, Date: "2024-01-02 00:00:00"}, {ID: 1, Date: "2024-01-01 00:00:00"}}
 	db := &heldSticky{memoryPosts: listing, release: make(chan struct{})}
 	format := testFormat(t)
-	s := NewSticky(NewDirect(listing, format), db, format, time.Second, []uint64{1}, slog.New(slog.DiscardHandler))
+	s := NewSticky(NewDirect(db, format), time.Second, []uint64{1}, slog.New(slog.DiscardHandler))
 	gone, leave := context.WithCancel(context.Background())
 	left := make(chan error, 1)
 	go func() {
-		_, err := s.Posts(gone, wpdb.Page{Limit: 1})
+		_, err := s.Posts(gone, blog.Page{Limit: 1})
 		left <- err
 	}()
 	testkit.WaitFor(t, func() bool { return db.reads.Load() == 1 })
@@ -234,7 +238,7 @@ func TestStickyReadShared(t *testing.T) {
 	firsts := make(chan uint64, 5)
 	for range 5 {
 		wg.Go(func() {
-			page, err := s.Posts(context.Background(), wpdb.Page{Limit: 1})
+			page, err := s.Posts(context.Background(), blog.Page{Limit: 1})
 			if err != nil {
 				t.Error(err)
 				return

@@ -5,13 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wploadmore/wploadmore/internal/testkit"
 )
 
 // PHPSession is what the PHP page script prints after each action.
@@ -32,24 +33,14 @@ type PHP struct {
 	Cluster string
 }
 
-// NeedPHP skips t, or fails it under CI=true, when php-cli or php-redis is
-// missing: .ci/run installs both.
+// NeedPHP skips t under -short, and fails it otherwise, when php-cli or
+// php-redis is missing (see testkit.NeedPackage): .ci/run installs both.
 func NeedPHP(t testing.TB) {
 	t.Helper()
-	why := ""
-	if _, err := exec.LookPath("php"); err != nil {
-		why = "php not found"
-	} else if out, err := exec.Command("php", "-m").Output(); err != nil || !bytes.Contains(out, []byte("\nredis\n")) {
-		why = "the php redis extension is missing"
+	testkit.NeedPackage(t, "php-cli", "php")
+	if out, err := exec.Command("php", "-m").Output(); err != nil || !bytes.Contains(out, []byte("\nredis\n")) {
+		testkit.MissingPackage(t, "php-redis", "php -m lists no redis")
 	}
-	if why == "" {
-		return
-	}
-	msg := why + " (apt-get install -y php-cli php-redis)"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
 }
 
 // Command is the php command running the script with args.

@@ -21,6 +21,7 @@ import (
 	"github.com/gomodule/redigo/redis"
 
 	"github.com/wploadmore/wploadmore/internal/redisprefix"
+	"github.com/wploadmore/wploadmore/internal/testkit"
 )
 
 // Addr is where `make services` runs Redis.
@@ -196,9 +197,10 @@ func newServer(t testing.TB, args []string) *Server {
 // Start starts the server (again) and waits until it answers PING.
 func (s *Server) Start() {
 	s.t.Helper()
+	testkit.NeedPackage(s.t, "redis-server", "redis-server")
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
-		s.t.Fatalf("sessiontest: redis-server not found (apt-get install redis-server): %v", err)
+		s.t.Fatalf("sessiontest: %v", err)
 	}
 	args := append([]string{"--port", strconv.Itoa(s.Port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--daemonize", "no", "--loglevel", "warning"}, s.args...)

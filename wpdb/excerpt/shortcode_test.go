@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb/excerpt/excerpttest"
 )
 
@@ -26,14 +28,8 @@ func stripShortcodes(content string, cut int, tags []string) (string, bool) {
 // php-cli and Debian's wordpress package, with coreShortcodes registered.
 func wordpressStrip(t *testing.T, contents []string) []string {
 	t.Helper()
-	_, errPHP := exec.LookPath("php")
-	_, errWP := os.Stat("/usr/share/wordpress/wp-includes/shortcodes.php")
-	if errPHP != nil || errWP != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("needs php-cli and Debian's wordpress package (apt-get install php-cli wordpress): %v %v", errPHP, errWP)
-		}
-		t.Skip("php-cli or the wordpress package is missing")
-	}
+	testkit.NeedPackage(t, "php-cli", "php")
+	testkit.NeedPackage(t, "wordpress", "/usr/share/wordpress/wp-includes/shortcodes.php")
 	// JSON would turn invalid UTF-8 into U+FFFD: hand PHP base64.
 	in := make([][]byte, len(contents))
 	for i, c := range contents {

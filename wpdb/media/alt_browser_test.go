@@ -3,12 +3,11 @@ package media
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
@@ -17,17 +16,12 @@ import (
 // its alt attribute back with getAttribute('alt'). It covers the character
 // references where PHP's html_entity_decode() and a browser part ways.
 func TestAltAsBrowsersReadIt(t *testing.T) {
+	const chromium = "/usr/bin/chromium"
+	testkit.NeedPackage(t, "chromium", chromium)
 	if testing.Short() {
 		t.Skip("-short: Chromium reads every alt text")
 	}
 	t.Parallel()
-	const chromium = "/usr/bin/chromium"
-	if _, err := exec.LookPath(chromium); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("this test needs Chromium at %s: apt-get install -y chromium", chromium)
-		}
-		t.Skipf("Chromium not found at %s (apt-get install -y chromium); skipping", chromium)
-	}
 	alts := []string{
 		`<b>Tom</b> &amp; "Jerry" 'x' & <`,
 		"&#128; &#x80; &#150; &#129; &#127; &#13; &#x0D; &#11; &#xFDD0; &#x1FFFE; &#xFFFE;",

@@ -4,18 +4,18 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/blog"
 )
 
 // ResolveArchive parses one archive's query string (category_name=news)
 // as the server reads it and looks it up in terms, failing t on any error.
-func ResolveArchive(t testing.TB, terms *wpdb.Terms, query string) wpdb.Archive {
+func ResolveArchive(t testing.TB, terms *blog.Terms, query string) blog.Archive {
 	t.Helper()
 	vars, err := url.ParseQuery(query)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q, err := wpdb.ParseArchive(vars)
+	q, err := blog.ParseArchive(vars)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,28 +10,29 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wploadmore/wploadmore/internal/testkit"
 )
 
 // DebianLanguages is where Debian's wordpress-l10n package installs
 // WordPress's catalogues ({locale}.mo, admin-{locale}.mo, ...).
 const DebianLanguages = WordPressRoot + "wp-content/languages/"
 
-// NeedGettext skips t, or fails it under CI=true, unless Debian's gettext
-// tools (msgfmt, msgunfmt, msgcat) and wordpress-l10n catalogues are
-// installed.
+// NeedGettext skips t under -short, and fails it otherwise, unless Debian's
+// gettext tools (msgfmt, msgunfmt, msgcat) and wordpress-l10n catalogues
+// are installed (see testkit.NeedPackage).
 func NeedGettext(t testing.TB) {
 	t.Helper()
-	var missing []string
 	for _, tool := range []string{"msgfmt", "msgunfmt", "msgcat"} {
-		if _, err := exec.LookPath(tool); err != nil {
-			missing = append(missing, "gettext")
-			break
-		}
+		testkit.NeedPackage(t, "gettext", tool)
 	}
-	if _, err := os.Stat(DebianLanguages + "de_DE.mo"); err != nil {
-		missing = append(missing, "wordpress-l10n")
-	}
-	needPackages(t, "language tests", missing)
+	NeedL10n(t)
+}
+
+// NeedL10n is NeedGettext for Debian's wordpress-l10n catalogues alone.
+func NeedL10n(t testing.TB) {
+	t.Helper()
+	testkit.NeedPackage(t, "wordpress-l10n", DebianLanguages+"de_DE.mo")
 }
 
 // MO builds a current-style catalogue for locale, as a language pack of

@@ -2,6 +2,7 @@ package wpdbtest
 
 import (
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -23,6 +24,7 @@ type Proxy struct {
 	target string
 
 	queries atomic.Int64 // statements the clients ran: see Queries
+	selects atomic.Int64 // the SELECTs among them: see Selects
 	texts   []string     // the text queries, under mu: see QueryTexts
 	cuts    atomic.Int64 // statements still to cut: see CutStatements
 
@@ -98,7 +100,7 @@ func (p *Proxy) serve(listener net.Listener) {
 		p.mu.Lock()
 		p.conns[upstream] = struct{}{}
 		p.mu.Unlock()
-		go p.pipe(upstream, client, 0, &commandCounter{n: &p.queries, text: p.addText})
+		go p.pipe(upstream, client, 0, &commandCounter{n: &p.queries, text: p.addText, execute: func() { p.selects.Add(1) }})
 		go p.pipe(client, upstream, delay, nil)
 	}
 }
@@ -136,6 +138,14 @@ func (p *Proxy) pipe(dst, src net.Conn, delay time.Duration, counter *commandCou
 // clients', whatever else the server runs.
 func (p *Proxy) Queries() int { return int(p.queries.Load()) }
 
+// Selects returns how many SELECTs the clients sent through the proxy so
+// far: the text queries that are SELECTs, and every execution of a
+// prepared statement, as a Store, which never writes, prepares nothing
+// else (the seeder sends its writes as text). It counts what
+// MariaDB's Com_select would, for this proxy's clients alone: a Store's
+// reads, and not its replica checks (SHOW) or pings.
+func (p *Proxy) Selects() int { return int(p.selects.Load()) }
+
 // QueryTexts returns the text queries (COM_QUERY) the clients sent so far,
 // in order: what a Store runs without preparing, such as an archive's
 // page. Prepared statements are not among them.
@@ -146,6 +156,9 @@ func (p *Proxy) QueryTexts() []string {
 }
 
 func (p *Proxy) addText(q string) {
+	if stmt := strings.TrimLeft(q, " \t\r\n("); len(stmt) >= 6 && strings.EqualFold(stmt[:6], "SELECT") {
+		p.selects.Add(1)
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.texts = append(p.texts, q)
@@ -166,6 +179,8 @@ type commandCounter struct {
 	text    func(string)
 	query   []byte
 	inQuery bool
+	// execute hears each COM_STMT_EXECUTE.
+	execute func()
 }
 
 // read passes b through the counter and returns how many statements
@@ -186,6 +201,9 @@ func (c *commandCounter) read(b []byte) (statements int) {
 		if c.atCommand && (b[0] == 0x03 || b[0] == 0x17) {
 			c.n.Add(1)
 			statements++
+			if b[0] == 0x17 && c.execute != nil {
+				c.execute()
+			}
 			c.inQuery, c.query = b[0] == 0x03 && c.text != nil, c.query[:0]
 			c.left--
 			b = b[1:]

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
@@ -26,7 +28,7 @@ const WordPressRoot = "/usr/share/wordpress/"
 // that WordPress, not a reading of its source, is the oracle.
 type WordPress struct {
 	// Config reads the site's database as the server would: table prefix
-	// wp_, posts of type "post", a 5 s query timeout.
+	// wp_, posts of type "post", QueryTimeout.
 	Config wpdb.Config
 	// Defines are constants the site's wp-config.php defines, such as
 	// WP_HOME, WP_SITEURL or WP_CONTENT_URL: they apply to every later
@@ -43,14 +45,14 @@ type WordPress struct {
 // first rows are there: the category "Uncategorized" (term 1), the post
 // "Hello world!" (ID 1) and the page "Sample Page" (ID 2).
 //
-// It fails t when MariaDB is unreachable; when php-cli (with mysqli) or
-// WordPress is missing it fails t under CI=true and skips it otherwise.
+// It fails t when MariaDB is unreachable, and skips it under -short; see
+// NeedWordPress for the packages it needs.
 func NewWordPress(t testing.TB) *WordPress {
 	t.Helper()
+	NeedWordPress(t)
 	if testing.Short() {
 		t.Skip("-short: installs WordPress")
 	}
-	NeedWordPress(t)
 	dsn := newMySQL(t)
 	parsed, err := mysql.ParseDSN(dsn)
 	if err != nil {
@@ -58,7 +60,7 @@ func NewWordPress(t testing.TB) *WordPress {
 	}
 	createDatabase(t, parsed.DBName)
 	wp := &WordPress{
-		Config:   wpdb.Config{Driver: wpdb.DriverMySQL, DSN: dsn, TablePrefix: "wp_", PostTypes: []string{"post"}, QueryTimeout: 5 * time.Second},
+		Config:   wpdb.Config{Driver: wpdb.DriverMySQL, DSN: dsn, TablePrefix: "wp_", Settings: wpdb.Settings{PostTypes: []string{"post"}, QueryTimeout: QueryTimeout()}},
 		Defines:  map[string]string{},
 		dir:      t.TempDir(),
 		database: parsed.DBName,
@@ -76,34 +78,16 @@ update_option('permalink_structure', '');
 	return wp
 }
 
-// NeedWordPress skips t, or fails it under CI=true, unless php-cli with
-// mysqli and Debian's wordpress package are installed.
+// NeedWordPress skips t under -short, and fails it otherwise, unless
+// php-cli with mysqli and Debian's wordpress package are installed (see
+// testkit.NeedPackage).
 func NeedWordPress(t testing.TB) {
 	t.Helper()
-	var missing []string
-	if _, err := exec.LookPath("php"); err != nil {
-		missing = append(missing, "php-cli")
-	} else if out, err := exec.Command("php", "-m").Output(); err != nil || !bytes.Contains(out, []byte("\nmysqli\n")) {
-		missing = append(missing, "php-mysql")
+	testkit.NeedPackage(t, "php-cli", "php")
+	if out, err := exec.Command("php", "-m").Output(); err != nil || !bytes.Contains(out, []byte("\nmysqli\n")) {
+		testkit.MissingPackage(t, "php-mysql", "php -m lists no mysqli")
 	}
-	if _, err := os.Stat(WordPressRoot + "wp-settings.php"); err != nil {
-		missing = append(missing, "wordpress")
-	}
-	needPackages(t, "WordPress tests", missing)
-}
-
-// needPackages skips t, or fails it under CI=true (where a test that
-// cannot run must not pass), when Debian packages are missing.
-func needPackages(t testing.TB, who string, missing []string) {
-	t.Helper()
-	if len(missing) == 0 {
-		return
-	}
-	msg := who + " need " + strings.Join(missing, ", ") + " (apt-get install " + strings.Join(missing, " ") + ")"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg + "; skipping")
+	testkit.NeedPackage(t, "wordpress", WordPressRoot+"wp-settings.php")
 }
 
 // createDatabase creates the database newMySQL named, as WordPress's

@@ -1,5 +1,5 @@
 // Package wpdbtest gives tests a real, empty WordPress site to read: the
-// tables of wpdb.Schema (posts, postmeta, terms, users, options…) in a
+// tables of wpsite.Schema (posts, postmeta, terms, users, options…) in a
 // fresh MariaDB database or SQLite file per test, removed when the test
 // ends, and ways to insert rows into them.
 package wpdbtest
@@ -19,13 +19,21 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
 // MySQLAddr is where the tests expect MariaDB (root, empty password), as
 // `make services` starts it.
 const MySQLAddr = "127.0.0.1:3306"
+
+// QueryTimeout is the query timeout of the Configs this package returns:
+// the server's default, 5 s, stretched by the machine's load
+// (testkit.Scale), so that a shared machine slows a test's queries down
+// without failing them. Tests of the timeout set their own.
+func QueryTimeout() time.Duration { return testkit.Scale(5 * time.Second) }
 
 // MySQL creates a uniquely named MariaDB database holding WordPress's
 // tables with the prefix wp_, drops it when t ends, and returns a Config
@@ -40,12 +48,12 @@ func SQLite(t testing.TB) wpdb.Config { return New(t, wpdb.DriverSQLite, wpdb.De
 func Drivers() []string { return []string{wpdb.DriverMySQL, wpdb.DriverSQLite} }
 
 // New creates WordPress's tables, empty, named <prefix>posts and so on
-// (those of [wpdb.Schema]) for driver, and returns a Config for them
+// (those of [wpsite.Schema]) for driver, and returns a Config for them
 // listing posts of type "post" with a 5 s query timeout, the server's
-// defaults.
+// defaults, stretched on a busy machine (QueryTimeout).
 func New(t testing.TB, driver, prefix string) wpdb.Config {
 	t.Helper()
-	cfg := wpdb.Config{TablePrefix: prefix, PostTypes: []string{"post"}, QueryTimeout: 5 * time.Second}
+	cfg := wpdb.Config{TablePrefix: prefix, Settings: wpdb.Settings{PostTypes: []string{"post"}, QueryTimeout: QueryTimeout()}}
 	switch driver {
 	case wpdb.DriverMySQL:
 		cfg.Driver, cfg.DSN = wpdb.DriverMySQL, newMySQL(t)
@@ -54,12 +62,12 @@ func New(t testing.TB, driver, prefix string) wpdb.Config {
 	default:
 		t.Fatalf("wpdbtest: unknown driver %q", driver)
 	}
-	closeSeeder(t, openSeeder(t, cfg))
+	closeWriter(t, openWriter(t, cfg))
 	return cfg
 }
 
 // newMySQL returns the DSN of a database name unique to t, which the
-// Seeder creates, and drops that database when t ends.
+// writer creates, and drops that database when t ends.
 func newMySQL(t testing.TB) string {
 	t.Helper()
 	root := mysql.NewConfig()
@@ -103,11 +111,11 @@ func dbName(t testing.TB) string {
 	return b.String() + "_" + hex.EncodeToString(suffix)
 }
 
-func openSeeder(t testing.TB, cfg wpdb.Config) *wpdb.Seeder {
+func openWriter(t testing.TB, cfg wpdb.Config) *wpsite.Writer {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := wpdb.OpenSeeder(ctx, cfg)
+	s, err := wpsite.Open(ctx, cfg)
 	if err != nil {
 		if cfg.Driver == wpdb.DriverMySQL {
 			t.Fatalf("wpdbtest: %v: is MariaDB running at %s? Start it with `make services`", err, MySQLAddr)
@@ -117,7 +125,7 @@ func openSeeder(t testing.TB, cfg wpdb.Config) *wpdb.Seeder {
 	return s
 }
 
-func closeSeeder(t testing.TB, s *wpdb.Seeder) {
+func closeWriter(t testing.TB, s *wpsite.Writer) {
 	t.Helper()
 	if err := s.Close(); err != nil {
 		t.Fatalf("wpdbtest: %v", err)
@@ -140,16 +148,16 @@ func OpenDB(t testing.TB, cfg wpdb.Config) *sql.DB {
 	return db
 }
 
-// Insert adds rows to cfg's posts table through a [wpdb.Seeder] and returns
+// Insert adds rows to cfg's posts table through a [wpsite.Writer] and returns
 // their IDs in order. Zero fields get WordPress's usual values: type
 // "post", status "publish", comment status "open", date 2024-01-01
 // 00:00:00 (also as the GMT and modified dates), and the next free ID. It
 // fails t on any error, and when a row was not written (its ID was taken).
-func Insert(t testing.TB, cfg wpdb.Config, rows ...wpdb.SeedRow) []uint64 {
+func Insert(t testing.TB, cfg wpdb.Config, rows ...wpsite.Post) []uint64 {
 	t.Helper()
 	ctx := context.Background()
-	s := openSeeder(t, cfg)
-	defer closeSeeder(t, s)
+	s := openWriter(t, cfg)
+	defer closeWriter(t, s)
 	next, err := s.MaxID(ctx)
 	if err != nil {
 		t.Fatalf("wpdbtest: %v", err)
@@ -227,11 +235,11 @@ func Store(t testing.TB, cfg wpdb.Config) *wpdb.Store {
 
 // Posts returns n published posts with IDs 1..n, titles "Post 1".."Post n",
 // and one date per ID, so Store.Posts returns them as n, n-1, ... 1.
-func Posts(n int) []wpdb.SeedRow {
-	rows := make([]wpdb.SeedRow, n)
+func Posts(n int) []wpsite.Post {
+	rows := make([]wpsite.Post, n)
 	for i := range rows {
 		id := i + 1
-		rows[i] = wpdb.SeedRow{
+		rows[i] = wpsite.Post{
 			ID:      uint64(id),
 			Date:    time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(id) * time.Hour).Format(time.DateTime),
 			Title:   fmt.Sprintf("Post %d", id),

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wploadmore/wploadmore/internal/pomo"
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/templates"
 )
 
@@ -38,15 +39,17 @@ var pluralForms = map[string]string{
 }
 
 // tool is the path of a gettext or PHP command; without it the test is
-// skipped, except under CI, where that is a failure.
+// skipped under -short and fails otherwise (see testkit.NeedPackage).
 func tool(t *testing.T, name string) string {
 	t.Helper()
+	pkg := "gettext"
+	if name == "php" {
+		pkg = "php-cli"
+	}
+	testkit.NeedPackage(t, pkg, name)
 	path, err := exec.LookPath(name)
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is needed: apt-get install gettext php-cli", name)
-		}
-		t.Skipf("%s not found (apt-get install gettext php-cli); skipping", name)
+		t.Fatal(err)
 	}
 	return path
 }

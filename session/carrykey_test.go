@@ -1,0 +1,133 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wploadmore/wploadmore/session/sessiontest"
+)
+
+// keyReads is a route that counts the GETs of one key: the reads of the
+// companion key, one for each time the store's keys are read.
+type keyReads struct {
+	redisRoute
+	key string
+	n   atomic.Int64
+}
+
+func (k *keyReads) alone(ctx context.Context, key, cmd string, args ...any) (any, error) {
+	if cmd == "GET" && key == k.key {
+		k.n.Add(1)
+	}
+	return k.redisRoute.alone(ctx, key, cmd, args...)
+}
+
+func (k *keyReads) batched(ctx context.Context, key, cmd string, args ...any) (any, error) {
+	if cmd == "GET" && key == k.key {
+		k.n.Add(1)
+	}
+	return k.redisRoute.batched(ctx, key, cmd, args...)
+}
+
+// openCarrying opens a store on the Redis at url whose new sessions are
+// all carried by their visitors (the budget spent).
+func openCarrying(t *testing.T, url string, cfg Config) *Store {
+	t.Helper()
+	s, err := OpenRedis(context.Background(), url, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	setBudget(t, s, 0)
+	return s
+}
+
+// TestCarryKeyReplacedHere: a companion sealed under a key that this
+// instance itself replaced (the store's key changed under it) is still
+// accepted by it, for -session-lifetime, though the store no longer
+// keeps that key as the previous one and an instance that never knew it
+// refuses it.
+func TestCarryKeyReplacedHere(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: waits 3 s into a companion's lifetime")
+	}
+	t.Parallel()
+	rs := sessiontest.StartServer(t)
+	const lifetime = 5 * time.Second
+	cfg := php(Config{NewSessionBytes: DefaultNewSessionBytes, MaxLifetime: lifetime})
+	a := openCarrying(t, rs.URL, cfg)
+	old := mustVisit(t, a, Visitor{}, 4) // 6, sealed under the first key
+	sealed := time.Now()
+
+	redisDo(t, rs.URL, "FLUSHALL")
+	b := openCarrying(t, rs.URL, cfg) // makes the new key
+	fromB := mustVisit(t, b, Visitor{}, 1)
+	// a refuses b's companion, reads the store's keys again, and so
+	// replaces its own.
+	if got := mustVisit(t, a, fromB.Visitor(), 0); got.ID != fromB.ID || got.PostsStart != 3 {
+		t.Fatalf("a took b's companion, sealed under the new key, as %+v; want 3", got)
+	}
+	// The store forgets the old key, and a reads that, at its next
+	// refused companion a second later.
+	redisDo(t, rs.URL, "DEL", cfg.KeyPrefix+carryPreviousKeyName)
+	time.Sleep(carryKeyRecheck + 100*time.Millisecond)
+	forged := Visitor{ID: old.ID, Carried: fmt.Sprintf("40.%d.AAAAAAAAAAAAAAAAAAAAAA", time.Now().Unix())}
+	if got := mustVisit(t, a, forged, 0); got.ID == old.ID {
+		t.Fatalf("a forged companion was taken: %+v", got)
+	}
+
+	if got := mustVisit(t, b, old.Visitor(), 0); got.ID == old.ID {
+		t.Fatalf("b, which never knew the old key, took a companion sealed under it: %+v", got)
+	}
+	// Now, and well into the companion's lifetime, short of its end (its
+	// time is in whole seconds).
+	for _, at := range []time.Duration{time.Since(sealed), lifetime - 2*time.Second} {
+		time.Sleep(time.Until(sealed.Add(at)))
+		if got := mustVisit(t, a, old.Visitor(), 0); got.ID != old.ID || got.PostsStart != 6 {
+			t.Errorf("%v after it was sealed, a took its own companion sealed under the key it replaced as %+v; want %s at 6", at, got, old.ID)
+		}
+	}
+}
+
+// TestCarryKeyRecheck: a refused companion makes the instance read the
+// store's keys again, at most once a second however many come, and never
+// skips the read once a second has passed: a companion sealed under a key
+// the store took since is then accepted at once.
+func TestCarryKeyRecheck(t *testing.T) {
+	t.Parallel()
+	rs := sessiontest.StartServer(t)
+	cfg := php(Config{NewSessionBytes: DefaultNewSessionBytes})
+	a := openCarrying(t, rs.URL, cfg)
+	r := redisSessionsOf(t, a)
+	reads := &keyReads{redisRoute: r.route, key: cfg.KeyPrefix + carryKeyName}
+	r.route = reads
+
+	own := mustVisit(t, a, Visitor{}, 0) // the first read of the keys
+	forged := func() Visitor {
+		return Visitor{ID: own.ID, Carried: fmt.Sprintf("40.%d.AAAAAAAAAAAAAAAAAAAAAA", time.Now().Unix())}
+	}
+	before := reads.n.Load()
+	start := time.Now()
+	const forgeries = 50
+	for range forgeries {
+		if got := mustVisit(t, a, forged(), 1); got.ID == own.ID {
+			t.Fatalf("a forged companion was taken: %+v", got)
+		}
+	}
+	// One read for the first refusal, one more for each second the
+	// refusals went on.
+	if n, most := reads.n.Load()-before, 1+int64(time.Since(start)/time.Second); n == 0 || n > most {
+		t.Errorf("%d forged companions in %v read the store's keys %d times, want 1 to %d", forgeries, time.Since(start), n, most)
+	}
+
+	redisDo(t, rs.URL, "FLUSHALL")
+	b := openCarrying(t, rs.URL, cfg) // makes a new key
+	fromB := mustVisit(t, b, Visitor{}, 1)
+	time.Sleep(carryKeyRecheck + 100*time.Millisecond) // since the last refusal
+	if got := mustVisit(t, a, fromB.Visitor(), 0); got.ID != fromB.ID || got.PostsStart != 3 {
+		t.Errorf("a companion under the store's new key, a second after the last refusal: %+v, want %s at 3", got, fromB.ID)
+	}
+}
