@@ -12,24 +12,16 @@ import (
 )
 
 // Searches: a search's posts are ranked by one scan of the posts table,
-// which no page of it can stop early (the relevance order needs every
-// match). So the cache keeps each search's ranking, its IDs in order, for
-// the freshness bound: one scan per distinct search per TTL, shared by
-// everyone asking for it while it runs, admitted among the misses like any
-// query for a page not in memory. Every page of the search, at any offset
-// or after any lastPost, is then cut from the ranking and read by primary
-// key, and kept as other pages are, never past the ranking's freshness.
-// Rankings are kept within SearchBytes, the least recently used dropped
-// first; one larger than that is used once and not kept.
+// which no page can stop early. So the cache keeps each search's ranking,
+// its IDs in order, for SearchTTL: one scan per distinct search, shared by
+// its readers, admitted among the misses, maxScans at a time; every page
+// is cut from the ranking and read by primary key. Rankings are kept
+// within SearchBytes, the least recently used dropped first.
 //
-// A scan reads every post's title, excerpt and content: it holds one of
-// the database's cores for its whole time, where a page's query holds one
-// for a millisecond. So scans are also bounded over time, as renders are
-// (renderClock): they may take scanShare of one core, over time, with
-// scanBurst at once after a quiet spell; past that a new search is
-// refused with ErrBusy, and kept ones are still served. A flood of
-// distinct searches so takes a bounded share of a machine that the
-// database and the server may share, whatever its cores.
+// A scan holds a database core for its whole time, so scans are also
+// bounded over time, as renders are (renderClock): scanShare of one core,
+// with scanBurst at once after a quiet spell; past that a new search is
+// refused with ErrBusy. docs/search.md, "What it costs", says why.
 const (
 	scanShare = 0.25
 	scanBurst = time.Second
