@@ -326,41 +326,6 @@ func TestStaticRange(t *testing.T) {
 	}
 }
 
-// TestPrecompress checks each kept representation decodes to the file and
-// is smaller, and that a file compression cannot shrink keeps none.
-func TestPrecompress(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name string
-		body []byte
-		want int // representations kept
-	}{
-		{"text", bytes.Repeat([]byte("load more posts "), 100), 2},
-		{"one byte", []byte("x"), 0},
-		{"empty", nil, 0},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := precompress(compress.New(), tt.body, `"tag"`)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(got) != tt.want {
-				t.Fatalf("%d representations; want %d", len(got), tt.want)
-			}
-			for _, e := range got {
-				h := http.Header{"Content-Encoding": {e.coding}}
-				if plain := decode(t, sent{header: h, body: e.body}); !bytes.Equal(plain, tt.body) {
-					t.Errorf("%s does not decode to the file", e.coding)
-				}
-				if want := `"tag-` + e.coding + `"`; e.etag != want {
-					t.Errorf("ETag %s; want %s", e.etag, want)
-				}
-			}
-		})
-	}
-}
-
 // BenchmarkCompression is the JSON endpoint and the page through the whole
 // handler, with the cache, asked plain, for gzip, and as Chromium asks
 // (zstd): what compression costs the hot path (desiredPosts=2, under

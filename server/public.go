@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wploadmore/wploadmore/internal/headlist"
 	"github.com/wploadmore/wploadmore/server/compress"
 )
 
@@ -71,9 +72,9 @@ func (p publicAnswer) setHeaders(w http.ResponseWriter, etag string, maxAge time
 // one of its coded representations (the compressed bodies' tags end in
 // -gzip or -zstd), and reports whether it did. If-None-Match compares
 // weakly (RFC 9110 13.1.2): W/ is ignored. Only the header's head is read
-// (see maxETagListBytes).
+// (see headlist.ETags).
 func notModified(w http.ResponseWriter, r *http.Request, etag string, set func(etag string)) bool {
-	header := etagListHead(r.Header.Get("If-None-Match"))
+	header := headlist.ETags(r.Header.Get("If-None-Match"))
 	if header == "" {
 		return false
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/wploadmore/wploadmore/server/accesslog"
 	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/metrics"
+	"github.com/wploadmore/wploadmore/server/static"
 )
 
 // loadMorePath is the PHP script's one URL, under the base path.
@@ -19,8 +20,8 @@ type routeDeps struct {
 	accessLog *slog.Logger
 	metrics   *metrics.Metrics
 	loadMore  *loadMore
-	template  staticFile
-	assets    map[string]staticFile
+	template  static.File
+	assets    map[string]static.File
 	posts     postSource   // for /readyz
 	sessions  sessionStore // for /readyz
 }
@@ -39,7 +40,7 @@ func routes(d routeDeps) http.Handler {
 	mux.Handle("GET "+loadMore, compress.Handler(d.loadMore))
 	mux.Handle(loadMore, handleMethodNotAllowed(d.logger, "GET, HEAD"))
 	mux.Handle("GET "+base+"/load-more.mustache", d.template)
-	mux.Handle("GET "+base+"/assets/{path...}", handleAssets(d.assets))
+	mux.Handle("GET "+base+"/assets/{path...}", static.Assets(d.assets))
 	mux.Handle("GET "+base+"/{$}", http.RedirectHandler(loadMore, http.StatusFound))
 	mux.Handle("GET /healthz", handleHealthz())
 	mux.Handle("GET /readyz", handleReadyz(d.logger, d.posts, d.sessions, d.config.Redis != ""))

@@ -14,7 +14,16 @@ import (
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/server/listing/pagewords"
 	"github.com/wploadmore/wploadmore/server/metrics"
+	"github.com/wploadmore/wploadmore/server/static"
 	"github.com/wploadmore/wploadmore/session"
+)
+
+// The static files read at start: the posts' template, served to the
+// widget as it is, and the vendored mustache.js the widget cannot run
+// without.
+const (
+	loadMoreTemplate = listing.PostsTemplate
+	vendoredMustache = "vendor/mustache.mjs"
 )
 
 // postSource is what the server needs of the WordPress database; a
@@ -92,11 +101,11 @@ func newServer(deps serverDeps) (*server, error) {
 		deps.Metrics = newMetrics(buildVersion())
 	}
 	coder := compress.New() // one for every answer: compressions share the cores
-	mustacheFile, err := loadStatic(deps.Templates, loadMoreTemplate, builtAt, coder)
+	mustacheFile, err := static.Load(deps.Templates, loadMoreTemplate, builtAt, coder)
 	if err != nil {
 		return nil, fmt.Errorf("-templates: %w", err)
 	}
-	assets, err := loadStaticTree(deps.Public, builtAt, coder)
+	assets, err := static.LoadTree(deps.Public, builtAt, coder)
 	if err != nil {
 		return nil, fmt.Errorf("assets: %w", err)
 	}
@@ -121,7 +130,7 @@ func newServer(deps serverDeps) (*server, error) {
 		s.sticky = listing.NewSticky(views, cfg.CacheTTL, deps.Options.StickyPosts, deps.Logger)
 		views = s.sticky
 	}
-	renderer, err := listing.NewRenderer(cfg.renderSettings(site.Title), deps.Templates, string(mustacheFile.body), coder)
+	renderer, err := listing.NewRenderer(cfg.renderSettings(site.Title), deps.Templates, string(mustacheFile.Body()), coder)
 	if err != nil {
 		return nil, fmt.Errorf("-templates: %w", err)
 	}

@@ -1,4 +1,8 @@
-package main
+// Package static serves the files read once at start, the widget's assets
+// and the template, from memory: each with an ETag of its content and its
+// compressed representations prepared ahead, its conditions and ranges
+// within the server's bounds.
+package static
 
 import (
 	"bytes"
@@ -16,16 +20,10 @@ import (
 	"time"
 
 	"github.com/wploadmore/wploadmore/server/compress"
-	"github.com/wploadmore/wploadmore/server/listing"
 )
 
-const (
-	loadMoreTemplate = listing.PostsTemplate
-	vendoredMustache = "vendor/mustache.mjs"
-)
-
-// staticFile is a file read once at start and served from memory with an
-// ETag of its content, so browsers revalidate it for the price of a 304.
+// File is a file read once at start and served from memory with an ETag
+// of its content, so browsers revalidate it for the price of a 304.
 //
 // It is compressed once too, at the best levels, into a body for each
 // coding that shrinks it, each with an ETag of its own (RFC 9110 8.8.3: a
@@ -33,7 +31,7 @@ const (
 // no CPU for compression, and http.ServeContent serves the chosen body as
 // it serves the plain one: If-None-Match, If-Modified-Since, Range and
 // HEAD all apply to the representation sent.
-type staticFile struct {
+type File struct {
 	name        string
 	body        []byte
 	etag        string
@@ -50,12 +48,12 @@ type encodedBody struct {
 	etag   string // the plain ETag, tagged with the coding (compress.ETag)
 }
 
-// loadStatic reads one file of fsys. Embedded files carry no time, so they
-// get builtAt: the server's start, when they last changed for any client.
-func loadStatic(fsys fs.FS, name string, builtAt time.Time, coder *compress.Coder) (staticFile, error) {
+// Load reads one file of fsys. Embedded files carry no time, so they get
+// builtAt: the server's start, when they last changed for any client.
+func Load(fsys fs.FS, name string, builtAt time.Time, coder *compress.Coder) (File, error) {
 	body, err := fs.ReadFile(fsys, name)
 	if err != nil {
-		return staticFile{}, err
+		return File{}, err
 	}
 	modTime := builtAt.Truncate(time.Second)
 	if info, err := fs.Stat(fsys, name); err == nil && !info.ModTime().IsZero() {
@@ -65,7 +63,7 @@ func loadStatic(fsys fs.FS, name string, builtAt time.Time, coder *compress.Code
 	etag := `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`
 	encoded, err := precompress(coder, body, etag)
 	if err != nil {
-		return staticFile{}, fmt.Errorf("compress %s: %w", name, err)
+		return File{}, fmt.Errorf("compress %s: %w", name, err)
 	}
 	contentType := mime.TypeByExtension(path.Ext(name))
 	switch {
@@ -78,7 +76,7 @@ func loadStatic(fsys fs.FS, name string, builtAt time.Time, coder *compress.Code
 	for _, e := range encoded {
 		codings = append(codings, e.coding)
 	}
-	return staticFile{
+	return File{
 		name:        name,
 		body:        body,
 		etag:        etag,
@@ -88,6 +86,9 @@ func loadStatic(fsys fs.FS, name string, builtAt time.Time, coder *compress.Code
 		modTime:     modTime,
 	}, nil
 }
+
+// Body is the file's plain content, as read; the caller must not change it.
+func (f File) Body() []byte { return f.body }
 
 // precompress returns the compressed representations of body that are
 // smaller than it, smallest first; none for a file that does not shrink
@@ -108,9 +109,10 @@ func precompress(coder *compress.Coder, body []byte, etag string) ([]encodedBody
 	return out, nil
 }
 
-// loadStaticTree reads every file of fsys, keyed by its slash path.
-func loadStaticTree(fsys fs.FS, builtAt time.Time, coder *compress.Coder) (map[string]staticFile, error) {
-	files := map[string]staticFile{}
+// LoadTree reads every file of fsys, keyed by its slash path, but Go
+// sources and Markdown: the embed.go and notes beside the assets.
+func LoadTree(fsys fs.FS, builtAt time.Time, coder *compress.Coder) (map[string]File, error) {
+	files := map[string]File{}
 	err := fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -118,7 +120,7 @@ func loadStaticTree(fsys fs.FS, builtAt time.Time, coder *compress.Coder) (map[s
 		if d.IsDir() || strings.HasSuffix(name, ".go") || strings.HasSuffix(name, ".md") {
 			return nil
 		}
-		f, err := loadStatic(fsys, name, builtAt, coder)
+		f, err := Load(fsys, name, builtAt, coder)
 		if err != nil {
 			return fmt.Errorf("read %s: %w", name, err)
 		}
@@ -134,9 +136,9 @@ func loadStaticTree(fsys fs.FS, builtAt time.Time, coder *compress.Coder) (map[s
 //
 // The body is the compressed one Accept-Encoding welcomes most, if any, with
 // its own ETag; conditions and ranges apply to the body chosen, within
-// the server's bounds (see boundStaticRequest), and HEAD answers the
-// headers GET would.
-func (f staticFile) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+// the server's bounds (see boundRequest), and HEAD answers the headers
+// GET would.
+func (f File) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	body, etag := f.body, f.etag
 	if len(f.encoded) > 0 {
@@ -155,12 +157,13 @@ func (f staticFile) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", f.contentType)
 	h.Set("ETag", etag)
 	h.Set("Cache-Control", "no-cache")
-	r = boundStaticRequest(r, int64(len(body)), f.contentType)
+	r = boundRequest(r, int64(len(body)), f.contentType)
 	http.ServeContent(w, r, f.name, f.modTime, bytes.NewReader(body))
 }
 
-// handleAssets serves the widget's files under assets/.
-func handleAssets(files map[string]staticFile) http.Handler {
+// Assets serves files by the route's {path} wildcard, the widget's files
+// under assets/: 404 for a path that is none of them.
+func Assets(files map[string]File) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f, ok := files[r.PathValue("path")]
 		if !ok {

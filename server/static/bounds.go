@@ -1,4 +1,4 @@
-package main
+package static
 
 import (
 	"net/http"
@@ -8,35 +8,12 @@ import (
 	"github.com/wploadmore/wploadmore/internal/headlist"
 )
 
-// What the server reads of the request headers it parses. net/http takes
-// headers of up to 64 KB, which the client fills as it likes; every list
-// the server walks is read only as far as these bounds, so a long header
-// costs no more than a short one.
-const (
-	// maxETagListBytes and maxETagListElements bound If-None-Match and
-	// If-Match. A browser sends one tag and a cache a few, one for each
-	// representation it keeps; a tag past the bounds is not seen, so the
-	// answer is the whole body rather than a 304.
-	maxETagListBytes    = 2 << 10
-	maxETagListElements = 32
-	// maxRanges is how many ranges one Range header may ask for, as nginx's
-	// max_ranges: past it the whole file is sent, with 200. Readers of a
-	// file resume one download; none asks for its bytes a few at a time.
-	maxRanges = 8
-	// maxUnfilteredCookies is the size of Cookie header the session layer
-	// reads as it is; a longer one is first cut down to the session's own
-	// cookies (see sessionCookiesOnly).
-	maxUnfilteredCookies = 1 << 10
-	// maxSessionCookies is how many cookies named like the session's a
-	// long Cookie header keeps: a browser sends one of each.
-	maxSessionCookies = 8
-)
-
-// etagListHead is the part of an If-None-Match or If-Match the server
-// reads.
-func etagListHead(value string) string {
-	return headlist.Head(value, ',', maxETagListBytes, maxETagListElements)
-}
+// maxRanges is how many ranges one Range header may ask for, as nginx's
+// max_ranges: past it the whole file is sent, with 200. Readers of a file
+// resume one download; none asks for its bytes a few at a time. net/http
+// takes headers of up to 64 KB, so a client could otherwise ask for
+// thousands.
+const maxRanges = 8
 
 // rangesWithinBounds reports whether a Range header may be answered as
 // http.ServeContent answers it, for a body of size bytes of contentType:
@@ -113,14 +90,14 @@ func rangeLength(r string, size int64) (length int64, ok bool) {
 	return end - start + 1, true
 }
 
-// boundStaticRequest returns r with the headers ServeContent reads cut to
+// boundRequest returns r with the headers ServeContent reads cut to
 // the server's bounds for a body of size bytes of contentType: the tag
 // lists to their heads, and a Range past its bounds dropped, so that the
 // whole body is sent. It returns r itself when nothing is past them, and
 // a copy otherwise, as handlers do not change the request they are given.
-func boundStaticRequest(r *http.Request, size int64, contentType string) *http.Request {
+func boundRequest(r *http.Request, size int64, contentType string) *http.Request {
 	noneMatch, match := r.Header.Get("If-None-Match"), r.Header.Get("If-Match")
-	noneMatchHead, matchHead := etagListHead(noneMatch), etagListHead(match)
+	noneMatchHead, matchHead := headlist.ETags(noneMatch), headlist.ETags(match)
 	keepRange := rangesWithinBounds(r.Header.Get("Range"), size, contentType)
 	if noneMatchHead == noneMatch && matchHead == match && keepRange {
 		return r
@@ -134,59 +111,6 @@ func boundStaticRequest(r *http.Request, size int64, contentType string) *http.R
 	}
 	if !keepRange {
 		r.Header.Del("Range")
-	}
-	return r
-}
-
-// sessionCookiesOnly returns r with its Cookie header cut down to the
-// cookies whose names begin with name, the session cookie and its
-// companion, in the order sent, and at most maxSessionCookies of them.
-// net/http's r.Cookie walks every cookie, checking each name, for each
-// cookie asked for, and the session layer asks for two; a header of
-// thousands of cookies then costs several answers' worth, where a search
-// for the name costs a few microseconds. It returns r itself when the
-// header is short, and a copy otherwise, as handlers do not change the
-// request they are given.
-func sessionCookiesOnly(r *http.Request, name string) *http.Request {
-	lines := r.Header["Cookie"]
-	size := 0
-	for _, line := range lines {
-		size += len(line)
-	}
-	if size <= maxUnfilteredCookies || name == "" {
-		return r
-	}
-	var kept []string
-	for _, line := range lines {
-		for i := 0; i < len(line) && len(kept) < maxSessionCookies; {
-			at := strings.Index(line[i:], name)
-			if at < 0 {
-				break
-			}
-			start := i + at
-			end := strings.IndexByte(line[start:], ';')
-			if end < 0 {
-				end = len(line)
-			} else {
-				end += start
-			}
-			// A cookie's name begins the line or follows a ';' and
-			// spaces; elsewhere the name is inside another's value.
-			before := start
-			for before > 0 && (line[before-1] == ' ' || line[before-1] == '\t') {
-				before--
-			}
-			if before == 0 || line[before-1] == ';' {
-				kept = append(kept, line[start:end])
-			}
-			i = end
-		}
-	}
-	r = r.Clone(r.Context())
-	if len(kept) == 0 {
-		r.Header.Del("Cookie")
-	} else {
-		r.Header["Cookie"] = []string{strings.Join(kept, "; ")}
 	}
 	return r
 }
