@@ -20,9 +20,9 @@ import (
 )
 
 const (
-	maxFileLines    = 400 // a production file
-	maxFuncLines    = 80  // a function, but for the data tables and parsers docs/development.md names
-	maxDocLines     = 12  // a declaration's doc comment
+	maxFileLines    = 400  // a production file
+	maxFuncLines    = 80   // a function, but for the data tables and parsers docs/development.md names
+	maxDocLines     = 12   // a declaration's doc comment
 	maxMainLines    = 3600 // a ratchet: package main was 5 182 lines before connection limiting, access logging, metrics, proxies and static files left it
 	modulePath      = "github.com/wploadmore/wploadmore"
 	domainPackage   = modulePath + "/blog"
