@@ -85,8 +85,3 @@ func (c *Config) language(o blog.Options, catalogues *listing.Catalogues) listin
 func (c *Config) languagesDir(o blog.Options) string {
 	return cmp.Or(c.LanguagesDir, o.Language.Dir())
 }
-
-// renderSettings are the page renderer's, with the page titled title.
-func (c *Config) renderSettings(title string) listing.RenderSettings {
-	return listing.RenderSettings{Title: title, Batch: c.Batch, MaxPagePosts: c.MaxPagePosts}
-}

@@ -80,7 +80,7 @@ func testPageRenderer(t *testing.T) (*listing.Renderer, *listing.Format) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := listing.NewRenderer(cfg.renderSettings("Title"), templates.FS, string(mustache), compress.New())
+	p, err := listing.NewRenderer("Title", cfg.listingSettings, templates.FS, string(mustache), compress.New())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -130,7 +130,7 @@ func newServer(deps serverDeps) (*server, error) {
 		s.sticky = listing.NewSticky(views, cfg.CacheTTL, deps.Options.StickyPosts, deps.Logger)
 		views = s.sticky
 	}
-	renderer, err := listing.NewRenderer(cfg.renderSettings(site.Title), deps.Templates, string(mustacheFile.Body()), coder)
+	renderer, err := listing.NewRenderer(site.Title, cfg.listingSettings, deps.Templates, string(mustacheFile.Body()), coder)
 	if err != nil {
 		return nil, fmt.Errorf("-templates: %w", err)
 	}

@@ -118,18 +118,6 @@ type PageView struct {
 	Words *pagewords.Words
 }
 
-// RenderSettings are what a Renderer is made with.
-type RenderSettings struct {
-	// Title is the page title, plain text, of a view that names no Site.
-	Title string
-	// Batch is the posts one click adds: the page groups posts by it, and
-	// its "more" link asks for that many more. At least 1 is used.
-	Batch int
-	// MaxPagePosts is the most posts a page shows; renders in flight hold
-	// at least that many, so a page at the cap is never refused for size.
-	MaxPagePosts int
-}
-
 // Renderer renders the page with the same mustache template the browser
 // uses for the posts it loads, so both look alike. Most views repeat, so
 // rendered pages are kept by the exact bytes of what they show (see
@@ -177,9 +165,11 @@ const (
 )
 
 // NewRenderer parses PageTemplate from templates and postsTemplate, the
-// text of PostsTemplate; coder compresses the pages. Its errors name the
-// template that did not parse.
-func NewRenderer(s RenderSettings, templates fs.FS, postsTemplate string, coder *compress.Coder) (*Renderer, error) {
+// text of PostsTemplate; coder compresses the pages. title is the page
+// title, plain text, of a view that names no Site; of s it reads the
+// batch (at least 1 is used) and the most posts a page shows. Its errors
+// name the template that did not parse.
+func NewRenderer(title string, s Settings, templates fs.FS, postsTemplate string, coder *compress.Coder) (*Renderer, error) {
 	posts, err := mustache.ParseString(postsTemplate)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", PostsTemplate, err)
@@ -190,7 +180,7 @@ func NewRenderer(s RenderSettings, templates fs.FS, postsTemplate string, coder 
 	}
 	slots := max(renderBudget/renderBytesPerPost, s.MaxPagePosts)
 	// A batch under 1 would never move on through the posts.
-	r := &Renderer{page: page, posts: posts, english: englishSite(s.Title), batch: max(s.Batch, 1),
+	r := &Renderer{page: page, posts: posts, english: englishSite(title), batch: max(s.Batch, 1),
 		seed: maphash.MakeSeed(), rendered: newRenderedPages(renderedPagesBytes),
 		rendering: make(admission, max(runtime.GOMAXPROCS(0)/2, 1)), renders: semaphore.NewWeighted(int64(slots)),
 		clock: newRenderClock(renderShare*float64(runtime.GOMAXPROCS(0)), renderBurst, time.Now),

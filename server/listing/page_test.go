@@ -122,7 +122,7 @@ func TestKeyComparer(t *testing.T) {
 
 // testSettings are a server's defaults (-batch 2, -max-page-posts 200),
 // with the page titled "Title".
-var testSettings = RenderSettings{Title: "Title", Batch: 2, MaxPagePosts: 200}
+var testSettings = Settings{Batch: 2, MaxPagePosts: 200}
 
 // testRenderer renders with testSettings and the embedded templates.
 func testRenderer(t *testing.T) *Renderer {
@@ -131,7 +131,7 @@ func testRenderer(t *testing.T) *Renderer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := NewRenderer(testSettings, templates.FS, string(mustache), compress.New())
+	p, err := NewRenderer("Title", testSettings, templates.FS, string(mustache), compress.New())
 	if err != nil {
 		t.Fatal(err)
 	}
