@@ -15,8 +15,9 @@ import (
 // which no page can stop early. So the cache keeps each search's ranking,
 // its IDs in order, for SearchTTL: one scan per distinct search, shared by
 // its readers, admitted among the misses, maxScans at a time; every page
-// is cut from the ranking and read by primary key. Rankings are kept
-// within SearchBytes, the least recently used dropped first.
+// is cut from the ranking and read by primary key, and kept for as long
+// as the ranking is. Rankings are kept within SearchBytes, the least
+// recently used dropped first.
 //
 // A scan holds a database core for its whole time, so scans are also
 // bounded over time, as renders are (renderClock): scanShare of one core,
