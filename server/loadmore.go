@@ -9,6 +9,7 @@ import (
 	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/server/compress"
 	"github.com/wploadmore/wploadmore/server/listing"
+	"github.com/wploadmore/wploadmore/server/proxy"
 	"github.com/wploadmore/wploadmore/session"
 )
 
@@ -33,6 +34,7 @@ type loadMore struct {
 	failures *slog.Logger
 	endpoint string        // the JSON endpoint's path, for the next batch's Link
 	maxAge   time.Duration // how long any cache may keep a public answer
+	trusted  proxy.Trusted // whose X-Forwarded-For names a search's client
 
 	batch, maxBatch, maxPagePosts int
 }
@@ -49,6 +51,7 @@ func (lm *loadMore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case err == nil && q.search != nil:
 		a, err = lm.terms.resolveSearch(q.archive, *q.search, lm.format.Stopwords())
+		r = r.WithContext(listing.WithClient(r.Context(), searchClient(r, lm.trusted)))
 	case err == nil:
 		a, err = lm.terms.resolve(q.archive)
 	}

@@ -139,7 +139,7 @@ func newServer(deps serverDeps) (*server, error) {
 		pages: views, terms: s.terms, sessions: deps.Sessions, cookie: cfg.cookie(),
 		unsent: newUnsentAnswers(cfg.UnsentBytes), coder: coder,
 		renderer: renderer, format: s.format, csp: s.csp, words: s.words, failures: failures,
-		endpoint: cfg.BasePath + loadMorePath, maxAge: cfg.CacheTTL,
+		endpoint: cfg.BasePath + loadMorePath, maxAge: cfg.CacheTTL, trusted: cfg.TrustedProxies,
 		batch: cfg.Batch, maxBatch: cfg.MaxBatch, maxPagePosts: cfg.MaxPagePosts,
 	}
 	s.Handler = routes(routeDeps{

@@ -119,6 +119,19 @@ func (c *Cache[K, V]) All() iter.Seq2[K, V] {
 	}
 }
 
+// Backward yields the entries, the least recently used first: where a
+// caller choosing its own victims looks. The cache must not change
+// meanwhile.
+func (c *Cache[K, V]) Backward() iter.Seq2[K, V] {
+	return func(yield func(K, V) bool) {
+		for el := c.order.Back(); el != nil; el = el.Prev() {
+			if e := el.Value.(*entry[K, V]); !yield(e.key, e.value) {
+				return
+			}
+		}
+	}
+}
+
 // Len is how many entries are kept.
 func (c *Cache[K, V]) Len() int { return c.order.Len() }
 

@@ -209,6 +209,13 @@ func FuzzCache(f *testing.F) {
 			if diff := cmp.Diff(want, keys(c)); diff != "" {
 				t.Fatalf("kept (-model +cache):\n%s", diff)
 			}
+			var backward []int
+			for k := range c.Backward() {
+				backward = slices.Insert(backward, 0, k)
+			}
+			if diff := cmp.Diff(want, backward); diff != "" {
+				t.Fatalf("kept, backward and reversed (-model +cache):\n%s", diff)
+			}
 			if c.Bytes() != sum(model) || c.Bytes() > maxBytes || c.Len() > maxLen {
 				t.Fatalf("%d entries in %d bytes; the model %d in %d", c.Len(), c.Bytes(), len(model), sum(model))
 			}

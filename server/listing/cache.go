@@ -256,7 +256,7 @@ func (c *Cache) get(ctx context.Context, key pageRange, in listed) (p *cachedPag
 	var stale *cachedPage
 	if kept, ok := c.pages.Peek(key); ok {
 		age := now.Sub(kept.fetched)
-		if age < c.ttl {
+		if c.fresh(kept, in, age) {
 			c.pages.Get(key) // now the most recently used
 			// A search's head is cut from its ranking, which a refresh
 			// would not renew.
@@ -282,12 +282,23 @@ func (c *Cache) get(ctx context.Context, key pageRange, in listed) (p *cachedPag
 	return p, false, err
 }
 
+// fresh tells whether kept, age old, may be served to a reader of in: a
+// page cut from a search's ranking for as long as that ranking is (rank
+// hands out only fresh ones), as an archive's pages are for their head;
+// any other page while under ttl.
+func (c *Cache) fresh(kept *cachedPage, in listed, age time.Duration) bool {
+	if !in.ranked.IsZero() {
+		return kept.fetched.Equal(in.ranked)
+	}
+	return age < c.ttl
+}
+
 // load queries next for key, in listing in, and keeps
 // the answer.
 func (c *Cache) load(ctx context.Context, key pageRange, in listed) (*cachedPage, error) {
 	fetched := c.now() // before the query: what it reads is at least this fresh
-	if !in.ranked.IsZero() && in.ranked.Before(fetched) {
-		fetched = in.ranked // no page is fresher than its ranking
+	if !in.ranked.IsZero() {
+		fetched = in.ranked // the page is its ranking's: see fresh
 	}
 	posts, err := c.fetch(ctx, key, in)
 	if err != nil {

@@ -3,6 +3,7 @@ package listing
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"time"
 
@@ -15,8 +16,9 @@ import (
 // which no page can stop early. So the cache keeps each search's ranking,
 // its IDs in order, for SearchTTL: one scan per distinct search, shared by
 // its readers, admitted among the misses, maxScans at a time; every page
-// is cut from the ranking and read by primary key. Rankings are kept
-// within SearchBytes, the least recently used dropped first.
+// is cut from the ranking and read by primary key, and kept for as long
+// as the ranking is. Rankings are kept within SearchBytes, by worth and
+// client (searchkeep.go).
 //
 // A scan holds a database core for its whole time, so scans are also
 // bounded over time, as renders are (renderClock): scanShare of one core,
@@ -29,10 +31,13 @@ const (
 
 // rankings are the searches' kept rankings and the scans in the air.
 type rankings struct {
-	ttl time.Duration // how long a ranking is paged through
-	// kept are the rankings by the search's Key, under Cache.mu.
-	kept  *lru.Cache[string, *keptRanking]
-	scans flight.Group[string, *keptRanking]
+	ttl      time.Duration // how long a ranking is paged through
+	maxBytes int           // what the kept rankings may take (see keepLocked)
+	// kept are the rankings by the search's Key, and byClient each
+	// client's, under Cache.mu.
+	kept     *lru.Cache[string, *keptRanking]
+	byClient map[string]*lru.Cache[string, *keptRanking]
+	scans    flight.Group[string, *keptRanking]
 	// maxScans is how many scans run at once: each keeps a database core
 	// busy for seconds on a large site, and the blog's readers need the
 	// others.
@@ -41,14 +46,20 @@ type rankings struct {
 	scanTime *renderClock // the scans' share of time, by the wall clock
 }
 
-// keptRanking is one search's ranking; immutable once kept.
+// keptRanking is one search's ranking; immutable once kept, but for read.
 type keptRanking struct {
 	ranking *blog.Ranking
-	fetched time.Time // when its scan started
+	fetched time.Time     // when its scan started
+	cost    time.Duration // what its scan took
+	client  string        // whose request scanned it (see WithClient)
+	size    int           // what keeping it takes
+	read    time.Time     // under Cache.mu: when it was last read
 }
 
 func newRankings(maxBytes int, ttl time.Duration) *rankings {
-	return &rankings{ttl: ttl, maxScans: max(runtime.GOMAXPROCS(0)/2, 1), kept: lru.New[string, *keptRanking](maxBytes, 0),
+	// keepLocked, not the LRU, bounds the bytes.
+	return &rankings{ttl: ttl, maxBytes: maxBytes, maxScans: max(runtime.GOMAXPROCS(0)/2, 1),
+		kept: lru.New[string, *keptRanking](math.MaxInt, 0), byClient: map[string]*lru.Cache[string, *keptRanking]{},
 		scanTime: newRenderClock(scanShare, scanBurst, time.Now)}
 }
 
@@ -58,13 +69,13 @@ func newRankings(maxBytes int, ttl time.Duration) *rankings {
 // ends first, an error wrapping ErrBusy when the scan was not admitted,
 // and the Source's errors, which are not kept.
 func (c *Cache) rank(ctx context.Context, q blog.Search) (*keptRanking, error) {
-	key := q.Key()
+	key, client := q.Key(), clientOf(ctx)
 	now := c.now()
 	c.mu.Lock()
 	k, ok := c.searches.kept.Peek(key)
 	fresh := ok && now.Sub(k.fetched) < c.searches.ttl
 	if fresh {
-		c.searches.kept.Get(key) // now the most recently used
+		c.searches.readLocked(key, k, now) // now the most recently used
 	}
 	c.mu.Unlock()
 	if fresh {
@@ -72,7 +83,7 @@ func (c *Cache) rank(ctx context.Context, q blog.Search) (*keptRanking, error) {
 	}
 	return c.searches.scans.Do(ctx, key, flight.Work[*keptRanking]{
 		Admit: func() (func(), error) { return c.admitScan(key) },
-		Run:   func(ctx context.Context) (*keptRanking, error) { return c.scan(ctx, key, q) },
+		Run:   func(ctx context.Context) (*keptRanking, error) { return c.scan(ctx, key, q, client) },
 	})
 }
 
@@ -103,8 +114,8 @@ func (c *Cache) admitScan(key string) (release func(), err error) {
 	}, nil
 }
 
-// scan runs q's scan and keeps its ranking.
-func (c *Cache) scan(ctx context.Context, key string, q blog.Search) (*keptRanking, error) {
+// scan runs q's scan for client and keeps its ranking, if it may.
+func (c *Cache) scan(ctx context.Context, key string, q blog.Search, client string) (*keptRanking, error) {
 	fetched := c.now() // before the scan: what it reads is at least this fresh
 	began := time.Now()
 	ranking, err := c.next.Rank(ctx, q)
@@ -112,9 +123,11 @@ func (c *Cache) scan(ctx context.Context, key string, q blog.Search) (*keptRanki
 	if err != nil {
 		return nil, err
 	}
-	k := &keptRanking{ranking: ranking, fetched: fetched}
+	k := &keptRanking{ranking: ranking, fetched: fetched, cost: time.Since(began), client: client,
+		size: ranking.Bytes() + 2*len(key) + len(client) + rankOverhead}
 	c.mu.Lock()
-	c.searches.kept.Add(key, k, ranking.Bytes()+2*len(key)+rankOverhead)
+	k.read = c.now()
+	c.searches.keepLocked(key, k, k.read)
 	c.mu.Unlock()
 	return k, nil
 }

@@ -24,6 +24,13 @@ type countingStore struct {
 	scans     atomic.Int64
 	cancelled atomic.Int64 // scans whose ctx ended while they waited for release
 	release   chan struct{}
+	pages     atomic.Int64             // pages read, by primary key from a ranking or not
+	slow      map[string]time.Duration // how long the scan of a search, by Key, takes at least
+}
+
+func (s *countingStore) Posts(ctx context.Context, p blog.Page) ([]blog.Post, error) {
+	s.pages.Add(1)
+	return s.Store.Posts(ctx, p)
 }
 
 func (s *countingStore) Rank(ctx context.Context, q blog.Search) (*blog.Ranking, error) {
@@ -35,6 +42,9 @@ func (s *countingStore) Rank(ctx context.Context, q blog.Search) (*blog.Ranking,
 			s.cancelled.Add(1)
 			return nil, ctx.Err()
 		}
+	}
+	if d := s.slow[q.Key()]; d > 0 {
+		time.Sleep(d)
 	}
 	return s.Store.Rank(ctx, q)
 }

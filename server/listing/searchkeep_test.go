@@ -1,0 +1,120 @@
+package listing
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/wploadmore/wploadmore/blog"
+	"github.com/wploadmore/wploadmore/internal/testkit"
+	"github.com/wploadmore/wploadmore/wpdb"
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+)
+
+// TestKeptSearchServedFromMemory: a kept search asked again, each time
+// after the pages' freshness bound but within SearchTTL, is one scan, one
+// read of its page, then hits; once SearchTTL passes it is scanned and
+// read again.
+func TestKeptSearchServedFromMemory(t *testing.T) {
+	t.Parallel()
+	for _, driver := range wpdbtest.Drivers() {
+		t.Run(driver, func(t *testing.T) {
+			t.Parallel()
+			store := searchStore(t, driver, 12)
+			c, clock := newTestCache(t, store, CacheLimits{TTL: time.Second, Depth: 5, MaxEntries: 100, MaxBytes: 1 << 20, MaxMisses: 2,
+				SearchBytes: 1 << 20, SearchTTL: time.Minute})
+			counts := c.observer.(*cacheCounts)
+			q := blog.Page{In: blog.ParseSearch("post", nil), Limit: 3}
+			for range 20 {
+				if _, err := c.Posts(context.Background(), q); err != nil {
+					t.Fatal(err)
+				}
+				clock.Advance(time.Second)
+			}
+			got := fmt.Sprintf("%d scans, %d page reads, %d hits, %d misses",
+				store.scans.Load(), store.pages.Load(), counts.hits.Load(), counts.misses.Load())
+			if want := "1 scans, 1 page reads, 19 hits, 1 misses"; got != want {
+				t.Errorf("20 repeats a second apart: %s; want %s", got, want)
+			}
+			clock.Advance(time.Minute)
+			if _, err := c.Posts(context.Background(), q); err != nil {
+				t.Fatal(err)
+			}
+			if scans, pages := store.scans.Load(), store.pages.Load(); scans != 2 || pages != 2 {
+				t.Errorf("once SearchTTL passed: %d scans, %d page reads in all; want 2 and 2", scans, pages)
+			}
+		})
+	}
+}
+
+// keepTest is a cache over 60 posts whose SearchBytes hold, for client,
+// what budget says of the sizes of the ranking of "post 7" (one post)
+// and of one of "content -zN" (every post).
+func keepTest(t *testing.T, clients string, budget func(small, large int) int) (*Cache, *countingStore, *testkit.Clock) {
+	t.Helper()
+	store := searchStore(t, wpdb.DriverSQLite, 60)
+	size := func(s string) int {
+		q := blog.ParseSearch(s, nil)
+		r, err := store.Store.Rank(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Bytes() + 2*len(q.Key()) + len(clients) + rankOverhead
+	}
+	c, clock := newTestCache(t, store, CacheLimits{TTL: time.Second, Depth: 3, MaxEntries: 100, MaxBytes: 1 << 20, MaxMisses: 2,
+		SearchBytes: budget(size("post 7"), size("content -z1")), SearchTTL: time.Hour})
+	return c, store, clock
+}
+
+// search reads the first page of s for client and returns how many scans
+// the store has run in all.
+func search(t *testing.T, c *Cache, store *countingStore, client, s string) int64 {
+	t.Helper()
+	ctx := WithClient(context.Background(), client)
+	if _, err := c.Posts(ctx, blog.Page{In: blog.ParseSearch(s, nil), Limit: 2}); err != nil {
+		t.Fatal(err)
+	}
+	return store.scans.Load()
+}
+
+// TestSearchKeptByWorth: an expensive ranking read within the minute is
+// not dropped for cheap, large ones that each need its room; read no more
+// for a minute, it is.
+func TestSearchKeptByWorth(t *testing.T) {
+	t.Parallel()
+	c, store, clock := keepTest(t, "", func(small, large int) int { return small + large })
+	store.slow = map[string]time.Duration{blog.ParseSearch("post 7", nil).Key(): 400 * time.Millisecond}
+	search(t, c, store, "", "post 7")
+	for i := 1; i <= 9; i++ {
+		search(t, c, store, "", fmt.Sprintf("content -z%d", i))
+	}
+	if n := search(t, c, store, "", "post 7"); n != 10 {
+		t.Errorf("the expensive search after nine cheap, large ones: %d scans in all; want 10, itself kept", n)
+	}
+	if n := search(t, c, store, "", "content -z9"); n != 10 {
+		t.Errorf("the last cheap search: %d scans in all; want 10, it kept too", n)
+	}
+	clock.Advance(worthFor)
+	search(t, c, store, "", "content -z1")
+	if n := search(t, c, store, "", "post 7"); n != 12 {
+		t.Errorf("the expensive search unread for a minute, after a cheap one: %d scans in all; want 12, itself dropped", n)
+	}
+}
+
+// TestSearchClientShare: one client's rankings make room for its own new
+// ones once they hold its share, not for another client's.
+func TestSearchClientShare(t *testing.T) {
+	t.Parallel()
+	c, store, _ := keepTest(t, "a", func(small, large int) int { return 2*large + small - 1 })
+	search(t, c, store, "b", "post 7")
+	for i := 1; i <= 9; i++ {
+		search(t, c, store, "a", fmt.Sprintf("content -z%d", i))
+	}
+	if n := search(t, c, store, "b", "post 7"); n != 10 {
+		t.Errorf("b's search after a's nine large ones: %d scans in all; want 10, b's kept", n)
+	}
+	if n := search(t, c, store, "a", "content -z9"); n != 10 {
+		t.Errorf("a's last search: %d scans in all; want 10, kept within its share", n)
+	}
+}
