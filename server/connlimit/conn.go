@@ -14,16 +14,14 @@ import (
 // slotConn is a connection holding a place; it gives it back once, however
 // often it is closed.
 //
-// An idle connection is closed to make room only if nothing of a request
-// has arrived on it, which net/http's ConnState alone cannot say: it calls
-// a connection idle after its background read may already hold the first
-// byte of the next request, and a request may reach the kernel at any
-// moment. So reads go through the socket's RawConn under gate, and claim,
-// under the same gate, finds the connection quiet only if no read returned
-// a byte since its last answer was written (fresh), net/http waits in a
-// read that found the kernel's buffer empty (parked), and a peek finds it
-// empty still; it then marks it closing, so that no read takes a byte
-// from it, and sends its FIN before the gate opens.
+// It is closed to make room only if nothing of a request has arrived on
+// it, which net/http's idle state cannot say: the next request may have
+// come, even been read in part, when it calls c idle. So reads go through
+// the socket under gate, and claim, under the same gate, finds c quiet
+// only if no read returned a byte since c last wrote (fresh), net/http
+// waits in a read that found the kernel's buffer empty (parked), and a
+// peek finds it empty still; it then marks c closing, so that no read
+// takes a byte, and sends the FIN before the gate opens.
 type slotConn struct {
 	net.Conn
 	slots  *Listener
