@@ -1,6 +1,7 @@
 package connlimit
 
 import (
+	"errors"
 	"io"
 	"net"
 	"net/netip"
@@ -106,7 +107,12 @@ func (c *slotConn) readGated(b []byte) (int, error) {
 	c.gate.Lock()
 	c.parked = false
 	c.gate.Unlock()
+	var op *net.OpError
 	switch {
+	case errors.As(err, &op):
+		named := *op // named as net.Conn's Read names it, which net/http knows
+		named.Op = "read"
+		return 0, &named
 	case err != nil:
 		return 0, err
 	case errno != nil:
