@@ -69,7 +69,8 @@ const capLogEvery = 10 * time.Second
 // idle does a new client wait, in the kernel's listen queue. A client at
 // its own cap makes room with one of its idle connections, or has its new
 // ones closed at once. net/http's ConnState hook (Track) says which
-// connections are idle; each event takes constant time.
+// connections are idle, in constant time an event, and each connection
+// whether a byte has arrived on it (see slotConn).
 type Listener struct {
 	net.Listener
 	max, perClient int
@@ -152,6 +153,7 @@ func (s *Listener) Close() error {
 // the per-client cap, or the listener closed while c waited.
 func (s *Listener) admit(c net.Conn) *slotConn {
 	key, capped := s.clientKey(c.RemoteAddr())
+	settled := false // looked again at the client's idle connections
 	for {
 		s.mu.Lock()
 		var client *clientConns
@@ -161,8 +163,15 @@ func (s *Listener) admit(c net.Conn) *slotConn {
 		var victim *slotConn
 		switch {
 		case client != nil && client.open >= s.perClient:
-			if victim, _ = s.evictable(&client.idle, time.Now()); victim == nil {
+			var wait time.Duration
+			if victim, wait = s.evictable(&client.idle, time.Now()); victim == nil {
 				s.mu.Unlock()
+				if wait > 0 && wait <= settleWait && !settled {
+					// One went idle a moment ago: it may be closed in a moment.
+					time.Sleep(wait)
+					settled = true
+					continue
+				}
 				c.Close()
 				s.refused.Add(1)
 				s.clientLog.note(func(times int) {
