@@ -69,7 +69,8 @@ const capLogEvery = 10 * time.Second
 // idle does a new client wait, in the kernel's listen queue. A client at
 // its own cap makes room with one of its idle connections, or has its new
 // ones closed at once. net/http's ConnState hook (Track) says which
-// connections are idle; each event takes constant time.
+// connections are idle, in constant time an event, and each connection
+// whether a byte has arrived on it (see slotConn).
 type Listener struct {
 	net.Listener
 	max, perClient int
@@ -152,6 +153,7 @@ func (s *Listener) Close() error {
 // the per-client cap, or the listener closed while c waited.
 func (s *Listener) admit(c net.Conn) *slotConn {
 	key, capped := s.clientKey(c.RemoteAddr())
+	settled := false // looked again at the client's idle connections
 	for {
 		s.mu.Lock()
 		var client *clientConns
@@ -161,8 +163,15 @@ func (s *Listener) admit(c net.Conn) *slotConn {
 		var victim *slotConn
 		switch {
 		case client != nil && client.open >= s.perClient:
-			if victim, _ = evictable(&client.idle, time.Now()); victim == nil {
+			var wait time.Duration
+			if victim, wait = s.evictable(&client.idle, time.Now()); victim == nil {
 				s.mu.Unlock()
+				if wait > 0 && wait <= settleWait && !settled {
+					// One went idle a moment ago: it may be closed in a moment.
+					time.Sleep(wait)
+					settled = true
+					continue
+				}
 				c.Close()
 				s.refused.Add(1)
 				s.clientLog.note(func(times int) {
@@ -174,7 +183,7 @@ func (s *Listener) admit(c net.Conn) *slotConn {
 			}
 		case s.open >= s.max:
 			var wait time.Duration
-			if victim, wait = evictable(&s.idle, time.Now()); victim == nil {
+			if victim, wait = s.evictable(&s.idle, time.Now()); victim == nil {
 				s.mu.Unlock()
 				if !s.waitForRoom(wait) {
 					c.Close()
@@ -199,7 +208,7 @@ func (s *Listener) admit(c net.Conn) *slotConn {
 						"max_conns", s.max, "times_reached", times, "per", capLogEvery)
 				})
 			}
-			return &slotConn{Conn: c, slots: s, client: client, key: key}
+			return newSlotConn(c, s, client, key)
 		}
 		s.unlinkLocked(victim)
 		s.mu.Unlock()
@@ -208,22 +217,45 @@ func (s *Listener) admit(c net.Conn) *slotConn {
 	}
 }
 
-// evictable is the connection of idle to close to make room: the
-// longest-idle keep-alive one, or else the longest-silent new one if it
-// has been silent for silentGrace. Without one it says how long until
-// the silent one is, if there is one.
-func evictable(idle *[2]idleList, now time.Time) (*slotConn, time.Duration) {
-	if c := idle[keepAlive-1].head; c != nil {
-		return c, 0
+// evictable is the connection of idle to close to make room, claimed
+// (see slotConn.claim): the longest-idle quiet keep-alive one, or else
+// the longest-silent quiet new one once silent for silentGrace. One on
+// which a request has arrived is busy, and leaves the lists. Without one
+// it says how long until one may be, if it can tell.
+func (s *Listener) evictable(idle *[2]idleList, now time.Time) (*slotConn, time.Duration) {
+	var wait time.Duration
+	for kind := keepAlive; kind <= silent; kind++ {
+		list := &idle[kind-1]
+		for c := list.head; c != nil; {
+			next := c.links[list.links].next
+			if silence := now.Sub(c.since); kind == silent && silence < silentGrace {
+				return nil, minWait(wait, silentGrace-silence)
+			}
+			switch c.claim() {
+			case quiet:
+				return c, 0
+			case spoken:
+				s.unlinkLocked(c)
+			case unsettled:
+				wait = minWait(wait, settleWait)
+			}
+			c = next
+		}
 	}
-	c := idle[silent-1].head
-	if c == nil {
-		return nil, 0
+	return nil, wait
+}
+
+// settleWait is how soon to look again at an idle connection whose
+// net/http goroutine was not yet waiting for its next request; it says so
+// when it starts to, and this is only in case that went unheard.
+const settleWait = time.Millisecond
+
+// minWait is the shorter of two waits, 0 standing for none.
+func minWait(a, b time.Duration) time.Duration {
+	if a == 0 || b < a {
+		return b
 	}
-	if silence := now.Sub(c.since); silence < silentGrace {
-		return nil, silentGrace - silence
-	}
-	return c, 0
+	return a
 }
 
 // waitForRoom waits for a place to free or a connection to go idle, or,
@@ -354,41 +386,4 @@ func (s *Listener) signalRoom() {
 	case s.room <- struct{}{}:
 	default:
 	}
-}
-
-// slotConn is a connection holding a place; it gives it back once, however
-// often it is closed.
-type slotConn struct {
-	net.Conn
-	slots  *Listener
-	client *clientConns // nil: not under the per-client cap
-	key    netip.Addr
-
-	// idle is the kind of idle connection c is listed as, or 0; set under
-	// slots.mu, read without it by Read, which sees a request begin
-	// before net/http says so.
-	idle atomic.Int32
-	// Under slots.mu: when c went idle, whether it was closed, and its
-	// links on the server's lists (0 and 1) and its client's (2 and 3).
-	since    time.Time
-	released bool
-	links    [4]struct{ prev, next *slotConn }
-
-	once sync.Once
-}
-
-// Read marks c busy on the first byte of a request: closing it then
-// would lose what its client sent.
-func (c *slotConn) Read(b []byte) (int, error) {
-	n, err := c.Conn.Read(b)
-	if n > 0 && c.idle.Load() != 0 {
-		c.slots.markBusy(c)
-	}
-	return n, err
-}
-
-func (c *slotConn) Close() error {
-	err := c.Conn.Close()
-	c.once.Do(func() { c.slots.release(c) })
-	return err
 }

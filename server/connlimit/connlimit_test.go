@@ -33,6 +33,12 @@ type testServer struct {
 // with the test.
 func serve(t *testing.T, limits Limits) testServer {
 	t.Helper()
+	return serveWith(t, limits, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+}
+
+// serveWith is serve with h answering.
+func serveWith(t *testing.T, limits Limits, h http.Handler) testServer {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -43,7 +49,7 @@ func serve(t *testing.T, limits Limits) testServer {
 		t.Fatal(err)
 	}
 	hs := &http.Server{
-		Handler:           http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}),
+		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
 		ConnState:         limited.Track,
 	}
