@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
@@ -37,7 +38,8 @@ const (
 	// admission control the head's refresh would queue behind the flood's
 	// queries for the pool, the head expire, and visitors wait for it
 	// until the query timeout.
-	floodVisitorP99 = 500 * time.Millisecond
+	floodVisitorP99    = 500 * time.Millisecond
+	floodVisitorMaxP99 = 2 * time.Second
 )
 
 // TestVisitorsDuringDeepRangeFlood runs the server as a process of its own
@@ -113,8 +115,10 @@ func visitorsServedThrough(t *testing.T, visitors, attackers *floodStats) {
 			t.Errorf("visitors got %d answers %d during the flood, want only 200", n, status)
 		}
 	}
-	if p99 > floodVisitorP99 {
-		t.Errorf("visitors' p99 during the flood: %v, want under %v", p99, floodVisitorP99)
+	// A busy machine stretches the bound, but never to the query timeout
+	// that visitors queued behind the flood would wait for.
+	if bound := min(testkit.Scale(floodVisitorP99), floodVisitorMaxP99); p99 > bound {
+		t.Errorf("visitors' p99 during the flood: %v, want under %v", p99, bound)
 	}
 	if attackers.statuses[http.StatusServiceUnavailable] == 0 {
 		t.Error("no attacker was refused: the flood did not reach the bound on queries")

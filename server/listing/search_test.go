@@ -319,7 +319,7 @@ func TestSearchMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: 10 000 searches")
 	}
-	t.Parallel()
+	// Not parallel: the heap it measures is the whole test binary's.
 	store := searchStore(t, wpdb.DriverSQLite, 20)
 	limits := CacheLimits{TTL: time.Hour, Depth: 3, MaxEntries: 1024, MaxBytes: 1 << 20, MaxMisses: 16, SearchBytes: 1 << 20}
 	c, _ := newTestCache(t, store, limits)
