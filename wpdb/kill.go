@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -22,9 +23,11 @@ import (
 // ends: a query nobody waits for would hold a server thread, and one of
 // the user's max_user_connections, long after its slot was given back. So
 // each connection learns its CONNECTION_ID() when it opens, and a
-// statement whose context ends is stopped with KILL QUERY, sent through
-// kill, a pool of one connection to the same server, before the statement
-// returns. Every connection also runs under the server's own time limit,
+// statement whose context ends is stopped with KILL CONNECTION, sent
+// through kill, a pool of one connection to the same server, before the
+// statement returns: not KILL QUERY, which, reaching the server before
+// the statement does, would stop nothing, and the connection is given up
+// anyway once the driver closed its socket. Every connection also runs under the server's own time limit,
 // limit, in case the KILL cannot be sent.
 type killing struct {
 	driver.Connector
@@ -32,6 +35,12 @@ type killing struct {
 	limit   time.Duration // the longest statement the store runs
 	timeout time.Duration // for each KILL
 	logger  *slog.Logger
+
+	mu sync.Mutex
+	// running are the connections with a statement under way, which
+	// Close stops: a server stopping past its shutdown timeout leaves
+	// none behind.
+	running map[*killConn]struct{}
 }
 
 // newKilling wraps inner, which reads from the server kill also reaches.
@@ -43,7 +52,8 @@ func newKilling(inner driver.Connector, limit, timeout time.Duration, logger *sl
 	kill.SetMaxOpenConns(1)
 	kill.SetMaxIdleConns(1)
 	kill.SetConnMaxLifetime(5 * time.Minute)
-	return &killing{Connector: inner, kill: kill, limit: limit, timeout: timeout, logger: logger}
+	return &killing{Connector: inner, kill: kill, limit: limit, timeout: timeout, logger: logger,
+		running: make(map[*killConn]struct{})}
 }
 
 // Connect opens a connection, reads its id and sets its time limit.
@@ -60,17 +70,30 @@ func (k *killing) Connect(ctx context.Context) (driver.Conn, error) {
 	return conn, nil
 }
 
-// Close closes the KILL pool; sql.DB.Close calls it after closing its own
-// connections.
-func (k *killing) Close() error { return k.kill.Close() }
+// Close stops the statements still running, then closes the KILL pool.
+// sql.DB.Close calls it once it has closed its idle connections, without
+// waiting for those in use.
+func (k *killing) Close() error {
+	k.mu.Lock()
+	running := make([]*killConn, 0, len(k.running))
+	for c := range k.running {
+		running = append(running, c)
+	}
+	k.mu.Unlock()
+	for _, c := range running {
+		c.killed.Store(true)
+		k.killQuery(c.id)
+	}
+	return k.kill.Close()
+}
 
-// killQuery stops the statement running on connection id, if any. An
-// error is only logged by the caller's driver, never returned to a reader:
-// the statement was already given up on.
+// killQuery stops connection id and the statement running on it, if any.
+// A failure is logged, never returned: the statement's caller has given
+// up on it, and the server's time limit still ends it.
 func (k *killing) killQuery(id uint64) {
 	ctx, cancel := context.WithTimeout(context.Background(), k.timeout)
 	defer cancel()
-	_, err := k.kill.ExecContext(ctx, fmt.Sprintf("KILL QUERY %d", id))
+	_, err := k.kill.ExecContext(ctx, fmt.Sprintf("KILL CONNECTION %d", id))
 	if mysqlErr, ok := errors.AsType[*mysql.MySQLError](err); ok && mysqlErr.Number == 1094 {
 		return // ER_NO_SUCH_THREAD: the connection is gone already
 	}
@@ -84,8 +107,8 @@ type killConn struct {
 	driver.Conn
 	k  *killing
 	id uint64
-	// killed is set once a KILL was sent for this connection: it might
-	// land on its next statement, so the pool drops the connection.
+	// killed is set once a KILL was sent for this connection: the pool
+	// drops it.
 	killed atomic.Bool
 }
 
@@ -137,12 +160,18 @@ func asUint(v driver.Value) (uint64, error) {
 // disarms it, waiting for a KILL already sent, so that the statement is
 // gone from the server before its caller goes on.
 func (c *killConn) watch(ctx context.Context) (done func()) {
+	c.k.mu.Lock()
+	c.k.running[c] = struct{}{}
+	c.k.mu.Unlock()
 	sent := make(chan struct{})
 	stop := context.AfterFunc(ctx, func() {
 		defer close(sent)
 		c.k.killQuery(c.id)
 	})
 	return func() {
+		c.k.mu.Lock()
+		delete(c.k.running, c)
+		c.k.mu.Unlock()
 		if !stop() {
 			<-sent
 			c.killed.Store(true)

@@ -2,17 +2,11 @@ package wpdb_test
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
 	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
@@ -55,15 +49,15 @@ func TestAbandonedQueriesKilled(t *testing.T) {
 			t.Parallel()
 			root := wpdbtest.MySQL(t)
 			wpdbtest.Insert(t, root, wpdbtest.Posts(3)...)
-			cfg, user := limitedUser(t, root, wpdb.MySQLPoolSize+3)
+			cfg, user := wpdbtest.LimitedUser(t, root, wpdb.MySQLPoolSize+3)
 			cfg.SearchTimeout = testkit.Scale(300 * time.Millisecond)
 			cfg.QueryTimeout = testkit.Scale(300 * time.Millisecond)
 			store := wpdbtest.Store(t, cfg)
 			admin := wpdbtest.OpenDB(t, root)
-			lock := holdWriteLock(t, admin, root.TablePrefix+"posts")
-			running := func() int { return countQueries(t, admin, user) }
+			lock := wpdbtest.LockTable(t, admin, root.TablePrefix+"posts")
+			running := func() int { return wpdbtest.RunningQueries(t, admin, user, "%posts%") }
 			ctx, stop := context.WithCancel(context.Background())
-			most, wordpress := watchServer(ctx, running, cfg)
+			most, wordpress := wpdbtest.WatchServer(ctx, running, cfg)
 
 			sem := make(chan struct{}, admitted)
 			var wg sync.WaitGroup
@@ -101,101 +95,6 @@ func TestAbandonedQueriesKilled(t *testing.T) {
 	}
 }
 
-// limitedUser creates a database user for cfg's database that may hold at
-// most conns connections, as a shared host sets, and returns cfg as that
-// user, and the user's name.
-func limitedUser(t *testing.T, cfg wpdb.Config, conns int) (wpdb.Config, string) {
-	t.Helper()
-	b := make([]byte, 4)
-	rand.Read(b)
-	user := "wpdbkill_" + hex.EncodeToString(b)
-	mc, err := mysql.ParseDSN(cfg.DSN)
-	if err != nil {
-		t.Fatal(err)
-	}
-	admin := wpdbtest.OpenDB(t, cfg)
-	for _, q := range []string{
-		fmt.Sprintf("CREATE USER '%s'@'%%' IDENTIFIED BY 'pw' WITH MAX_USER_CONNECTIONS %d", user, conns),
-		fmt.Sprintf("GRANT SELECT ON `%s`.* TO '%s'@'%%'", mc.DBName, user),
-	} {
-		if _, err := admin.Exec(q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	t.Cleanup(func() {
-		if _, err := admin.Exec(fmt.Sprintf("DROP USER '%s'@'%%'", user)); err != nil {
-			t.Errorf("drop user: %v", err)
-		}
-	})
-	mc.User, mc.Passwd = user, "pw"
-	cfg.DSN = mc.FormatDSN()
-	return cfg, user
-}
-
-// holdWriteLock holds a write lock on table until the returned connection
-// is closed: every read of it waits.
-func holdWriteLock(t *testing.T, db *sql.DB, table string) *sql.Conn {
-	t.Helper()
-	conn, err := db.Conn(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	if _, err := conn.ExecContext(context.Background(), "LOCK TABLES `"+table+"` WRITE"); err != nil {
-		t.Fatal(err)
-	}
-	return conn
-}
-
-// countQueries counts user's statements on the posts tables running now.
-func countQueries(t *testing.T, admin *sql.DB, user string) int {
-	var n int
-	err := admin.QueryRow(`SELECT COUNT(*) FROM information_schema.processlist
-		WHERE user = ? AND command IN ('Query', 'Execute', 'Prepare') AND info LIKE '%posts%'`, user).Scan(&n)
-	if err != nil {
-		t.Errorf("processlist: %v", err)
-	}
-	return n
-}
-
-// watchServer samples running until ctx ends, keeping the most seen, while
-// another client of cfg's user, standing in for WordPress, connects and
-// queries every few milliseconds; wordpress returns its first failure.
-func watchServer(ctx context.Context, running func() int, cfg wpdb.Config) (most *atomic.Int64, wordpress func() error) {
-	most = new(atomic.Int64)
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		for ctx.Err() == nil {
-			if n := int64(running()); n > most.Load() {
-				most.Store(n)
-			}
-			time.Sleep(2 * time.Millisecond)
-		}
-	}()
-	var failed error
-	go func() {
-		defer wg.Done()
-		db, err := sql.Open("mysql", cfg.DSN)
-		if err != nil {
-			failed = err
-			return
-		}
-		defer db.Close()
-		db.SetMaxIdleConns(0) // a connection of its own for each query, as PHP makes
-		for ctx.Err() == nil {
-			var one int
-			if err := db.QueryRowContext(ctx, "SELECT 1").Scan(&one); err != nil && ctx.Err() == nil {
-				failed = err
-				return
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-	}()
-	return most, func() error { wg.Wait(); return failed }
-}
-
 // TestStatementTimeLimit: the server itself ends a statement at the
 // longer of the store's timeouts, when no KILL reaches it.
 func TestStatementTimeLimit(t *testing.T) {
@@ -212,5 +111,31 @@ func TestStatementTimeLimit(t *testing.T) {
 	took := time.Since(start)
 	if took < cfg.SearchTimeout || took > cfg.SearchTimeout+testkit.Scale(time.Second) {
 		t.Errorf("SLEEP(60) ended after %v (%v), want the search timeout, %v", took, err, cfg.SearchTimeout)
+	}
+}
+
+// TestQueriesKilledAtClose: a server stopping past its shutdown timeout
+// closes the store with queries still running; none stays behind in the
+// database.
+func TestQueriesKilledAtClose(t *testing.T) {
+	t.Parallel()
+	root := wpdbtest.MySQL(t)
+	wpdbtest.Insert(t, root, wpdbtest.Posts(3)...)
+	cfg, user := wpdbtest.LimitedUser(t, root, wpdb.MySQLPoolSize+1)
+	store := wpdbtest.Store(t, cfg)
+	admin := wpdbtest.OpenDB(t, root)
+	wpdbtest.LockTable(t, admin, root.TablePrefix+"posts")
+	done := make(chan error, 1)
+	go func() {
+		_, err := store.Rank(context.Background(), blog.ParseSearch("post", nil))
+		done <- err
+	}()
+	testkit.WaitFor(t, func() bool { return wpdbtest.RunningQueries(t, admin, user, "%posts%") == 1 })
+	store.Close()
+	if n := wpdbtest.RunningQueries(t, admin, user, "%posts%"); n != 0 {
+		t.Errorf("%d queries still ran after Close, want 0", n)
+	}
+	if err := <-done; !errors.Is(err, wpdb.ErrUnavailable) {
+		t.Errorf("Rank: %v, want ErrUnavailable", err)
 	}
 }
