@@ -30,11 +30,11 @@ func TestAbandonedQueriesLeaveTheDatabase(t *testing.T) {
 		name     string
 		env      map[string]string
 		path     func(i int) string
-		like     string // the text of the queries counted
+		like     string // the text of the queries counted: every read of the posts
 		admitted int
 	}{
 		{"new searches", nil, func(i int) string { return jsonPath(0, 2) + fmt.Sprintf("&s=rare%d", i) },
-			"%LIKE%", max(runtime.GOMAXPROCS(0)/2, 1)},
+			"%posts%", max(runtime.GOMAXPROCS(0)/2, 1)},
 		{"deep ranges with no cache", map[string]string{"LOADMORE_CACHE_TTL": "0s"}, func(i int) string { return jsonPath(100+i, 10) },
 			"%posts%", wpdb.MySQLPoolSize},
 	} {
@@ -48,6 +48,13 @@ func TestAbandonedQueriesLeaveTheDatabase(t *testing.T) {
 				env[k] = v
 			}
 			srv := startServer(t, env)
+			// The terms snapshot and the head, read before the lock: the
+			// queries counted are the requests' own.
+			for _, path := range []string{tc.path(-1), jsonPath(0, 2)} {
+				if resp, err := http.Get(srv.URL + path); err == nil {
+					resp.Body.Close()
+				}
+			}
 			admin := wpdbtest.OpenDB(t, root)
 			lock := wpdbtest.LockTable(t, admin, root.TablePrefix+"posts")
 			running := func() int { return wpdbtest.RunningQueries(t, admin, user, tc.like) }
