@@ -19,16 +19,14 @@ import (
 // killing is a MySQL connector whose connections stop their statements in
 // the server when the caller stops waiting. go-sql-driver only closes its
 // socket when a statement's context ends, and MariaDB goes on running a
-// SELECT that writes nothing back (a search for a rare word) until it
-// ends: a query nobody waits for would hold a server thread, and one of
-// the user's max_user_connections, long after its slot was given back. So
-// each connection learns its CONNECTION_ID() when it opens, and a
-// statement whose context ends is stopped with KILL CONNECTION, sent
-// through kill, a pool of one connection to the same server, before the
-// statement returns: not KILL QUERY, which, reaching the server before
-// the statement does, would stop nothing, and the connection is given up
-// anyway once the driver closed its socket. Every connection also runs under the server's own time limit,
-// limit, in case the KILL cannot be sent.
+// SELECT that writes nothing back until it ends, holding a thread and one
+// of the user's max_user_connections. So each connection learns its
+// CONNECTION_ID() when it opens, and a statement whose context ends is
+// stopped with KILL CONNECTION (a KILL QUERY reaching the server before
+// the statement would stop nothing; the driver gives up the connection
+// anyway), sent through kill, one connection to the same server, before
+// the statement returns. Every connection also runs under the server's own
+// time limit, limit, in case the KILL cannot be sent.
 type killing struct {
 	driver.Connector
 	kill    *sql.DB       // one connection, to the same server
