@@ -2,6 +2,7 @@ package wpdb
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"time"
 )
@@ -60,4 +61,15 @@ func MemoUsage(s *Store) (entries, bytes int) { return s.memo.Usage() }
 // JudgeLag is the status a replica's lag check gives, against maxLag.
 func JudgeLag(lag time.Duration, known bool, err error, maxLag time.Duration) ReplicaStatus {
 	return judgeLag("replica", lag, known, err, maxLag)
+}
+
+// Sleep runs SELECT SLEEP(d) on the primary's pool with no deadline of
+// its own, as a statement whose KILL never came would run.
+func Sleep(ctx context.Context, s *Store, d time.Duration) error {
+	// Text, not prepared: go-sql-driver waits for ever on the answer to a
+	// prepared statement that MariaDB's max_statement_time ended, though
+	// the server has ended it (a store's statements have their own
+	// deadline, shorter than the limit, so never wait on it).
+	_, err := s.primary.db.ExecContext(ctx, fmt.Sprintf("SELECT SLEEP(%.3f)", d.Seconds()))
+	return err
 }

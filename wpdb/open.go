@@ -1,8 +1,10 @@
 package wpdb
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -58,7 +60,12 @@ func openDB(ctx context.Context, cfg Config, mode access, logger *slog.Logger) (
 		if err != nil {
 			return nil, fmt.Errorf("mysql connector: %w", err)
 		}
-		db := sql.OpenDB(conn)
+		var connector driver.Connector = conn
+		if mode == readOnly {
+			limit := max(cfg.QueryTimeout, cfg.SearchTimeout)
+			connector = newKilling(conn, limit, cfg.QueryTimeout, cmp.Or(logger, slog.New(slog.DiscardHandler)))
+		}
+		db := sql.OpenDB(connector)
 		// Recycling connections lets a restarted or failed-over server be
 		// picked up without keeping stale sockets forever.
 		db.SetMaxOpenConns(MySQLPoolSize)

@@ -198,11 +198,13 @@ func (s *Store) prepare(ctx context.Context, t *target, stmt **sqlx.Stmt, query 
 
 // close releases t's statements and connection pool.
 func (t *target) close() error {
+	// The pool first: it stops the statements still running (see
+	// killing.Close), which closing a statement in use would wait for.
+	err := t.db.Close()
 	if st := t.stmts.Load(); st != nil {
-		// Closing the pool below releases them anyway.
 		st.close()
 	}
-	return t.db.Close()
+	return err
 }
 
 // checkTable makes Open fail with a clear message rather than every later
