@@ -24,15 +24,15 @@ const (
 	scanClientsMax  = 4096             // clients whose recent scans are counted
 )
 
-// BusyError is ErrBusy with the wait its client is told of: when its
-// refused work would likely be admitted.
+// BusyError is a refusal, Err wrapping ErrBusy, with the wait its client
+// is told of: when its refused work would likely be admitted.
 type BusyError struct {
 	Wait time.Duration
-	err  error
+	Err  error
 }
 
-func (e *BusyError) Error() string { return e.err.Error() }
-func (e *BusyError) Unwrap() error { return e.err }
+func (e *BusyError) Error() string { return e.Err.Error() }
+func (e *BusyError) Unwrap() error { return e.Err }
 
 // scanQueue is who waits for a scan's place, and who has had scans; under
 // Cache.mu.
@@ -94,13 +94,17 @@ func (c *Cache) admitScan(ctx context.Context, key string) (release func(), err 
 	c.grantScans(now)
 	w := q.waiting[client]
 	switch {
-	case w != nil && w.granted:
+	case w != nil && w.granted && !w.until.IsZero(): // a ticket, not a request waiting
 		delete(q.waiting, client)
 		return c.startScan(key, client, now)
 	case w == nil && c.placeFree() && !c.othersWait(client):
 		return c.startScan(key, client, now)
 	case w != nil || q.running[client] > 0 || len(q.waiting) >= scanWaitersMax:
-		return nil, c.refuseScan(key, client, now, "its client has its share")
+		err := c.refuseScan(key, client, now, "its client has its share")
+		if w != nil && !w.until.IsZero() { // a ticket lasts until its client is let in
+			w.until = later(w.until, now.Add(err.Wait+scanTicketGrace))
+		}
+		return nil, err
 	}
 	w = &scanWaiter{since: now, ready: make(chan struct{})}
 	q.waiting[client] = w
@@ -123,7 +127,7 @@ func (c *Cache) admitScan(ctx context.Context, key string) (release func(), err 
 	c.mu.Lock()
 	now = q.now()
 	switch {
-	case w.granted:
+	case w.granted: // the place is this request's: no other of its client's takes it
 		delete(q.waiting, client)
 		if ctx.Err() != nil {
 			c.grantScans(now) // the place goes to the next
@@ -193,10 +197,10 @@ func (q *scanQueue) forget(now time.Time) {
 
 // refuseScan is the ErrBusy that refuses client's scan of key, with its
 // wait. c.mu is held.
-func (c *Cache) refuseScan(key string, client string, now time.Time, why string) error {
+func (c *Cache) refuseScan(key string, client string, now time.Time, why string) *BusyError {
 	c.observer.CacheRefused()
 	return &BusyError{Wait: c.scanWait(client, now),
-		err: fmt.Errorf("listing: search %q: %s: %w", key, why, ErrBusy)}
+		Err: fmt.Errorf("listing: search %q: %s: %w", key, why, ErrBusy)}
 }
 
 // grantScans gives the free places to the waiting clients, in their turn,
@@ -231,7 +235,10 @@ func (c *Cache) grantScans(now time.Time) {
 	}
 	// Past the clock's wait a place may still be held by a scan or the
 	// pages' misses, which give no sign when they end: look again soon.
-	d := max(c.searches.scanTime.wait(), 50*time.Millisecond)
+	d := c.searches.scanTime.wait()
+	if d == 0 {
+		d = 20 * time.Millisecond
+	}
 	if !lapse.IsZero() {
 		d = min(d, lapse.Sub(now))
 	}
