@@ -7,6 +7,8 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/server/accesslog"
@@ -43,7 +45,8 @@ func badRequest(format string, args ...any) error {
 // handlers did not expect is a bug, a generic 500.
 //
 // A server too busy (listing.ErrBusy: a query or a render refused at once,
-// not queued) is 503 with Retry-After: 1. The work it refused is queries
+// not queued) is 503 with Retry-After: 1, or a refused new search's wait
+// (busyRetryAfter). The work it refused is queries
 // of tens of milliseconds and renders of a few: a second later there is
 // room, and a client or proxy that honours the header does not come back
 // sooner.
@@ -65,11 +68,21 @@ func errorStatus(err error) (status int, message, retryAfter string) {
 	case errors.Is(err, session.ErrUnavailable):
 		return http.StatusServiceUnavailable, "session store unavailable", ""
 	case errors.Is(err, listing.ErrBusy):
-		return http.StatusServiceUnavailable, "server busy, try again", "1"
+		return http.StatusServiceUnavailable, "server busy, try again", busyRetryAfter(err)
 	case errors.Is(err, errStarting):
 		return http.StatusServiceUnavailable, "starting, try again", ""
 	}
 	return http.StatusInternalServerError, "internal error", ""
+}
+
+// busyRetryAfter is Retry-After for a busy server's err: the wait a refused
+// new search was told of (listing.BusyError), in whole seconds rounded up,
+// else 1.
+func busyRetryAfter(err error) string {
+	if be, ok := errors.AsType[*listing.BusyError](err); ok && be.Wait > time.Second {
+		return strconv.Itoa(int((be.Wait + time.Second - 1) / time.Second))
+	}
+	return "1"
 }
 
 // logError logs err once, where it ends: only 5xx errors are ours to look

@@ -39,7 +39,8 @@ func TestRenderBusy(t *testing.T) {
 
 // TestBusyRetryAfter: a refusal of a busy server, a query past the
 // cache's admission or a render, is answered 503 with Retry-After: 1, as
-// JSON and as the page; a database that is down gets no Retry-After.
+// JSON and as the page, a new search with the wait it was told of in
+// whole seconds rounded up; a database that is down gets no Retry-After.
 func TestBusyRetryAfter(t *testing.T) {
 	t.Parallel()
 	busy := fmt.Errorf("listing: page of 2 posts after offset 9000: 8 queries in flight: %w", listing.ErrBusy)
@@ -51,6 +52,8 @@ func TestBusyRetryAfter(t *testing.T) {
 		retryAfter string
 	}{
 		{"busy", busy, "1"},
+		{"a new search let in soon", &listing.BusyError{Wait: 300 * time.Millisecond, Err: busy}, "1"},
+		{"a new search let in after 2.5 s", fmt.Errorf("search: %w", &listing.BusyError{Wait: 2500 * time.Millisecond, Err: busy}), "3"},
 		{"database down", down, ""},
 	} {
 		for format, adapt := range map[string]func(*slog.Logger, func(http.ResponseWriter, *http.Request) error) http.Handler{

@@ -36,6 +36,27 @@ func (c *renderClock) admit() bool {
 	return c.credit > 0
 }
 
+// wait is how long until a render may start: until credit is left.
+func (c *renderClock) wait() time.Duration { return c.waitAfter(0, 0) }
+
+// waitAfter is wait when charge is taken off the credit in d, when the
+// renders running now are likely to end: d at least.
+func (c *renderClock) waitAfter(d, charge time.Duration) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.now()
+	c.credit = min(c.credit+time.Duration(c.share*float64(now.Sub(c.last))), c.burst)
+	c.last = now
+	credit := min(c.credit+time.Duration(c.share*float64(d)), c.burst) - charge
+	switch {
+	case credit > 0:
+		return d
+	case c.share <= 0:
+		return time.Hour
+	}
+	return d + time.Duration(float64(-credit)/c.share) + time.Millisecond
+}
+
 // charge takes a render's time d off the credit.
 func (c *renderClock) charge(d time.Duration) {
 	c.mu.Lock()

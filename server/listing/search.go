@@ -2,7 +2,6 @@ package listing
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"runtime"
 	"time"
@@ -44,6 +43,7 @@ type rankings struct {
 	maxScans int
 	scanning int          // under Cache.mu: scans admitted and not ended
 	scanTime *renderClock // the scans' share of time, by the wall clock
+	queue    scanQueue    // under Cache.mu: the clients waiting for a place (scanqueue.go)
 }
 
 // keptRanking is one search's ranking; immutable once kept, but for read.
@@ -60,13 +60,13 @@ func newRankings(maxBytes int, ttl time.Duration) *rankings {
 	// keepLocked, not the LRU, bounds the bytes.
 	return &rankings{ttl: ttl, maxBytes: maxBytes, maxScans: max(runtime.GOMAXPROCS(0)/2, 1),
 		kept: lru.New[string, *keptRanking](math.MaxInt, 0), byClient: map[string]*lru.Cache[string, *keptRanking]{},
-		scanTime: newRenderClock(scanShare, scanBurst, time.Now)}
+		scanTime: newRenderClock(scanShare, scanBurst, time.Now), queue: newScanQueue()}
 }
 
 // rank returns q's ranking: the kept one while it is fresh, else the one
 // a scan reads, shared with concurrent readers and cancelled when the last
 // of them leaves, as a page's query is. It returns ctx's cause when ctx
-// ends first, an error wrapping ErrBusy when the scan was not admitted,
+// ends first, a *BusyError when the scan was not admitted (scanqueue.go),
 // and the Source's errors, which are not kept.
 func (c *Cache) rank(ctx context.Context, q blog.Search) (*keptRanking, error) {
 	key, client := q.Key(), clientOf(ctx)
@@ -82,36 +82,9 @@ func (c *Cache) rank(ctx context.Context, q blog.Search) (*keptRanking, error) {
 		return k, nil
 	}
 	return c.searches.scans.Do(ctx, key, flight.Work[*keptRanking]{
-		Admit: func() (func(), error) { return c.admitScan(key) },
+		Admit: func() (func(), error) { return c.admitScan(ctx, key) },
 		Run:   func(ctx context.Context) (*keptRanking, error) { return c.scan(ctx, key, q, client) },
 	})
-}
-
-// admitScan admits a scan while fewer than maxScans run, the scans have
-// time left and a miss is admitted; the release it returns gives those
-// back. Its error wraps ErrBusy.
-func (c *Cache) admitScan(key string) (release func(), err error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	switch {
-	case c.searches.scanning >= c.searches.maxScans:
-		err = fmt.Errorf("listing: search %q: %d scans in flight: %w", key, c.searches.scanning, ErrBusy)
-	case !c.searches.scanTime.admit():
-		err = fmt.Errorf("listing: search %q: scans have had their share of time: %w", key, ErrBusy)
-	case !c.misses.try():
-		err = fmt.Errorf("listing: search %q: %d queries in flight: %w", key, cap(c.misses), ErrBusy)
-	}
-	if err != nil {
-		c.observer.CacheRefused()
-		return nil, err
-	}
-	c.searches.scanning++
-	return func() {
-		c.misses.done()
-		c.mu.Lock()
-		c.searches.scanning--
-		c.mu.Unlock()
-	}, nil
 }
 
 // scan runs q's scan for client and keeps its ranking, if it may.
