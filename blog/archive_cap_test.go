@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wploadmore/wploadmore/blog"
+	"github.com/wploadmore/wploadmore/internal/testkit"
 )
 
 // TestParseArchiveTermCap: an archive may name MaxArchiveTerms
@@ -59,11 +60,11 @@ func TestParseArchiveTermCap(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fine := tt.query(blog.MaxArchiveTerms)
-			if _, err := blog.ParseArchive(phpQueryVars(t, fine)); err != nil {
+			if _, err := blog.ParseArchive(testkit.PHPQueryVars(t, fine)); err != nil {
 				t.Errorf("%d terms, %s: %v", blog.MaxArchiveTerms, fine, err)
 			}
 			over := tt.query(blog.MaxArchiveTerms + 1)
-			_, err := blog.ParseArchive(phpQueryVars(t, over))
+			_, err := blog.ParseArchive(testkit.PHPQueryVars(t, over))
 			var qe *blog.QueryVarError
 			if !errors.As(err, &qe) || qe.Var != tt.last || !errors.Is(err, blog.ErrBadArchive) ||
 				!strings.Contains(qe.Reason, fmt.Sprint(blog.MaxArchiveTerms)) {

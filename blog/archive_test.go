@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wploadmore/wploadmore/blog"
+	"github.com/wploadmore/wploadmore/internal/testkit"
 )
 
 // TestParseArchive reads well-formed query vars and refuses malformed
@@ -22,7 +23,7 @@ func TestParseArchive(t *testing.T) {
 		"cat=1&cat=2", "cat=0", "other=x;DROP", "monthnum=13", "day=32", "year=10000",
 	}
 	for _, q := range good {
-		if _, err := blog.ParseArchive(phpQueryVars(t, q)); err != nil {
+		if _, err := blog.ParseArchive(testkit.PHPQueryVars(t, q)); err != nil {
 			t.Errorf("%s: %v", q, err)
 		}
 	}
@@ -35,31 +36,12 @@ func TestParseArchive(t *testing.T) {
 		{"category_name=" + strings.Repeat("x", 201), "category_name"},
 	}
 	for _, b := range bad {
-		_, err := blog.ParseArchive(phpQueryVars(t, b.query))
+		_, err := blog.ParseArchive(testkit.PHPQueryVars(t, b.query))
 		var qe *blog.QueryVarError
 		if !errors.As(err, &qe) || qe.Var != b.name || !errors.Is(err, blog.ErrBadArchive) {
 			t.Errorf("%s: %v, want a QueryVarError naming %s", b.query, err, b.name)
 		}
 	}
-}
-
-// phpQueryVars decodes a query string as PHP fills $_GET: a semicolon is
-// no separator, and the last of a var given twice counts.
-func phpQueryVars(t testing.TB, query string) url.Values {
-	t.Helper()
-	vars := url.Values{}
-	for _, pair := range strings.Split(query, "&") {
-		if pair == "" {
-			continue
-		}
-		name, value, _ := strings.Cut(pair, "=")
-		v, err := url.QueryUnescape(value)
-		if err != nil {
-			t.Fatal(err)
-		}
-		vars[name] = append(vars[name], v)
-	}
-	return vars
 }
 
 // TestArchiveValues spells archives canonically: the same archive the
@@ -79,7 +61,7 @@ func TestArchiveValues(t *testing.T) {
 	} {
 		var got []string
 		for _, query := range []string{c.a, c.b} {
-			q, err := blog.ParseArchive(phpQueryVars(t, query))
+			q, err := blog.ParseArchive(testkit.PHPQueryVars(t, query))
 			if err != nil {
 				t.Fatalf("%s: %v", query, err)
 			}

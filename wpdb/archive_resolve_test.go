@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/wploadmore/wploadmore/blog"
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
@@ -56,7 +57,7 @@ func TestResolve(t *testing.T) {
 		t.Errorf("author and month: %+v %d-%d", a.Author, a.Year, a.Month)
 	}
 	for _, query := range []string{"category_name=red", "tag=news", "cat=7", "tag_id=1", "author=1", "year=2023&monthnum=2&day=29"} {
-		q, err := blog.ParseArchive(phpQueryVars(t, query))
+		q, err := blog.ParseArchive(testkit.PHPQueryVars(t, query))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -55,7 +55,7 @@ func TestTermsPrefixAndMissingTables(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, query := range []string{"category_name=news", "tag=quick-recipes", "author_name=admin"} {
-				q, err := blog.ParseArchive(phpQueryVars(t, query))
+				q, err := blog.ParseArchive(testkit.PHPQueryVars(t, query))
 				if err != nil {
 					t.Fatal(err)
 				}

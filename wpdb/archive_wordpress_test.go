@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/wploadmore/wploadmore/blog"
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 	"github.com/wploadmore/wploadmore/wpdb/wpsite"
@@ -350,7 +351,7 @@ func TestArchiveNotFound(t *testing.T) {
 		if c.kept != "" && wordpress.NotFound != c.wordpress404 {
 			t.Errorf("%s: WordPress's 404 is %v, want %v (kept: %s)", c.query, wordpress.NotFound, c.wordpress404, c.kept)
 		}
-		q, err := blog.ParseArchive(phpQueryVars(t, c.query))
+		q, err := blog.ParseArchive(testkit.PHPQueryVars(t, c.query))
 		if err != nil {
 			t.Errorf("%s: %v", c.query, err)
 			continue
@@ -403,7 +404,7 @@ func TestArchiveNotFound(t *testing.T) {
 
 	// What a heading is made of: the names as stored, the author's
 	// display name.
-	q, _ := blog.ParseArchive(phpQueryVars(t, "category_name=other&author_name=ann-lee"))
+	q, _ := blog.ParseArchive(testkit.PHPQueryVars(t, "category_name=other&author_name=ann-lee"))
 	a, err := terms.Resolve(q)
 	if err != nil {
 		t.Fatal(err)

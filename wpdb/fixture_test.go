@@ -1,10 +1,8 @@
 package wpdb_test
 
 import (
-	"net/url"
 	"slices"
 	"strings"
-	"testing"
 
 	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
@@ -77,23 +75,4 @@ func publishedIDs(rows []wpsite.Post, types ...string) []uint64 {
 		ids[i] = r.ID
 	}
 	return ids
-}
-
-// phpQueryVars decodes a query string as PHP fills $_GET: a semicolon is
-// no separator, and the last of a var given twice counts.
-func phpQueryVars(t testing.TB, query string) url.Values {
-	t.Helper()
-	vars := url.Values{}
-	for _, pair := range strings.Split(query, "&") {
-		if pair == "" {
-			continue
-		}
-		name, value, _ := strings.Cut(pair, "=")
-		v, err := url.QueryUnescape(value)
-		if err != nil {
-			t.Fatal(err)
-		}
-		vars[name] = append(vars[name], v)
-	}
-	return vars
 }
