@@ -143,6 +143,11 @@ type Renderer struct {
 	renders   *semaphore.Weighted // weighted by the posts rendered
 	clock     *renderClock        // the time renders take, over time
 
+	// Renders of pages readers came back to, from their own reserve.
+	read         *readPlaces
+	reserved     admission
+	reserveClock *renderClock
+
 	flights flight.Group[uint64, *RenderedPage] // renders in flight, by their view's hash
 
 	// A page's size is bounded, before it is rendered, by pageBytes plus
@@ -184,6 +189,7 @@ func NewRenderer(title string, s Settings, templates fs.FS, postsTemplate string
 		seed: maphash.MakeSeed(), rendered: newRenderedPages(renderedPagesBytes),
 		rendering: make(admission, max(runtime.GOMAXPROCS(0)/2, 1)), renders: semaphore.NewWeighted(int64(slots)),
 		clock: newRenderClock(renderShare*float64(runtime.GOMAXPROCS(0)), renderBurst, time.Now),
+		read:  newReadPlaces(), reserved: make(admission, 1), reserveClock: newReserveClock(runtime.GOMAXPROCS(0)),
 		coder: coder,
 		englishWords: pagewords.Prepare(nil, pagewords.Language{Locale: "en_US", ThousandsSep: ","},
 			pagewords.Sizes{Batch: max(s.Batch, 1), MaxPosts: s.MaxPagePosts})}

@@ -23,6 +23,7 @@ import (
 func (r *Renderer) Render(ctx context.Context, v PageView, reserve func(size int) error) (*RenderedPage, error) {
 	hash := r.viewHash(v)
 	if page, ok := r.rendered.recall(hash, v); ok {
+		r.read.note(r.placeHash(v), hash)
 		if err := reserveFor(reserve, len(page.html)); err != nil {
 			return nil, err
 		}
@@ -31,7 +32,7 @@ func (r *Renderer) Render(ctx context.Context, v PageView, reserve func(size int
 	if err := reserveFor(reserve, r.sizeBound(v)); err != nil {
 		return nil, err
 	}
-	render := r.render(ctx, hash, v)
+	render := r.render(ctx, hash, v, r.changed(hash, v))
 	page, err := r.flights.Do(ctx, hash, render)
 	if err != nil || sameView(page, v) {
 		return page, err
@@ -63,12 +64,22 @@ func sameView(page *RenderedPage, v PageView) bool {
 // render is the render of v, whose view hashes to hash, as a flight's
 // work: admitted while the renders have a place, their share of the
 // cores and room in their budget (a reader of ctx waiting up to
-// renderPlaceWait for a place), and kept once rendered. Detached, it is
-// kept whoever waits for it.
-func (r *Renderer) render(ctx context.Context, hash uint64, v PageView) flight.Work[*RenderedPage] {
+// renderPlaceWait for a place), and kept once rendered; a page readers
+// read, changed, from the reserve first (see reserveShare). Detached, it
+// is kept whoever waits for it.
+func (r *Renderer) render(ctx context.Context, hash uint64, v PageView, changed bool) flight.Work[*RenderedPage] {
+	clock := r.clock
 	return flight.Work[*RenderedPage]{
 		Detached: true,
-		Admit:    func() (func(), error) { return r.admit(ctx, len(v.Posts)) },
+		Admit: func() (func(), error) {
+			if changed {
+				if release, ok := r.admitReserved(ctx); ok {
+					clock = r.reserveClock
+					return release, nil
+				}
+			}
+			return r.admit(ctx, len(v.Posts))
+		},
 		Run: func(context.Context) (*RenderedPage, error) {
 			// A render of the same view may have finished since the page
 			// was looked for.
@@ -78,7 +89,7 @@ func (r *Renderer) render(ctx context.Context, hash uint64, v PageView) flight.W
 			var html bytes.Buffer
 			began := time.Now()
 			err := r.renderView(&html, v)
-			r.clock.charge(time.Since(began))
+			clock.charge(time.Since(began))
 			if err != nil {
 				return nil, err
 			}

@@ -106,6 +106,14 @@ func (rp *renderedPages) recall(hash uint64, v PageView) (*RenderedPage, bool) {
 	return kept, true
 }
 
+// frequentHas tells whether the page of hash is kept among the frequent.
+func (rp *renderedPages) frequentHas(hash uint64) bool {
+	rp.mu.Lock()
+	defer rp.mu.Unlock()
+	_, ok := rp.frequent.Peek(hash)
+	return ok
+}
+
 // listLocked is the list that keeps page: recent, frequent, or nil.
 func (rp *renderedPages) listLocked(page *RenderedPage) *lru.Cache[uint64, *RenderedPage] {
 	for _, list := range []*lru.Cache[uint64, *RenderedPage]{rp.recent, rp.frequent} {
