@@ -48,7 +48,8 @@ type flight[V any] struct {
 // Do returns the result of key's flight: the one in the air, or one that w
 // starts. A caller whose ctx ends first leaves with ctx's cause; one whose
 // ctx has ended already starts nothing. It returns Run's error, or
-// Admit's when the flight was refused.
+// Admit's when the flight was refused and no other caller's took off
+// meanwhile (one that did is joined).
 func (g *Group[K, V]) Do(ctx context.Context, key K, w Work[V]) (V, error) {
 	f, err := g.join(ctx, key, w, true)
 	if err != nil {
@@ -99,11 +100,14 @@ func (g *Group[K, V]) join(ctx context.Context, key K, w Work[V], wait bool) (*f
 	if f == nil && w.Admit != nil {
 		g.mu.Unlock()
 		var err error
-		if release, err = w.Admit(); err != nil {
-			return nil, err
-		}
+		release, err = w.Admit()
 		g.mu.Lock()
 		f = g.flights[key] // another caller's may have taken off meanwhile
+		if err != nil && (f == nil || !wait) {
+			g.mu.Unlock()
+			return nil, err
+		}
+		// Refused, but the flight it wanted is in the air: it joins.
 	}
 	switch {
 	case f == nil:

@@ -269,6 +269,36 @@ func TestAdmit(t *testing.T) {
 	}
 }
 
+// TestRefusedJoinsFlightStarted: a caller refused while another caller's
+// flight for the same key took off joins that flight rather than failing:
+// the refusal was for a second run, which it no longer needs. An admission
+// that counts places per client refuses a client's second scan, and two
+// readers behind one proxy asking for the same search at once are that.
+func TestRefusedJoinsFlightStarted(t *testing.T) {
+	t.Parallel()
+	var g Group[string, int]
+	ctx := context.Background()
+	h := newHeld()
+	refuse := errors.New("refused")
+	race := Work[int]{Run: h.run, Admit: func() (func(), error) {
+		if started, err := g.Go(ctx, "a", Work[int]{Run: h.run}); !started || err != nil {
+			t.Errorf("Go inside Admit: %v, %v", started, err)
+		}
+		return nil, refuse
+	}}
+	done := call(ctx, &g, "a", race)
+	testkit.WaitFor(t, func() bool { return g.Waiters("a") == 1 })
+	close(h.release)
+	if r := <-done; r.v != 1 || r.err != nil {
+		t.Errorf("%d, %v; want the flight started meanwhile, 1", r.v, r.err)
+	}
+	// Go, which waits for nothing, still reports the refusal.
+	refused := Work[int]{Run: h.run, Admit: func() (func(), error) { return nil, refuse }}
+	if started, err := g.Go(ctx, "b", refused); started || !errors.Is(err, refuse) {
+		t.Errorf("a refused Go: %v, %v; want the refusal", started, err)
+	}
+}
+
 // TestGoneCaller: a caller whose ctx has ended starts nothing and is not
 // admitted.
 func TestGoneCaller(t *testing.T) {
