@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/cookiejar"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -32,21 +31,7 @@ func TestPublishDuringRenderFlood(t *testing.T) {
 		t.Skip("-short: a server process under a flood for about 10 s")
 	}
 	t.Parallel()
-	cfg := wpdbtest.MySQL(t)
-	var rows []wpsite.Post
-	for m := 1; m <= renderFloodMonths; m++ {
-		for d := range renderFloodPerMonth {
-			rows = append(rows, wpsite.Post{
-				Title:   fmt.Sprintf("Post %d of month %d", d, m),
-				Name:    fmt.Sprintf("post-%d-%d", m, d),
-				Content: "<p>" + strings.Repeat(fmt.Sprintf("Words of post %d. ", d), 20) + "</p>",
-				Date:    fmt.Sprintf("2024-%02d-%02d %02d:%02d:00", m, 1+d%28, d%24, d%60),
-			})
-		}
-	}
-	wpdbtest.Insert(t, cfg, rows...)
-	srv := startChildServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg), "LOADMORE_ACCESS_LOG": "off"})
-	waitHealthy(t, srv.URL)
+	cfg, srv := startRenderFloodServer(t)
 
 	transport := &http.Transport{MaxIdleConnsPerHost: 64}
 	attackTransport := &http.Transport{MaxIdleConnsPerHost: 64, DisableCompression: true}

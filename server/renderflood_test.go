@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 	"github.com/wploadmore/wploadmore/wpdb/wpsite"
 )
@@ -51,21 +52,7 @@ func TestVisitorsDuringRenderFlood(t *testing.T) {
 		t.Skip("-short: a server process under floods for about 25 s")
 	}
 	t.Parallel()
-	cfg := wpdbtest.MySQL(t)
-	var rows []wpsite.Post
-	for m := 1; m <= renderFloodMonths; m++ {
-		for d := range renderFloodPerMonth {
-			rows = append(rows, wpsite.Post{
-				Title:   fmt.Sprintf("Post %d of month %d", d, m),
-				Name:    fmt.Sprintf("post-%d-%d", m, d),
-				Content: "<p>" + strings.Repeat(fmt.Sprintf("Words of post %d. ", d), 20) + "</p>",
-				Date:    fmt.Sprintf("2024-%02d-%02d %02d:%02d:00", m, 1+d%28, d%24, d%60),
-			})
-		}
-	}
-	wpdbtest.Insert(t, cfg, rows...)
-	srv := startChildServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg), "LOADMORE_ACCESS_LOG": "off"})
-	waitHealthy(t, srv.URL)
+	_, srv := startRenderFloodServer(t)
 
 	transport := &http.Transport{MaxIdleConnsPerHost: 64}
 	// The attackers ask for gzip, as browsers do, and never decode it: an
@@ -202,4 +189,27 @@ func (n *floodCount) do(c *http.Client, method, url string) {
 			n.refused.Add(1)
 		}
 	}
+}
+
+// startRenderFloodServer starts a server process on a MariaDB site of
+// renderFloodMonths months of renderFloodPerMonth posts each, and waits
+// until it is healthy.
+func startRenderFloodServer(t *testing.T) (wpdb.Config, *childServer) {
+	t.Helper()
+	cfg := wpdbtest.MySQL(t)
+	var rows []wpsite.Post
+	for m := 1; m <= renderFloodMonths; m++ {
+		for d := range renderFloodPerMonth {
+			rows = append(rows, wpsite.Post{
+				Title:   fmt.Sprintf("Post %d of month %d", d, m),
+				Name:    fmt.Sprintf("post-%d-%d", m, d),
+				Content: "<p>" + strings.Repeat(fmt.Sprintf("Words of post %d. ", d), 20) + "</p>",
+				Date:    fmt.Sprintf("2024-%02d-%02d %02d:%02d:00", m, 1+d%28, d%24, d%60),
+			})
+		}
+	}
+	wpdbtest.Insert(t, cfg, rows...)
+	srv := startChildServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg), "LOADMORE_ACCESS_LOG": "off"})
+	waitHealthy(t, srv.URL)
+	return cfg, srv
 }
