@@ -29,10 +29,12 @@ import (
 // time limit, limit, in case the KILL cannot be sent.
 type killing struct {
 	driver.Connector
-	kill    *sql.DB       // one connection, to the same server
-	limit   time.Duration // the longest statement the store runs
-	timeout time.Duration // for each KILL
-	logger  *slog.Logger
+	kill *sql.DB // one connection, to the same server
+	// limit is the longest statement the store runs, and how long a KILL
+	// is worth trying: it may wait behind others for the one KILL
+	// connection, and past limit the server ends the statement itself.
+	limit  time.Duration
+	logger *slog.Logger
 
 	mu sync.Mutex
 	// running are the connections with a statement under way, which
@@ -42,7 +44,7 @@ type killing struct {
 }
 
 // newKilling wraps inner, which reads from the server kill also reaches.
-func newKilling(inner driver.Connector, limit, timeout time.Duration, logger *slog.Logger) *killing {
+func newKilling(inner driver.Connector, limit time.Duration, logger *slog.Logger) *killing {
 	kill := sql.OpenDB(inner)
 	// The KILL connection counts against the server's max_connections
 	// like the pool's; one, kept open, is enough: a KILL takes a round
@@ -50,7 +52,7 @@ func newKilling(inner driver.Connector, limit, timeout time.Duration, logger *sl
 	kill.SetMaxOpenConns(1)
 	kill.SetMaxIdleConns(1)
 	kill.SetConnMaxLifetime(5 * time.Minute)
-	return &killing{Connector: inner, kill: kill, limit: limit, timeout: timeout, logger: logger,
+	return &killing{Connector: inner, kill: kill, limit: limit, logger: logger,
 		running: make(map[*killConn]struct{})}
 }
 
@@ -89,7 +91,7 @@ func (k *killing) Close() error {
 // A failure is logged, never returned: the statement's caller has given
 // up on it, and the server's time limit still ends it.
 func (k *killing) killQuery(id uint64) {
-	ctx, cancel := context.WithTimeout(context.Background(), k.timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), k.limit)
 	defer cancel()
 	_, err := k.kill.ExecContext(ctx, fmt.Sprintf("KILL CONNECTION %d", id))
 	if mysqlErr, ok := errors.AsType[*mysql.MySQLError](err); ok && mysqlErr.Number == 1094 {
@@ -170,10 +172,18 @@ func (c *killConn) watch(ctx context.Context) (done func()) {
 		c.k.mu.Lock()
 		delete(c.k.running, c)
 		c.k.mu.Unlock()
-		if !stop() {
+		switch {
+		case !stop():
 			<-sent
-			c.killed.Store(true)
+		case ctx.Err() != nil:
+			// ctx ended, but the driver, which watches it too, saw the
+			// end and gave up on the statement before ctx ran the KILL:
+			// stop took the KILL's place, so it is sent here.
+			c.k.killQuery(c.id)
+		default:
+			return
 		}
+		c.killed.Store(true)
 	}
 }
 

@@ -80,6 +80,9 @@ func TestAbandonedQueriesKilled(t *testing.T) {
 			}
 			wg.Wait()
 			left := running()
+			if left != 0 {
+				t.Logf("still running: %q", wpdbtest.Rows(t, admin, "SELECT CONCAT(id, ' ', command, ' ', time_ms, ' ms ', info) FROM information_schema.processlist WHERE user = ?", user))
+			}
 			stop()
 			lock.Close()
 			if got := most.Load(); got > admitted {
