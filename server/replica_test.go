@@ -258,12 +258,14 @@ func TestReplicaKilledServer(t *testing.T) {
 				resp, err := client.Get(srv.URL + jsonPath(0, 2))
 				if err != nil {
 					failed.Add(1)
+					t.Logf("request: %v", err)
 					continue
 				}
-				io.Copy(io.Discard, resp.Body)
+				body, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
 				if resp.StatusCode != http.StatusOK {
 					failed.Add(1)
+					t.Logf("answer: %d %s", resp.StatusCode, body)
 					continue
 				}
 				ok.Add(1)
