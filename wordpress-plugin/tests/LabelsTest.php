@@ -140,7 +140,8 @@ class LabelsTest extends WPLoadMore_Test_Case {
 
 		$this->site->php( "update_option( 'wploadmore_registry_hash', '' );" );
 		$flagged = $this->site->request( '', $admin );
-		$this->assertCount( 2, self::registry_writes( $flagged ), 'the admin did not write a flagged change' );
+		// The registry itself is rewritten only when its generated_gmt moved.
+		$this->assertContains( 'update wploadmore_registry_hash', self::registry_writes( $flagged ), 'the admin did not write a flagged change' );
 		$this->assertSame( $visitor['hash'], $flagged['hash'], 'the admin wrote another registry than the front end' );
 	}
 }

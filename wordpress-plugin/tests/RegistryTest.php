@@ -43,6 +43,22 @@ class RegistryTest extends WPLoadMore_Test_Case {
 		$this->assertSame( '/blog/genre/%genre%', $permalinks['registry']['taxonomies']['genre']['permastruct'] );
 		$this->assertSame( array(), self::registry_writes( $this->site->request() ) );
 
+		// A theme switched: this request still has the old theme's
+		// registrations, so the change is flagged and the next load writes.
+		foreach ( array( 'twentytwentyone', 'twentytwentythree' ) as $theme ) {
+			if ( ! is_dir( WPLOADMORE_TEST_ABSPATH . "wp-content/themes/$theme" ) ) {
+				$this->fail( "needs Debian's wordpress-theme-$theme package: apt-get install wordpress-theme-$theme" );
+			}
+			symlink( WPLOADMORE_TEST_ABSPATH . "wp-content/themes/$theme", $this->site->content . "/themes/$theme" );
+		}
+		$switched = $this->site->request( "switch_theme( 'twentytwentythree' );" );
+		$this->assertSame( array( 'update wploadmore_registry_hash' ), self::registry_writes( $switched ), 'switch_theme did not flag the registry, or wrote it in the old theme' );
+		$this->assertSame( '', $switched['hash'] );
+		$next = $this->site->request( 'echo get_stylesheet();' );
+		$this->assertSame( 'twentytwentythree', $next['printed'] );
+		$this->assertContains( 'update wploadmore_registry_hash', self::registry_writes( $next ) );
+		$this->assertIntact( $next );
+
 		$this->site->deactivate( 'wploadmore-test-types.php' );
 		$gone = $this->site->request();
 		$this->assertCount( 2, self::registry_writes( $gone ) );

@@ -57,7 +57,7 @@ echo json_encode( array( \$test['label'], \$got['status'], \$got['label'], \$got
 		$this->install_wploadmore();
 		$this->site->php( "update_option( 'wploadmore_registry_hash', 'not a hash' );" );
 		$rehashed = $this->site->request();
-		$this->assertCount( 2, self::registry_writes( $rehashed ), 'a malformed hash was not replaced' );
+		$this->assertContains( 'update wploadmore_registry_hash', self::registry_writes( $rehashed ), 'a malformed hash was not replaced' );
 		$this->assertIntact( $rehashed );
 
 		$this->site->php( "update_option( 'wploadmore_registry', substr( get_option( 'wploadmore_registry' ), 0, 100 ) );" );

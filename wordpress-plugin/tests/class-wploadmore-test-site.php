@@ -41,7 +41,7 @@ class WPLoadMore_Test_Site {
 		self::$count++;
 		$this->prefix  = 's' . self::$count . '_';
 		$this->content = sys_get_temp_dir() . '/wploadmore-phpunit-' . bin2hex( random_bytes( 4 ) );
-		foreach ( array( 'plugins', 'mu-plugins', 'languages/plugins', 'uploads' ) as $dir ) {
+		foreach ( array( 'plugins', 'mu-plugins', 'themes', 'languages/plugins', 'uploads' ) as $dir ) {
 			mkdir( $this->content . '/' . $dir, 0755, true );
 		}
 		$this->php(
