@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,7 +33,9 @@ const shopRegistry = `{"schema":1,"post_types":{
 // in the category shoes), and posts filed under a visibility term, which
 // the rules, for products only, leave alone: the shop and its category
 // leave out the catalogue-hidden and out-of-stock products, a search the
-// search-hidden and out-of-stock ones, on every page of the Link walk.
+// search-hidden and out-of-stock ones, on every page of the Link walk. A
+// contact form's type, which the registry does not list, is never listed,
+// and named once in the log at start.
 func TestHiddenTerms(t *testing.T) {
 	t.Parallel()
 	cfg := wpdbtest.New(t, wpdb.DriverMySQL, "wp_")
@@ -43,7 +46,8 @@ func TestHiddenTerms(t *testing.T) {
 		rows = append(rows, wpsite.Post{Type: "product", Title: fmt.Sprintf("Product %d", i), Name: fmt.Sprintf("product-%d", i),
 			Content: "<p>common</p>", Date: fmt.Sprintf("2024-03-%02d 10:00:00", i+1)})
 	}
-	rows = append(rows, wpsite.Post{Title: "Post", Name: "post", Content: "<p>common</p>", Date: "2024-04-01 10:00:00"})
+	rows = append(rows, wpsite.Post{Title: "Post", Name: "post", Content: "<p>common</p>", Date: "2024-04-01 10:00:00"},
+		wpsite.Post{Type: "wpcf7_contact_form", Title: "Form", Name: "form", Content: "<p>common</p>", Date: "2024-04-02 10:00:00"})
 	ids := wpdbtest.Insert(t, cfg, rows...)
 	products, post := ids[:len(visibility)], ids[len(visibility)]
 	var rels []wpsite.TermRelationship
@@ -89,6 +93,10 @@ func TestHiddenTerms(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg)}, "-cache-ttl", "0")
+	// A type the registry does not list is named at start, once.
+	if n := strings.Count(srv.Logs.String(), `"post_types":["wpcf7_contact_form"]`); n != 1 {
+		t.Errorf("%d log lines name the type the registry lacks, want 1:\n%s", n, srv.Logs.String())
+	}
 	for _, tc := range []struct {
 		query string
 		want  []uint64

@@ -225,7 +225,7 @@ func TestTypesBadInput(t *testing.T) {
 		{"taxonomy=no_such_tax&term=jazz", http.StatusNotFound, `no taxonomy \"no_such_tax\"`},
 		{"taxonomy=genre&term=no-such-genre", http.StatusNotFound, `no genre \"no-such-genre\"`},
 		{"taxonomy=genre&term=%3Cscript%3E", http.StatusBadRequest, "term"},
-		{"genre=%zz", http.StatusBadRequest, "genre is not URL-encoded"},
+		{"genre=%zz", http.StatusBadRequest, "genre: not URL-encoded"},
 		{"genre=jazz&tag=no-such-tag", http.StatusNotFound, `no tag \"no-such-tag\"`},
 	} {
 		for _, prefix := range []string{"start=0&", ""} {
