@@ -93,6 +93,9 @@ func ParseArchiveIn(vars url.Values, reg *Registry) (ArchiveQuery, error) {
 			q.taxClauses = append(q.taxClauses, taxClause{taxonomy: taxonomy, termClause: termClause{slugs: []string{s}}})
 			q.terms++
 		}
+		if q.terms > MaxArchiveTerms {
+			return ArchiveQuery{}, &QueryVarError{Var: "term", Value: term, Reason: fmt.Sprintf("more than %d terms in all", MaxArchiveTerms)}
+		}
 	}
 	return q, nil
 }

@@ -68,6 +68,7 @@ func TestParseArchiveIn(t *testing.T) {
 		{"post_type=attachment", nil, nil, "", blog.ErrBadArchive},
 		{"genre=a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u", nil, nil, "", blog.ErrBadArchive},
 		{"taxonomy=genre&term=%3Cb%3E", nil, nil, "", blog.ErrBadArchive},
+		{"genre=a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t&taxonomy=genre&term=u", nil, nil, "", blog.ErrBadArchive},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			vars, err := ts.Registry().ReadVars(tc.query, nil)
