@@ -253,7 +253,7 @@ func (ts *Terms) resolveTypes(q ArchiveQuery, a *Archive, found *ArchiveQuery) e
 			a.published += ts.typeCounts[pt]
 		}
 	}
-	a.filter.Hidden = reg.hidden(HiddenFromListing)
+	a.filter.Hidden = reg.HiddenGroups(HiddenFromListing)
 	return nil
 }
 
@@ -292,8 +292,12 @@ func (r *Registry) SearchTypes() []string {
 	return types
 }
 
-// hidden is the registry's hidden terms of context, as filter groups.
-func (r *Registry) hidden(context string) []HiddenGroup {
+// HiddenGroups are r's hidden terms of context (HiddenFromListing or
+// HiddenFromSearch), as filter groups; none for a nil r.
+func (r *Registry) HiddenGroups(context string) []HiddenGroup {
+	if r == nil {
+		return nil
+	}
 	var out []HiddenGroup
 	for _, h := range r.HiddenTerms {
 		if slices.Contains(h.Contexts, context) {
@@ -327,7 +331,7 @@ func (q Search) ForRegistry(reg *Registry) Search {
 		q.archive.filter.PostTypes = reg.SearchTypes()
 	}
 	q.archive.filter.Hidden = nil
-	q.hidden = reg.hidden(HiddenFromSearch)
+	q.hidden = reg.HiddenGroups(HiddenFromSearch)
 	q.ranking = nil
 	return q
 }
