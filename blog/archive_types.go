@@ -241,7 +241,13 @@ func (ts *Terms) resolveTypes(q ArchiveQuery, a *Archive, found *ArchiveQuery) e
 	a.typesGiven = q.formatTypes || len(q.postTypes) > 0
 	switch {
 	case q.formatTypes:
-		a.filter.PostTypes = reg.Taxonomies["post_format"].ObjectTypes
+		// Only registered types: their names are checked, and no other
+		// type has posts WordPress lists.
+		for _, pt := range reg.Taxonomies["post_format"].ObjectTypes {
+			if _, ok := reg.PostTypes[pt]; ok && !slices.Contains(a.filter.PostTypes, pt) {
+				a.filter.PostTypes = append(a.filter.PostTypes, pt)
+			}
+		}
 	case len(q.postTypes) > 0:
 		a.filter.PostTypes = q.postTypes
 	case len(custom) > 0:
