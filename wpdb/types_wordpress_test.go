@@ -143,6 +143,7 @@ var typeQueries = []string{
 	"genre=fiction&mood=happy", "year=2024&post_type=book", "mood=happy&year=2024&monthnum=2",
 	"s=common", "s=quokkadoc", "s=zebrasecret", "s=common&post_type=book", "s=common&genre=fiction",
 	"s=common&mood=happy", "s=common&post_type=private_note", "s=common&genre=nope",
+	"s=common&taxonomy=nope&term=x", "s=quokkadoc&mood=happy",
 }
 
 // TestTypesWordPress lists each of typeQueries from the store, with the
