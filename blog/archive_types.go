@@ -190,7 +190,9 @@ func (r *Registry) queryVar(t Taxonomy) string {
 // errNoTaxonomy is a taxonomy= the registry does not have or that is not
 // publicly queryable: alike, so that a private one is not told apart. A
 // search within it lists nothing, as WordPress's within an unknown one.
-func errNoTaxonomy(name string) error { return &NotFoundError{Kind: "taxonomy", Name: name, Term: true} }
+func errNoTaxonomy(name string) error {
+	return &NotFoundError{Kind: "taxonomy", Name: name, Term: true}
+}
 
 // resolveTypes looks q's taxonomy clauses up and sets a's post types, with
 // WP_Query's meaning, and the hidden terms of listings; found gets what was
