@@ -279,3 +279,58 @@ func TestTypesBadRegistry(t *testing.T) {
 		})
 	}
 }
+
+// FuzzTypesQuery reads any query string as the server does on a site with
+// typesRegistry: a 400, 404 or 414, the blog, or an archive whose
+// canonical spelling, as its Link and form carry it, read again from the
+// query string, resolves to itself and lists no private note.
+func FuzzTypesQuery(f *testing.F) {
+	for _, seed := range []string{
+		"post_type=book", "post_type%5B%5D=book&post_type%5B%5D=post", "post_type%5B%5D=book&post_type=post", "genre=jazz",
+		"genre=jazz+jazz", "taxonomy=genre&term=jazz&genre=jazz", "post_type=private_note", "secret_tax=hush", "genre%5B%5D=x",
+		"taxonomy=secret_tax&term=hush", "post_type=attachment", "genre=a/b/jazz/", "s=x&genre=nope",
+	} {
+		f.Add(seed)
+	}
+	reg, err := blog.ParseRegistry([]byte(typesRegistry))
+	if err != nil {
+		f.Fatal(err)
+	}
+	terms := newArchiveTerms(blog.NewTerms([]blog.ArchiveTerm{
+		{ID: 20, TaxonomyID: 20, Taxonomy: "genre", Name: "Jazz", Slug: "jazz", Count: 3},
+		{ID: 21, TaxonomyID: 21, Taxonomy: "secret_tax", Name: "Hush", Slug: "hush", Count: 3},
+	}, nil, 10, time.Now()).WithRegistry(reg, map[string]int64{"post": 2, "book": 3}))
+	read := func(raw string) (archiveRequest, error) {
+		q, err := parseLoadMoreQuery(raw, 2, 100)
+		if err == nil {
+			q.archive, err = reg.ReadVars(raw, q.archive)
+		}
+		if err != nil {
+			return archiveRequest{}, err
+		}
+		if q.search != nil {
+			return terms.resolveSearch(q.archive, *q.search, nil)
+		}
+		return terms.resolve(q.archive)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		a, err := read(raw)
+		if err != nil {
+			status, _, _ := errorStatus(err)
+			if status != http.StatusBadRequest && status != http.StatusNotFound && status != http.StatusRequestURITooLong {
+				t.Fatalf("error %v is a %d", err, status)
+			}
+			return
+		}
+		if !a.isArchive() {
+			return
+		}
+		if slices.Contains(a.archive.Filter().PostTypes, "private_note") {
+			t.Fatalf("%q lists private notes", raw)
+		}
+		again, err := read(a.canonical.Encode())
+		if err != nil || again.canonical.Encode() != a.canonical.Encode() {
+			t.Fatalf("canonical %q reads as %q, %v", a.canonical.Encode(), again.canonical.Encode(), err)
+		}
+	})
+}
