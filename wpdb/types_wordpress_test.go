@@ -156,8 +156,24 @@ func TestTypesWordPress(t *testing.T) {
 	t.Parallel()
 	wp, byType := typesSite(t)
 	answers := mainQuery(t, wp, typeQueries)
+	// The same site in SQLite, as the SQLite Database Integration plugin
+	// holds it, with the registry the plugin wrote.
+	sqlite := wpdbtest.SQLite(t)
+	copySite(t, wp.Config, sqlite)
+	copyOption(t, wp.Config, sqlite, blog.RegistryOption)
+	for _, cfg := range []wpdb.Config{wp.Config, sqlite} {
+		t.Run(cfg.Driver, func(t *testing.T) {
+			t.Parallel()
+			checkTypes(t, cfg, answers, byType)
+		})
+	}
+}
+
+// checkTypes compares the listings of typeQueries read from the site cfg
+// names with WordPress's answers: see TestTypesWordPress.
+func checkTypes(t *testing.T, cfg wpdb.Config, answers []frontAnswer, byType map[string][]uint64) {
 	ctx := context.Background()
-	store := open(t, wp.Config)
+	store := open(t, cfg)
 	o, err := store.Options(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -247,6 +263,20 @@ func typesListing(qs string, terms *blog.Terms) (l blog.Listing, search bool, er
 		s = s.Within(a)
 	}
 	return s.ForRegistry(terms.Registry()), true, nil
+}
+
+// copyOption copies option name from the site from names to the site to
+// names.
+func copyOption(t *testing.T, from, to wpdb.Config, name string) {
+	t.Helper()
+	ctx := context.Background()
+	var value string
+	if err := wpdbtest.OpenDB(t, from).QueryRowContext(ctx, "SELECT option_value FROM wp_options WHERE option_name = ?", name).Scan(&value); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := wpdbtest.OpenDB(t, to).ExecContext(ctx, "INSERT INTO wp_options (option_name, option_value, autoload) VALUES (?, ?, 'no')", name, value); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // window is the page of ids at offset, of at most size.
