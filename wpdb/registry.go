@@ -122,7 +122,8 @@ func listTypes(types []string) string {
 // LogUnknownTypes logs, once at start, the post types that have
 // published rows the registry in use does not list or, with none, other
 // than WordPress's post, page and attachment: types the server cannot
-// tell public from private, and does not list. The distinct values are a
+// tell public from private, and does not list; and a configured type the
+// registry says is neither public nor publicly queryable. The distinct values are a
 // scan of type_status_date's published ranges. It only informs: a failed
 // read is logged too, and no reason not to start.
 func (s *Store) LogUnknownTypes(ctx context.Context) {
@@ -137,6 +138,12 @@ func (s *Store) LogUnknownTypes(ctx context.Context) {
 	if err != nil {
 		s.logger.WarnContext(ctx, "database: reading the published post types failed", "err", err)
 		return
+	}
+	for _, pt := range s.types {
+		if t, ok := reg.PostType(pt); ok && !t.Public && !t.PubliclyQueryable {
+			s.logger.WarnContext(ctx, "database: -post-types lists a type the registry says is neither public nor publicly queryable; its posts are listed as configured",
+				"post_type", pt)
+		}
 	}
 	var unknown []string
 	for _, pt := range types {
