@@ -1,0 +1,11 @@
+<?php
+/**
+ * Removes the plugin's two options when the plugin is deleted.
+ *
+ * @package wploadmore
+ */
+
+defined( 'WP_UNINSTALL_PLUGIN' ) || exit;
+
+delete_option( 'wploadmore_registry' );
+delete_option( 'wploadmore_registry_hash' );
