@@ -37,6 +37,10 @@ $happy = $term('Happy', 'mood');
 $ancient = $term('Ancient', 'era');
 $news = $term('News', 'category');
 $long = $term('Long read', 'post_tag');
+// Format terms WordPress never makes: standard, which it keeps as no term,
+// and one of no format at all.
+$must(wp_insert_term('Standard', 'post_format', array('slug' => 'post-format-standard')));
+$must(wp_insert_term('Weird', 'post_format', array('slug' => 'post-format-weird')));
 $add = function ($title, $type, $date) use ($must) {
 	return $must(wp_insert_post(array('post_title' => $title, 'post_type' => $type, 'post_status' => 'publish', 'post_date' => $date), true));
 };
@@ -113,6 +117,9 @@ var typeTitleCases = []struct {
 	{query: "post_format=status", queried: "post_format/post-format-status"},
 	{query: "post_format=audio", queried: "post_format/post-format-audio"},
 	{query: "post_format=chat", queried: "post_format/post-format-chat"},
+	// Headed "Archives"; the weird term's name is none.
+	{query: "post_format=standard", queried: "post_format/post-format-standard"},
+	{query: "post_format=post-format-weird", queried: "post_format/post-format-weird"},
 	{query: "post_format=quote&year=2024", queried: "post_format/post-format-quote", year: 2024},
 	// post_format is registered before any plugin's taxonomy.
 	{query: "genre=jazz&post_format=quote", queried: "post_format/post-format-quote"},
