@@ -83,10 +83,20 @@ leftovers: ## Refuse committed merge leftovers and editor backups (*.orig, *.rej
 	if [ -n "$$found" ]; then printf 'committed merge leftovers or editor backups; git rm them:\n%s\n' "$$found" >&2; exit 1; fi
 
 .PHONY: test
-test: leftovers assets services ## Run every test: leftovers, vet, gofmt, unit, integration, fuzz seeds, browser
+test: leftovers assets services test-plugin ## Run every test: leftovers, vet, gofmt, unit, integration, fuzz seeds, browser, the WordPress plugin's
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 30m ./...
+
+# The WordPress plugin's PHPUnit tests (Debian's phpunit), on Debian's
+# WordPress and a database of their own on the local MariaDB, which they
+# create and drop. A missing php or phpunit fails, as a missing package
+# fails the Go tests in make test: a run never passes with tests left out.
+.PHONY: test-plugin
+test-plugin: services ## The WordPress plugin's PHPUnit tests, on Debian's WordPress and a throwaway database
+	@command -v php >/dev/null 2>&1 || { echo "make test-plugin: needs Debian's php-cli package (php is missing): apt-get install php-cli" >&2; exit 1; }
+	@command -v phpunit >/dev/null 2>&1 || { echo "make test-plugin: needs Debian's phpunit package (phpunit is missing): apt-get install phpunit" >&2; exit 1; }
+	phpunit -c wordpress-plugin/phpunit.xml.dist
 
 .PHONY: test-short
 test-short: assets services ## The loop to work in: every test that takes under a second or so (go test -short), about a minute

@@ -48,8 +48,13 @@ func (e *QueryVarError) Unwrap() error { return ErrBadArchive }
 // NotFoundError names what an archive asked for that the site does not
 // have, e.g. `no category "x"`. It wraps [ErrNoArchive].
 type NotFoundError struct {
-	Kind string // "category", "tag", "author", "year", "month", "day" or "posts in"
+	// Kind is "category", "tag", "author", "year", "month", "day", "posts
+	// in", "taxonomy", or a registered taxonomy's name.
+	Kind string
 	Name string // the slug, nicename or ID as given; the date, for "posts in"
+	// Term is set for a term of a registered taxonomy the site lacks: a
+	// search within it lists nothing, as within an unknown category.
+	Term bool
 }
 
 func (e *NotFoundError) Error() string { return fmt.Sprintf("blog: no %s %q", e.Kind, e.Name) }
@@ -74,6 +79,13 @@ type ArchiveQuery struct {
 	authorName          string
 	year, month, day    int
 	terms               int // the slugs and IDs named, up to MaxArchiveTerms
+	// postTypes are post_type's publicly queryable types, sorted;
+	// taxClauses the registered taxonomies' clauses, all of which must
+	// match; formatTypes is set by post_format, which lists its
+	// taxonomy's types (see ParseArchiveIn).
+	postTypes   []string
+	taxClauses  []taxClause
+	formatTypes bool
 }
 
 // termClause is one taxonomy clause: any of slugs or ids.
@@ -86,7 +98,7 @@ type termClause struct {
 func (q ArchiveQuery) IsZero() bool {
 	return len(q.categories) == 0 && len(q.tags) == 0 && len(q.notCategories) == 0 &&
 		len(q.authors) == 0 && len(q.notAuthors) == 0 && q.authorName == "" &&
-		q.year == 0 && q.month == 0 && q.day == 0
+		q.year == 0 && q.month == 0 && q.day == 0 && len(q.postTypes) == 0 && len(q.taxClauses) == 0
 }
 
 // splitOn returns the parts of v between runs of the separators, as

@@ -20,6 +20,9 @@ type Archive struct {
 	// its Values encoded, see Key.
 	query ArchiveQuery
 	key   string
+	// typesGiven is set when the archive's types are the ones it named
+	// (post_type, post_format), not those WP_Query picked for its terms.
+	typesGiven bool
 
 	// Terms are the categories and tags the archive names (not the
 	// children it includes), and Author the author it names, nil when it
@@ -57,6 +60,10 @@ type Filter struct {
 	// outside that range (monthnum or day without a year), 0 for none.
 	From, To   string
 	Month, Day int
+	// PostTypes are the types listed, nil for the store's own; Hidden the
+	// terms whose posts are left out (see Registry.HiddenTerms).
+	PostTypes []string
+	Hidden    []HiddenGroup
 }
 
 // Filter returns what a holds its posts to.
@@ -74,7 +81,8 @@ func (a Archive) IsZero() bool {
 
 // namesPosts reports whether f names terms or authors, beside dates.
 func (f Filter) namesPosts() bool {
-	return len(f.Groups) > 0 || len(f.NotTerms) > 0 || len(f.Authors) > 0 || len(f.NotAuthors) > 0 || f.Author != 0
+	return len(f.Groups) > 0 || len(f.NotTerms) > 0 || len(f.Authors) > 0 || len(f.NotAuthors) > 0 || f.Author != 0 ||
+		len(f.PostTypes) > 0
 }
 
 // NoPosts says what a has no posts for, as a [*NotFoundError] wrapping
@@ -163,6 +171,9 @@ func (ts *Terms) Resolve(q ArchiveQuery) (Archive, error) {
 		a.Author = &author
 	}
 	if err := a.setDates(q.year, q.month, q.day); err != nil {
+		return Archive{}, err
+	}
+	if err := ts.resolveTypes(q, &a, &found); err != nil {
 		return Archive{}, err
 	}
 	if a.IsZero() {

@@ -51,7 +51,46 @@ func (q ArchiveQuery) Values() url.Values {
 			v.Set(name, strconv.Itoa(n))
 		}
 	}
+	q.setTypeValues(v)
 	return v
+}
+
+// setTypeValues spells q's post types and taxonomy clauses: one type as
+// post_type=, more as post_type[]; each taxonomy's clauses under its
+// query var as tag is spelled (a,b either; a+b all), but for one of a
+// single slug beside a clause of several, which only taxonomy=&term=
+// can have named, and is spelled so.
+func (q ArchiveQuery) setTypeValues(v url.Values) {
+	switch {
+	case q.formatTypes:
+		// post_format= lists its taxonomy's types, whatever post_type said.
+	case len(q.postTypes) == 1:
+		v.Set("post_type", q.postTypes[0])
+	case len(q.postTypes) > 1:
+		v[PostTypesVar] = slices.Clone(q.postTypes)
+	}
+	byParam := map[string][]taxClause{}
+	for _, c := range q.taxClauses {
+		byParam[c.param] = append(byParam[c.param], c)
+	}
+	for param, clauses := range byParam {
+		var several, single []termClause
+		for _, c := range clauses {
+			if len(c.slugs) > 1 {
+				several = append(several, c.termClause)
+			} else {
+				single = append(single, c.termClause)
+			}
+		}
+		if param == "" || len(several) > 0 && len(single) > 0 {
+			v.Set("taxonomy", clauses[0].taxonomy)
+			v.Set("term", single[0].slugs[0])
+			single = single[1:]
+		}
+		if param != "" {
+			setSlugs(v, param, append(several, single...))
+		}
+	}
 }
 
 // setSlugs spells slug clauses as ParseArchive reads them: one clause

@@ -52,4 +52,7 @@ type Options struct {
 	HasWPLang bool
 	// Language is wp-config.php's, as the store was configured with.
 	Language Language
+	// Registry is the plugin's wploadmore_registry, the last one
+	// understood; nil when the site has none.
+	Registry *Registry
 }

@@ -62,6 +62,8 @@ type Search struct {
 	// set when the archive is one the site does not have.
 	archive Archive
 	nothing bool
+	// hidden are the terms a registry hides from search (ForRegistry).
+	hidden []HiddenGroup
 	// ranking is the search's ranked list, when read (see Ranked).
 	ranking *Ranking
 }

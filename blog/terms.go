@@ -32,13 +32,19 @@ type Author struct {
 // server replaces it with a newer one in the background.
 type Terms struct {
 	categories, tags taxonomy
-	authors          map[uint64]Author
-	nicenames        map[string]uint64
+	// others are the registry's other taxonomies' terms, by taxonomy.
+	others    map[string]taxonomy
+	authors   map[uint64]Author
+	nicenames map[string]uint64
 	// published is the number of published posts of the store's post
 	// types: what an archive's share of the listing is measured against
 	// (see Archive.Published).
 	published int64
 	read      time.Time
+	// registry is the site's, nil when it has none; typeCounts are the
+	// published posts of each type the store counted (see WithRegistry).
+	registry   *Registry
+	typeCounts map[string]int64
 }
 
 // taxonomy is one taxonomy's terms by term_id and by slug, and each
@@ -86,12 +92,12 @@ func (tx taxonomy) descendants(id uint64) []uint64 {
 }
 
 // NewTerms returns a snapshot of the given terms (each filed by its
-// Taxonomy, "category" or "post_tag") and authors, with published posts
+// Taxonomy: "category", "post_tag" or a registry's other one) and authors, with published posts
 // in all, read at the given time: what a store returns, and what a
 // server's tests resolve archives in without a database.
 func NewTerms(terms []ArchiveTerm, authors []Author, published int64, read time.Time) *Terms {
 	ts := &Terms{
-		categories: newTaxonomy(), tags: newTaxonomy(),
+		categories: newTaxonomy(), tags: newTaxonomy(), others: map[string]taxonomy{},
 		authors: map[uint64]Author{}, nicenames: map[string]uint64{},
 		published: published, read: read,
 	}
@@ -112,6 +118,13 @@ func (ts *Terms) addTerm(t ArchiveTerm) {
 	case "post_tag":
 		t.Parent = 0
 		ts.tags.add(t)
+	default:
+		tx, ok := ts.others[t.Taxonomy]
+		if !ok {
+			tx = newTaxonomy()
+			ts.others[t.Taxonomy] = tx
+		}
+		tx.add(t)
 	}
 }
 

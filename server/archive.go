@@ -75,12 +75,13 @@ func (a *archiveTerms) resolve(vars url.Values) (archiveRequest, error) {
 	if len(vars) == 0 {
 		return archiveRequest{}, nil
 	}
-	q, err := blog.ParseArchive(vars)
+	ts := a.terms.Load()
+	q, err := blog.ParseArchiveIn(vars, ts.Registry())
 	if err != nil || q.IsZero() {
 		// cat=0 and year= name no archive, as in WordPress.
 		return archiveRequest{}, err
 	}
-	archive, err := a.terms.Load().Resolve(q)
+	archive, err := ts.Resolve(q)
 	if err != nil {
 		return archiveRequest{}, err
 	}
@@ -98,13 +99,14 @@ func (a *archiveTerms) resolveSearch(vars url.Values, s string, stopwords []stri
 	found, err := a.resolve(vars)
 	var missing *blog.NotFoundError
 	switch {
-	case errors.As(err, &missing) && slices.Contains([]string{"category", "tag", "author"}, missing.Kind):
+	case errors.As(err, &missing) && (missing.Term || slices.Contains([]string{"category", "tag", "author"}, missing.Kind)):
 		q = q.WithinNothing()
 	case err != nil:
 		return archiveRequest{}, err
 	default:
 		q = q.Within(found.archive)
 	}
+	q = q.ForRegistry(a.registry())
 	return archiveRequest{archive: q.Archive(), search: &q, canonical: q.Values()}, nil
 }
 

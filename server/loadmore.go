@@ -47,6 +47,9 @@ type loadMore struct {
 func (lm *loadMore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = sessionCookiesOnly(r, lm.cookie.Name)
 	q, err := parseLoadMoreQuery(r.URL.RawQuery, lm.batch, lm.maxBatch)
+	if reg := lm.terms.registry(); err == nil && reg != nil {
+		q.archive, err = withRegistryVars(q.archive, r.URL.RawQuery, reg)
+	}
 	var a archiveRequest
 	switch {
 	case err == nil && q.search != nil:

@@ -65,16 +65,17 @@ func planArchive(a blog.Archive) func(walk int) archivePlan {
 // statement to prepare for a text that changes with every archive.
 func (s *Store) archiveQuery(f blog.Filter, plan archivePlan, after uint64, offset, limit int) string {
 	var inner string
+	types := s.archiveTypes(f)
 	switch {
 	case plan.sparse():
 		inner = s.sparseScan(f, plan.driver, after) + pageLimit(offset, limit)
-	case len(s.types) == 1:
-		inner = s.denseScan(f, s.types[0], after) + pageLimit(offset, limit)
+	case len(types) == 1:
+		inner = s.denseScan(f, types[0], after) + pageLimit(offset, limit)
 	default:
 		// One walk per type, each cut where the page ends, then merged:
 		// see postsQuery.
-		branches := make([]string, len(s.types))
-		for i, pt := range s.types {
+		branches := make([]string, len(types))
+		for i, pt := range types {
 			branches[i] = fmt.Sprintf("SELECT ID, post_date FROM (%s LIMIT %d) AS t%d", s.denseScan(f, pt, after), offset+limit, i)
 		}
 		inner = "SELECT ID, post_date FROM (" + strings.Join(branches, " UNION ALL ") + ") AS u" +
@@ -106,7 +107,7 @@ func (s *Store) sparseScan(f blog.Filter, driver int, after uint64) string {
 	if s.driver == DriverSQLite {
 		join = " CROSS JOIN "
 	}
-	where := []string{"p.post_type IN " + s.typeList(), "p.post_status = 'publish'"}
+	where := []string{"p.post_type IN " + listTypes(s.archiveTypes(f)), "p.post_status = 'publish'"}
 	where = append(where, s.archiveConditions(f, driver, after)...)
 	return "SELECT p.ID, p.post_date FROM (SELECT DISTINCT object_id FROM " + quoteIdent(s.driver, s.prefix+"term_relationships") +
 		" WHERE term_taxonomy_id IN " + idList(f.Groups[driver].IDs) + ") AS r" +
@@ -145,6 +146,7 @@ func (s *Store) archiveConditions(f blog.Filter, skip int, after uint64) []strin
 	if len(f.NotTerms) > 0 {
 		where = append(where, probe(f.NotTerms)+" IS NULL")
 	}
+	where = append(where, hiddenConditions(f.Hidden, probe)...)
 	if len(f.Authors) > 0 {
 		where = append(where, "p.post_author IN "+idList(f.Authors))
 	}
@@ -160,6 +162,38 @@ func (s *Store) archiveConditions(f blog.Filter, skip int, after uint64) []strin
 		at := "(SELECT post_date FROM " + quoteIdent(s.driver, s.table) + " WHERE ID = " + strconv.FormatUint(after, 10) + ")"
 		where = append(where, "p.post_date <= "+at,
 			"(p.post_date < "+at+" OR (p.post_date = "+at+" AND p.ID < "+strconv.FormatUint(after, 10)+"))")
+	}
+	return where
+}
+
+// archiveTypes are the post types f lists: its own, or the store's.
+// Either is a list of valid names (ValidatePostType), checked at Open or
+// when the registry was read, so it can be written out.
+func (s *Store) archiveTypes(f blog.Filter) []string {
+	if len(f.PostTypes) > 0 {
+		return f.PostTypes
+	}
+	return s.types
+}
+
+// hiddenConditions leave out the posts of hidden's terms, each for its
+// post types (every type when it names none), probing as probe writes it.
+func hiddenConditions(hidden []blog.HiddenGroup, probe func([]uint64) string) []string {
+	var where []string
+	for _, h := range hidden {
+		if len(h.PostTypes) == 0 {
+			where = append(where, probe(h.IDs)+" IS NULL")
+			continue
+		}
+		var types []string
+		for _, pt := range h.PostTypes {
+			if ValidatePostType(pt) == nil {
+				types = append(types, pt)
+			}
+		}
+		if len(types) > 0 {
+			where = append(where, "(p.post_type NOT IN "+listTypes(types)+" OR "+probe(h.IDs)+" IS NULL)")
+		}
 	}
 	return where
 }

@@ -15,7 +15,7 @@ var optionNames = []string{"blogname", "date_format", "timezone_string", "gmt_of
 	"upload_url_path", "upload_path",
 	"thumbnail_size_w", "thumbnail_size_h", "medium_size_w", "medium_size_h",
 	"medium_large_size_w", "medium_large_size_h", "large_size_w", "large_size_h",
-	"sticky_posts", "WPLANG"}
+	"sticky_posts", "WPLANG", blog.RegistryOption}
 
 // Options reads the site's settings the server shows posts with from
 // <prefix>options. The server reads them at start and again in the
@@ -59,6 +59,8 @@ func (s *Store) readOptions(ctx context.Context, t *target) (blog.Options, error
 	}
 	defer rows.Close()
 	var o blog.Options
+	var registry string
+	hasRegistry := false
 	for rows.Next() {
 		var name, value string
 		if err := rows.Scan(&name, &value); err != nil {
@@ -95,6 +97,8 @@ func (s *Store) readOptions(ctx context.Context, t *target) (blog.Options, error
 			o.StickyPosts = stickyIDs(value)
 		case "WPLANG":
 			o.WPLang, o.HasWPLang = value, true
+		case blog.RegistryOption:
+			registry, hasRegistry = value, true
 		default: // the image size limits, <size>_size_w and _h
 			if o.ImageSizes == nil {
 				o.ImageSizes = map[string]string{}
@@ -105,6 +109,7 @@ func (s *Store) readOptions(ctx context.Context, t *target) (blog.Options, error
 	if err := rows.Err(); err != nil {
 		return blog.Options{}, fmt.Errorf("wpdb: read %s: %w", s.options, unavailable(err))
 	}
+	o.Registry = s.registry.use(ctx, s.logger, registry, hasRegistry)
 	return s.keep(o), nil
 }
 

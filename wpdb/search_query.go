@@ -129,13 +129,22 @@ func (s *Store) searchRank(q blog.Search) (string, []any) {
 // parse_search writes them.
 func (s *Store) searchWhere(q blog.Search) (string, []any) {
 	types := s.searchTypes
+	f := q.Archive().Filter()
+	if len(f.PostTypes) > 0 && !s.searchOverride {
+		types = f.PostTypes
+	}
+	f.PostTypes = nil
 	terms := q.Terms()
 	where := []string{"p.post_type IN (" + strings.TrimSuffix(strings.Repeat("?, ", len(types)), ", ") + ")", "p.post_status = 'publish'"}
 	args := make([]any, 0, len(types)+3*len(terms))
 	for _, pt := range types {
 		args = append(args, pt)
 	}
-	where = append(where, s.archiveConditions(q.Archive().Filter(), -1, 0)...)
+	where = append(where, s.archiveConditions(f, -1, 0)...)
+	relationships := quoteIdent(s.driver, s.prefix+"term_relationships")
+	where = append(where, hiddenConditions(q.Hidden(), func(ids []uint64) string {
+		return "(SELECT 1 FROM " + relationships + " AS tr WHERE tr.object_id = p.ID AND tr.term_taxonomy_id IN " + idList(ids) + " LIMIT 1)"
+	})...)
 	for _, term := range terms {
 		op := " OR "
 		if term.Exclude {

@@ -53,6 +53,11 @@ type Store struct {
 	language  blog.Language
 	// site is the last Options read: which rows the links need.
 	site atomic.Pointer[blog.Options]
+	// registry is the plugin's registry, read with the options; a search
+	// lists its types unless searchOverride (-search-post-types set to
+	// other than the default).
+	registry       registryState
+	searchOverride bool
 	// tables are the site's tables the cards read, beyond posts: a posts
 	// table copied on its own, or the embedded demo, has none of them.
 	tables cardTables
@@ -111,21 +116,22 @@ func open(ctx context.Context, cfg Config, rep Replication, logger *slog.Logger,
 	}
 	table := cfg.TablePrefix + "posts"
 	s := &Store{
-		driver:      cfg.Driver,
-		prefix:      cfg.TablePrefix,
-		addresses:   cfg.Addresses,
-		language:    cfg.Language,
-		table:       table,
-		options:     cfg.TablePrefix + "options",
-		timeout:     cfg.QueryTimeout,
-		scanTimeout: cmp.Or(cfg.SearchTimeout, cfg.QueryTimeout),
-		types:       slices.Clone(cfg.PostTypes),
-		searchTypes: searchTypes(cfg),
-		maxLag:      rep.MaxLag,
-		logger:      cmp.Or(logger, slog.New(slog.DiscardHandler)),
-		queries:     buildQueries(cfg.Driver, table, len(cfg.PostTypes), r.startChars),
-		shaper:      r.shaper,
-		memo:        excerpt.NewMemo(cfg.ExcerptMemoEntries, cfg.ExcerptMemoBytes),
+		driver:         cfg.Driver,
+		prefix:         cfg.TablePrefix,
+		addresses:      cfg.Addresses,
+		language:       cfg.Language,
+		table:          table,
+		options:        cfg.TablePrefix + "options",
+		timeout:        cfg.QueryTimeout,
+		scanTimeout:    cmp.Or(cfg.SearchTimeout, cfg.QueryTimeout),
+		types:          slices.Clone(cfg.PostTypes),
+		searchTypes:    searchTypes(cfg),
+		searchOverride: len(cfg.SearchPostTypes) > 0 && !slices.Equal(cfg.SearchPostTypes, DefaultSearchPostTypes),
+		maxLag:         rep.MaxLag,
+		logger:         cmp.Or(logger, slog.New(slog.DiscardHandler)),
+		queries:        buildQueries(cfg.Driver, table, len(cfg.PostTypes), r.startChars),
+		shaper:         r.shaper,
+		memo:           excerpt.NewMemo(cfg.ExcerptMemoEntries, cfg.ExcerptMemoBytes),
 	}
 	primary, err := s.newTarget(ctx, cfg, logger)
 	if err != nil {

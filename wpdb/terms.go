@@ -3,6 +3,7 @@ package wpdb
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/wploadmore/wploadmore/blog"
@@ -39,13 +40,19 @@ func (s *Store) readTerms(ctx context.Context, t *target) (*blog.Terms, error) {
 	began := time.Now()
 	var terms []blog.ArchiveTerm
 	var authors []blog.Author
+	reg := s.registry.current()
 	if s.tables.terms {
+		taxonomies := append([]string{"category", "post_tag"}, registryTaxonomies(reg)...)
 		query := "SELECT tt.term_taxonomy_id, tt.term_id, tt.taxonomy, tt.parent, tt.count, t.name, t.slug" +
 			" FROM " + quoteIdent(s.driver, s.prefix+"term_taxonomy") + " AS tt" +
 			" JOIN " + quoteIdent(s.driver, s.prefix+"terms") + " AS t ON t.term_id = tt.term_id" +
-			" WHERE tt.taxonomy IN ('category', 'post_tag')"
+			" WHERE tt.taxonomy IN (?" + strings.Repeat(", ?", len(taxonomies)-1) + ")"
+		args := make([]any, len(taxonomies))
+		for i, name := range taxonomies {
+			args[i] = name
+		}
 		var rows []termRow
-		if err := t.db.SelectContext(ctx, &rows, query); err != nil {
+		if err := t.db.SelectContext(ctx, &rows, query, args...); err != nil {
 			return nil, fmt.Errorf("wpdb: categories and tags: %w", unavailable(err))
 		}
 		for _, r := range rows {
@@ -59,14 +66,49 @@ func (s *Store) readTerms(ctx context.Context, t *target) (*blog.Terms, error) {
 		}
 	}
 	// An index-only count of the published range of type_status_date,
-	// once a snapshot, never a page.
-	query := "SELECT COUNT(*) FROM " + quoteIdent(s.driver, s.table) +
-		" WHERE post_type IN " + s.typeList() + " AND post_status = 'publish'"
+	// once a snapshot, never a page; a type's own with a registry, which
+	// its archives are measured against.
 	var published int64
-	if err := t.db.QueryRowContext(ctx, query).Scan(&published); err != nil {
+	if reg == nil {
+		query := "SELECT COUNT(*) FROM " + quoteIdent(s.driver, s.table) +
+			" WHERE post_type IN " + s.typeList() + " AND post_status = 'publish'"
+		if err := t.db.QueryRowContext(ctx, query).Scan(&published); err != nil {
+			return nil, fmt.Errorf("wpdb: published posts: %w", unavailable(err))
+		}
+		return blog.NewTerms(terms, authors, published, began), nil
+	}
+	counts, err := s.typeCounts(ctx, t, reg)
+	if err != nil {
+		return nil, err
+	}
+	for _, pt := range s.types {
+		published += counts[pt]
+	}
+	return blog.NewTerms(terms, authors, published, began).WithRegistry(reg, counts), nil
+}
+
+// typeCounts counts the published posts of each type of countedTypes.
+func (s *Store) typeCounts(ctx context.Context, t *target, reg *blog.Registry) (map[string]int64, error) {
+	query := "SELECT post_type, COUNT(*) FROM " + quoteIdent(s.driver, s.table) +
+		" WHERE post_type IN " + listTypes(s.countedTypes(reg)) + " AND post_status = 'publish' GROUP BY post_type"
+	rows, err := t.db.QueryContext(ctx, query)
+	if err != nil {
 		return nil, fmt.Errorf("wpdb: published posts: %w", unavailable(err))
 	}
-	return blog.NewTerms(terms, authors, published, began), nil
+	defer rows.Close()
+	counts := map[string]int64{}
+	for rows.Next() {
+		var pt string
+		var n int64
+		if err := rows.Scan(&pt, &n); err != nil {
+			return nil, fmt.Errorf("wpdb: published posts: %w", unavailable(err))
+		}
+		counts[pt] = n
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("wpdb: published posts: %w", unavailable(err))
+	}
+	return counts, nil
 }
 
 // readAuthors reads the users who have posts: the distinct

@@ -96,7 +96,7 @@ class WPLoadMore_Labels {
 	 * site's (an admin whose profile has another language).
 	 */
 	public static function start_recording() {
-		if ( determine_locale() === get_locale() ) {
+		if ( self::in_site_locale() ) {
 			return;
 		}
 		self::$recorded = array();
@@ -152,22 +152,26 @@ class WPLoadMore_Labels {
 	 */
 	public static function site_labels() {
 		$site = get_locale();
-		if ( determine_locale() === $site ) {
+		if ( self::in_site_locale() ) {
 			return self::derive( false );
 		}
+		$saved = isset( $GLOBALS['l10n'] ) ? (array) $GLOBALS['l10n'] : array();
+		unset( $saved['default'] );
 		if ( null === self::$recorded || ! switch_to_locale( $site ) ) {
 			return null;
 		}
 		// WordPress 6.1 reloads a plugin's text domain in determine_locale(),
-		// which in the admin stays the user's locale after the switch: pin
-		// it to the site's and unload those domains again.
+		// which in the admin stays the user's locale after the switch, and
+		// may not reload a domain it once found no file for: pin the locale
+		// to the site's and load each domain in it here.
 		$pin = static function () use ( $site ) {
 			return $site;
 		};
 		add_filter( 'pre_determine_locale', $pin );
-		foreach ( array_keys( isset( $GLOBALS['l10n'] ) ? (array) $GLOBALS['l10n'] : array() ) as $domain ) {
+		foreach ( array_unique( array_merge( array_keys( $saved ), array_keys( self::$recorded ) ) ) as $domain ) {
 			if ( 'default' !== $domain ) {
 				unload_textdomain( $domain, true );
+				self::load_domain( $domain, $site );
 			}
 		}
 		try {
@@ -175,7 +179,42 @@ class WPLoadMore_Labels {
 		} finally {
 			remove_filter( 'pre_determine_locale', $pin );
 			restore_previous_locale();
+			// And give the rest of the request its own translations back.
+			foreach ( $saved as $domain => $translations ) {
+				$GLOBALS['l10n'][ $domain ] = $translations;
+			}
 		}
+	}
+
+	/**
+	 * Reports whether this request runs in the site's locale, as every
+	 * front-end request does; an admin whose profile has another language
+	 * does not.
+	 *
+	 * @return bool
+	 */
+	public static function in_site_locale() {
+		return determine_locale() === get_locale();
+	}
+
+	/**
+	 * Loads a plugin's or theme's text domain in $locale from where
+	 * WordPress's just-in-time loader would find it.
+	 *
+	 * @param string $domain The text domain.
+	 * @param string $locale The locale.
+	 */
+	private static function load_domain( $domain, $locale ) {
+		global $wp_textdomain_registry;
+		if ( ! is_object( $wp_textdomain_registry ) || ! method_exists( $wp_textdomain_registry, 'get' ) ) {
+			return;
+		}
+		$path = $wp_textdomain_registry->get( $domain, $locale );
+		if ( ! $path ) {
+			return;
+		}
+		$theme = 0 === strpos( $path, trailingslashit( get_template_directory() ) ) || 0 === strpos( $path, trailingslashit( get_stylesheet_directory() ) );
+		load_textdomain( $domain, $theme ? "{$path}{$locale}.mo" : "{$path}{$domain}-{$locale}.mo", $locale );
 	}
 
 	/**

@@ -40,13 +40,14 @@ class WPLoadMore_Registry {
 	}
 
 	/**
-	 * Writes the registry when it changed. In the admin and in php-cli it
-	 * also checks the stored registry itself against its hash, so that a
-	 * hand-edited or truncated option is replaced.
+	 * Writes the registry when it changed: on every front-end request, in
+	 * php-cli, and (see write()) in the admin when a change was flagged.
+	 * A hand-edited or truncated registry whose hash was kept is replaced
+	 * on the next write, or at once when activation or Site Health finds
+	 * it.
 	 */
 	public static function on_wp_loaded() {
-		$deep = is_admin() || 'cli' === PHP_SAPI;
-		self::write( $deep );
+		self::write( false );
 	}
 
 	/**
@@ -57,28 +58,45 @@ class WPLoadMore_Registry {
 	}
 
 	/**
-	 * Clears the stored hash: the next load writes the registry.
+	 * Clears the stored hash: the next load writes the registry. This
+	 * plugin's own activation has just written it, and registers nothing
+	 * that the next load would add.
+	 *
+	 * @param mixed $plugin The plugin activated or deactivated, or the theme.
 	 */
-	public static function mark_stale() {
+	public static function mark_stale( $plugin = null ) {
+		if ( 'activated_plugin' === current_action() && plugin_basename( WPLOADMORE_FILE ) === $plugin ) {
+			return;
+		}
 		update_option( self::HASH_OPTION, '', true );
 	}
 
 	/**
 	 * Builds the registry and writes both options when its hash differs
-	 * from the stored one (or, with $deep, when the stored registry does
-	 * not match the stored hash).
+	 * from the stored one. With $deep (activation) it also writes when the
+	 * stored registry does not match the stored hash, and it checks in the
+	 * admin too.
 	 *
 	 * @param bool $deep Whether to check the stored registry too.
 	 * @return bool Whether it wrote.
 	 */
 	public static function write( $deep = false ) {
+		$stored = get_option( self::HASH_OPTION );
+		if ( ! $deep && ( is_admin() || ! WPLoadMore_Labels::in_site_locale() ) && is_string( $stored ) && '' !== $stored ) {
+			// The registry is what the front end registers. An admin
+			// request may register otherwise (plugins do, and its locale may
+			// be the user's, which costs a locale switch to undo), so it
+			// writes only a flagged change or a missing registry, and leaves
+			// any other change to the next front-end request.
+			return false;
+		}
 		$registry = self::build();
 		if ( null === $registry ) {
 			return false; // Labels cannot be had in the site's locale in this request.
 		}
 		$json = self::encode( $registry );
 		$hash = self::hash( $json );
-		if ( get_option( self::HASH_OPTION ) === $hash && ( ! $deep || self::stored_is_intact( $hash ) ) ) {
+		if ( $stored === $hash && ( ! $deep || self::stored_is_intact( $hash ) ) ) {
 			return false;
 		}
 		update_option( self::OPTION, $json, false );
@@ -153,6 +171,13 @@ class WPLoadMore_Registry {
 			$taxonomies[ $name ] = self::taxonomy( $taxonomy, $labels['taxonomies'][ $name ] );
 		}
 		$query_vars = isset( $GLOBALS['wp'] ) ? $GLOBALS['wp']->public_query_vars : array();
+		if ( is_admin() ) {
+			// The admin adds the query vars of taxonomies that are not
+			// publicly queryable; the front end does not.
+			foreach ( get_taxonomies( array( 'publicly_queryable' => false ), 'objects' ) as $taxonomy ) {
+				$query_vars = array_diff( $query_vars, array( $taxonomy->query_var ) );
+			}
+		}
 		return array(
 			'schema'            => self::SCHEMA,
 			'generated_gmt'     => gmdate( 'Y-m-d H:i:s' ),
@@ -174,15 +199,7 @@ class WPLoadMore_Registry {
 	 * @return array
 	 */
 	private static function post_type( $type, array $labels ) {
-		$rewrite = false;
-		if ( is_array( $type->rewrite ) ) {
-			$rewrite = array(
-				'slug'         => isset( $type->rewrite['slug'] ) ? (string) $type->rewrite['slug'] : '',
-				'with_front'   => ! empty( $type->rewrite['with_front'] ),
-				'hierarchical' => ! empty( $type->rewrite['hierarchical'] ),
-				'pages'        => ! empty( $type->rewrite['pages'] ),
-			);
-		}
+		$rewrite = self::rewrite( $type->rewrite, $type->name, true );
 		// As get_post_type_archive_link() computes it.
 		$archive_slug = '';
 		if ( $type->has_archive ) {
@@ -216,24 +233,48 @@ class WPLoadMore_Registry {
 	 * @return array
 	 */
 	private static function taxonomy( $taxonomy, array $labels ) {
-		$rewrite = false;
-		if ( is_array( $taxonomy->rewrite ) ) {
-			$rewrite = array(
-				'slug'         => isset( $taxonomy->rewrite['slug'] ) ? (string) $taxonomy->rewrite['slug'] : '',
-				'with_front'   => ! empty( $taxonomy->rewrite['with_front'] ),
-				'hierarchical' => ! empty( $taxonomy->rewrite['hierarchical'] ),
-			);
-		}
+		$rewrite = self::rewrite( $taxonomy->rewrite, $taxonomy->name, false );
 		return array(
 			'public'             => (bool) $taxonomy->public,
 			'publicly_queryable' => (bool) $taxonomy->publicly_queryable,
 			'hierarchical'       => (bool) $taxonomy->hierarchical,
 			'rewrite'            => $rewrite,
 			'permastruct'        => self::permastruct( $taxonomy->name ),
-			'query_var'          => self::query_var( $taxonomy->query_var ),
+			// WordPress drops it for a taxonomy that is not publicly
+			// queryable, but in the admin only.
+			'query_var'          => $taxonomy->publicly_queryable ? self::query_var( $taxonomy->query_var ) : false,
 			'object_types'       => array_values( array_map( 'strval', (array) $taxonomy->object_type ) ),
 			'labels'             => $labels,
 		);
+	}
+
+	/**
+	 * The rewrite settings with WordPress's defaults filled in. WordPress
+	 * fills them (WP_Post_Type::set_props(), WP_Taxonomy::set_props())
+	 * only in the admin or with pretty permalinks, so a front-end request
+	 * on plain permalinks holds the arguments as registered: filled here
+	 * the same way, the registry is the same whichever request builds it.
+	 *
+	 * @param mixed  $rewrite   The registered object's rewrite.
+	 * @param string $name      The post type or taxonomy.
+	 * @param bool   $post_type Whether it is a post type (which has pages).
+	 * @return array|false
+	 */
+	private static function rewrite( $rewrite, $name, $post_type ) {
+		if ( false === $rewrite ) {
+			return false;
+		}
+		$rewrite = is_array( $rewrite ) ? $rewrite : array();
+		$slug    = empty( $rewrite['slug'] ) ? ( $post_type ? $name : sanitize_title_with_dashes( $name ) ) : $rewrite['slug'];
+		$filled  = array(
+			'slug'         => (string) $slug,
+			'with_front'   => isset( $rewrite['with_front'] ) ? (bool) $rewrite['with_front'] : true,
+			'hierarchical' => ! empty( $rewrite['hierarchical'] ),
+		);
+		if ( $post_type ) {
+			$filled['pages'] = isset( $rewrite['pages'] ) ? (bool) $rewrite['pages'] : true;
+		}
+		return $filled;
 	}
 
 	/**

@@ -62,6 +62,8 @@ class WPLoadMore_Site_Health {
 			$result['description'] .= '<p>' . esc_html__( 'Your profile language differs from the site language, and the registry holds labels in the site language. Load any page of the site, then check again.', 'wploadmore' ) . '</p>';
 			return $result;
 		}
+		// Flag it: the next load writes it again.
+		WPLoadMore_Registry::mark_stale();
 		$result['label']        = __( 'The wploadmore registry is not current', 'wploadmore' );
 		$result['description'] .= '<p>' . esc_html__( 'The stored registry differs from what the site registers now, so the server may list post types, taxonomies or archives as they were. The plugin writes it again on the next page load; if this stays, check that the database accepts writes to the options table.', 'wploadmore' ) . '</p>';
 		return $result;

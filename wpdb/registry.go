@@ -1,0 +1,140 @@
+package wpdb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/wploadmore/wploadmore/blog"
+)
+
+// registryState is the registry the plugin wrote, as last understood:
+// read with the options, parsed only when the option's text changed, and
+// kept when the option turns malformed or of a newer schema, so a bad
+// edit or a plugin newer than the server costs one log line, not the
+// site's types.
+type registryState struct {
+	mu   sync.Mutex
+	good *blog.Registry
+	// seen is the option's text last read, present whether it was there.
+	seen    string
+	present bool
+}
+
+// use takes the option's value as read (present false: no such row) and
+// returns the registry to use. It logs once per change of the option.
+func (rs *registryState) use(ctx context.Context, logger *slog.Logger, value string, present bool) *blog.Registry {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if value == rs.seen && present == rs.present {
+		return rs.good
+	}
+	rs.seen, rs.present = value, present
+	if !present {
+		if rs.good != nil {
+			logger.InfoContext(ctx, "database: the "+blog.RegistryOption+" option is gone; listing the configured post types only, as without the plugin")
+		}
+		rs.good = nil
+		return nil
+	}
+	r, err := blog.ParseRegistry([]byte(value))
+	if err != nil {
+		kept := "none is used"
+		if rs.good != nil {
+			kept = "the last one understood stays in use"
+		}
+		if errors.Is(err, blog.ErrNewerRegistry) {
+			logger.WarnContext(ctx, "database: the "+blog.RegistryOption+" option is of a newer schema than this server reads; "+kept, "err", err)
+		} else {
+			logger.WarnContext(ctx, "database: the "+blog.RegistryOption+" option is not a registry; "+kept, "err", err, "bytes", len(value))
+		}
+		return rs.good
+	}
+	for name := range r.PostTypes {
+		if ValidatePostType(name) != nil {
+			logger.WarnContext(ctx, "database: the "+blog.RegistryOption+" option names a post type WordPress cannot have; "+
+				"the last registry understood stays in use", "post_type", name)
+			return rs.good
+		}
+	}
+	rs.good = r
+	logger.InfoContext(ctx, "database: site registry read", "schema", r.Schema, "generated_gmt", r.GeneratedGMT,
+		"post_types", len(r.PostTypes), "taxonomies", len(r.Taxonomies), "hidden_terms", len(r.HiddenTerms))
+	return r
+}
+
+// current is the registry in use, nil for none.
+func (rs *registryState) current() *blog.Registry {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.good
+}
+
+// registryTaxonomies are the taxonomies whose terms a snapshot reads
+// besides category and post_tag: the publicly queryable ones reg lists.
+func registryTaxonomies(reg *blog.Registry) []string {
+	var names []string
+	if reg == nil {
+		return nil
+	}
+	for name, t := range reg.Taxonomies {
+		if t.PubliclyQueryable && name != "category" && name != "post_tag" {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// countedTypes are the types a snapshot counts the published posts of:
+// the store's own, and the registry's publicly queryable or searchable
+// ones, each a valid name (see registryState.use).
+func (s *Store) countedTypes(reg *blog.Registry) []string {
+	types := slices.Clone(s.types)
+	if reg != nil {
+		for name, t := range reg.PostTypes {
+			if (t.PubliclyQueryable || !t.ExcludeFromSearch) && !slices.Contains(types, name) {
+				types = append(types, name)
+			}
+		}
+	}
+	slices.Sort(types)
+	return types
+}
+
+// listTypes writes types as an SQL list: each is a valid post type name
+// (ValidatePostType), checked at Open or when the registry was read.
+func listTypes(types []string) string {
+	quoted := make([]string, len(types))
+	for i, pt := range types {
+		quoted[i] = "'" + pt + "'"
+	}
+	return "(" + strings.Join(quoted, ", ") + ")"
+}
+
+// PublishedTypes returns the post types that have published rows, in name
+// order: what the server tells apart at start from the types it knows.
+// The distinct values are a scan of type_status_date's published ranges.
+//
+// It returns an error wrapping [ErrUnavailable] when the database fails
+// the query or it runs past the timeout.
+func (s *Store) PublishedTypes(ctx context.Context) ([]string, error) {
+	return read(ctx, s, func(ctx context.Context, t *target) ([]string, error) {
+		ctx, cancel := context.WithTimeout(ctx, s.timeout)
+		defer cancel()
+		var types []string
+		query := "SELECT DISTINCT post_type FROM " + quoteIdent(s.driver, s.table) + " WHERE post_status = 'publish' ORDER BY post_type"
+		if err := t.db.SelectContext(ctx, &types, query); err != nil {
+			return nil, fmt.Errorf("wpdb: published post types: %w", unavailable(err))
+		}
+		return types, nil
+	})
+}
+
+// Registry returns the registry in use: the last one the options read
+// understood, nil when the site has none.
+func (s *Store) Registry() *blog.Registry { return s.registry.current() }
