@@ -56,6 +56,47 @@ func RegistryLabels(r *blog.Registry, postType string, term *blog.ArchiveTerm) A
 	return l
 }
 
+// ArchiveLabelsOf returns the ArchiveLabels of a, as looked up in ts
+// (which holds the registry and the authors): the post type when a names
+// one by post_type=, and the term WordPress queries. That is the
+// taxonomy=&term= clause's, which WP_Query reads first; else a post
+// format's, as post_format is registered before any plugin's taxonomy;
+// else the first term a names of another taxonomy (a's order, which
+// follows the taxonomies' names, stands in for the order they were
+// registered in). TermUser is known only for a user who has posts.
+func ArchiveLabelsOf(a blog.Archive, ts *blog.Terms) ArchiveLabels {
+	v := a.Values()
+	l := RegistryLabels(ts.Registry(), v.Get("post_type"), queriedTerm(a, v.Get("taxonomy"), v.Get("term")))
+	if l.Term != nil && a.Author != nil {
+		if u, ok := ts.Author(l.Term.ID); ok {
+			l.TermUser = u.DisplayName
+		}
+	}
+	return l
+}
+
+// queriedTerm is the term of a taxonomy other than category and post_tag
+// that WordPress's queried object is, for an archive named taxonomy and
+// term by taxonomy=&term= ("" for none); nil when a names none.
+func queriedTerm(a blog.Archive, taxonomy, term string) *blog.ArchiveTerm {
+	var format, other *blog.ArchiveTerm
+	for i, t := range a.Terms {
+		switch {
+		case t.Taxonomy == "category" || t.Taxonomy == "post_tag":
+		case t.Taxonomy == taxonomy && t.Slug == term:
+			return &a.Terms[i]
+		case t.Taxonomy == postFormatTaxonomy && format == nil:
+			format = &a.Terms[i]
+		case other == nil:
+			other = &a.Terms[i]
+		}
+	}
+	if format != nil {
+		return format
+	}
+	return other
+}
+
 // LinkTypes returns the post types of r as permalink.Site.Types takes
 // them (nil for no registry): their posts then link as WordPress links
 // them. A caller asking for Post.PagePath by permalink.Site.NeedsPath

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/pomo"
+	"github.com/wploadmore/wploadmore/wpdb"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
@@ -32,6 +34,8 @@ if ($must(wp_insert_user(array('user_login' => 'zoe', 'user_pass' => 'password',
 	fwrite(STDERR, "zoe's ID is not Jazz's term_id\n");
 	exit(1);
 }
+// A post, so that she is among the authors the server knows.
+$must(wp_insert_post(array('post_title' => 'By Zoë', 'post_status' => 'publish', 'post_author' => $jazz)));
 $rock = $term('Rock & Roll', 'genre');
 $happy = $term('Happy', 'mood');
 $ancient = $term('Ancient', 'era');
@@ -259,6 +263,7 @@ func TestTypeArchiveTitlesWordPress(t *testing.T) {
 				t.Fatal(err)
 			}
 			terms, users := readTitleTerms(t, wp)
+			ts := storeTerms(t, wp)
 			author := users[1]
 			f := NewFormat(NewSite(Choices{Title: "wpdbtest", ImageSize: DefaultImageSize}, blog.Options{}, lang, slog.New(slog.DiscardHandler)))
 			for i, c := range typeTitleCases {
@@ -286,9 +291,52 @@ func TestTypeArchiveTitlesWordPress(t *testing.T) {
 				if diff := cmp.Diff(ArchiveTitles{Heading: want[i].Heading, Title: want[i].Title}, got); diff != "" {
 					t.Errorf("%s (-WordPress +got):\n%s", c.query, diff)
 				}
+				// The same through the server's own reading: the query
+				// parsed and resolved in the store's snapshot.
+				vars, err := url.ParseQuery(c.query)
+				if err != nil {
+					t.Fatal(err)
+				}
+				q, err := blog.ParseArchiveIn(vars, ts.Registry())
+				if err != nil {
+					t.Errorf("%s: %v", c.query, err)
+					continue
+				}
+				resolved, err := ts.Resolve(q)
+				if err != nil {
+					t.Errorf("%s: %v", c.query, err)
+					continue
+				}
+				if got := f.TypeArchiveTitles(resolved, nil, ArchiveLabelsOf(resolved, ts)); !cmp.Equal(got, ArchiveTitles{Heading: want[i].Heading, Title: want[i].Title}) {
+					t.Errorf("%s resolved as %v: %+v; WordPress %+v", c.query, resolved.Values(), got, want[i])
+				}
 			}
 		})
 	}
+}
+
+// storeTerms reads the site's terms snapshot, with its registry, through
+// the server's store.
+func storeTerms(t *testing.T, wp *wpdbtest.WordPress) *blog.Terms {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	store, err := wpdb.Open(ctx, wp.Config, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if _, err := store.Options(ctx); err != nil {
+		t.Fatal(err)
+	}
+	ts, err := store.Terms(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ts.Registry() == nil {
+		t.Fatal("the store read no registry")
+	}
+	return ts
 }
 
 // readTitleTerms reads every term, by "taxonomy/slug", and every user, by
