@@ -63,8 +63,12 @@ func RegistryLabels(r *blog.Registry, postType string, term *blog.ArchiveTerm) A
 // format's, as post_format is registered before any plugin's taxonomy;
 // else the first term a names of another taxonomy (a's order, which
 // follows the taxonomies' names, stands in for the order they were
-// registered in). TermUser is known only for a user who has posts.
+// registered in). TermUser is known only for a user who has posts. A nil
+// ts gives the zero ArchiveLabels.
 func ArchiveLabelsOf(a blog.Archive, ts *blog.Terms) ArchiveLabels {
+	if ts == nil {
+		return ArchiveLabels{}
+	}
 	v := a.Values()
 	l := RegistryLabels(ts.Registry(), v.Get("post_type"), queriedTerm(a, v.Get("taxonomy"), v.Get("term")))
 	if l.Term != nil && a.Author != nil {
