@@ -1,6 +1,8 @@
 package listing
 
 import (
+	"slices"
+
 	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/wpdb/permalink"
 )
@@ -59,18 +61,18 @@ func RegistryLabels(r *blog.Registry, postType string, term *blog.ArchiveTerm) A
 // ArchiveLabelsOf returns the ArchiveLabels of a, as looked up in ts
 // (which holds the registry and the authors): the post type when a names
 // one by post_type=, and the term WordPress queries. That is the
-// taxonomy=&term= clause's, which WP_Query reads first; else a post
-// format's, as post_format is registered before any plugin's taxonomy;
-// else the first term a names of another taxonomy (a's order, which
-// follows the taxonomies' names, stands in for the order they were
-// registered in). TermUser is known only for a user who has posts. A nil
-// ts gives the zero ArchiveLabels.
+// taxonomy=&term= clause's, which WP_Query reads first; else the term of
+// the taxonomy registered first, as WP_Query walks the taxonomies in that
+// order: the order their query vars were added to the public ones.
+// TermUser is known only for a user who has posts. A nil ts gives the
+// zero ArchiveLabels.
 func ArchiveLabelsOf(a blog.Archive, ts *blog.Terms) ArchiveLabels {
 	if ts == nil {
 		return ArchiveLabels{}
 	}
+	reg := ts.Registry()
 	v := a.Values()
-	l := RegistryLabels(ts.Registry(), v.Get("post_type"), queriedTerm(a, v.Get("taxonomy"), v.Get("term")))
+	l := RegistryLabels(reg, v.Get("post_type"), queriedTerm(a, reg, v.Get("taxonomy"), v.Get("term")))
 	if l.Term != nil && a.Author != nil {
 		if u, ok := ts.Author(l.Term.ID); ok {
 			l.TermUser = u.DisplayName
@@ -82,23 +84,28 @@ func ArchiveLabelsOf(a blog.Archive, ts *blog.Terms) ArchiveLabels {
 // queriedTerm is the term of a taxonomy other than category and post_tag
 // that WordPress's queried object is, for an archive named taxonomy and
 // term by taxonomy=&term= ("" for none); nil when a names none.
-func queriedTerm(a blog.Archive, taxonomy, term string) *blog.ArchiveTerm {
-	var format, other *blog.ArchiveTerm
+func queriedTerm(a blog.Archive, reg *blog.Registry, taxonomy, term string) *blog.ArchiveTerm {
+	// A taxonomy's place among the public query vars is the order it was
+	// registered in; one whose var is not there comes last.
+	place := func(name string) int {
+		if tx, ok := reg.Taxonomy(name); ok && tx.QueryVar != "" {
+			if i := slices.Index(reg.PublicQueryVars, tx.QueryVar); i >= 0 {
+				return i
+			}
+		}
+		return len(reg.PublicQueryVars)
+	}
+	var first *blog.ArchiveTerm
 	for i, t := range a.Terms {
 		switch {
 		case t.Taxonomy == "category" || t.Taxonomy == "post_tag":
 		case t.Taxonomy == taxonomy && t.Slug == term:
 			return &a.Terms[i]
-		case t.Taxonomy == postFormatTaxonomy && format == nil:
-			format = &a.Terms[i]
-		case other == nil:
-			other = &a.Terms[i]
+		case first == nil || place(t.Taxonomy) < place(first.Taxonomy):
+			first = &a.Terms[i]
 		}
 	}
-	if format != nil {
-		return format
-	}
-	return other
+	return first
 }
 
 // LinkTypes returns the post types of r as permalink.Site.Types takes

@@ -91,6 +91,9 @@ var typeTitleCases = []struct {
 	queried  string
 	author   bool
 	year     int
+	// canonicalDiffers: the server answers the query as it spells it,
+	// which WordPress titles otherwise.
+	canonicalDiffers bool
 }{
 	{query: "post_type=book", postType: "book"},
 	{query: "post_type=event", postType: "event"},
@@ -106,6 +109,10 @@ var typeTitleCases = []struct {
 	// The queried term is the first clause's, in the order the
 	// taxonomies were registered, whatever the URL's.
 	{query: "mood=happy&genre=jazz", queried: "genre/jazz"},
+	{query: "era=ancient&genre=jazz", queried: "genre/jazz"},
+	// The server reads the pair as mood=happy, its canonical spelling,
+	// which WordPress titles by genre: only the labels are compared.
+	{query: "genre=jazz&taxonomy=mood&term=happy", queried: "mood/happy", canonicalDiffers: true},
 	{query: "category_name=news&genre=jazz", terms: []string{"category/news"}, queried: "genre/jazz"},
 	{query: "tag=long-read&genre=jazz", terms: []string{"post_tag/long-read"}, queried: "genre/jazz"},
 	// The author heads the page, named as the user whose ID is the
@@ -293,6 +300,9 @@ func TestTypeArchiveTitlesWordPress(t *testing.T) {
 				}
 				// The same through the server's own reading: the query
 				// parsed and resolved in the store's snapshot.
+				if c.canonicalDiffers {
+					continue
+				}
 				vars, err := url.ParseQuery(c.query)
 				if err != nil {
 					t.Fatal(err)
