@@ -109,7 +109,7 @@ func (a *archiveTerms) resolveSearch(vars url.Values, s string, stopwords []stri
 	default:
 		q = q.Within(found.archive)
 	}
-	q = q.ForRegistry(a.registry())
+	q = q.ForRegistry(a.terms.Load().Registry())
 	return archiveRequest{archive: q.Archive(), search: &q, canonical: q.Values()}, nil
 }
 

@@ -47,8 +47,8 @@ type loadMore struct {
 func (lm *loadMore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = sessionCookiesOnly(r, lm.cookie.Name)
 	q, err := parseLoadMoreQuery(r.URL.RawQuery, lm.batch, lm.maxBatch)
-	if reg := lm.terms.registry(); err == nil && reg != nil {
-		q.archive, err = withRegistryVars(q.archive, r.URL.RawQuery, reg)
+	if reg := lm.terms.terms.Load().Registry(); err == nil && reg != nil {
+		q.archive, err = reg.ReadVars(r.URL.RawQuery, q.archive)
 	}
 	var a archiveRequest
 	switch {

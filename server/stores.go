@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"slices"
 
 	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/session"
@@ -81,36 +80,8 @@ func (s *stores) openDatabase(ctx context.Context, cfg Config, logger *slog.Logg
 		return err
 	}
 	s.posts, s.options, s.terms = posts, options, terms
-	logUnknownTypes(ctx, posts, options.Registry, logger)
+	posts.LogUnknownTypes(ctx)
 	return nil
-}
-
-// logUnknownTypes says once, at start, which post types have published
-// rows that the server cannot tell public from private: those the
-// registry does not list, or, with no registry, any but WordPress's
-// post, page and attachment. It only informs; a failed read is no reason
-// not to start.
-func logUnknownTypes(ctx context.Context, posts *wpdb.Store, reg *blog.Registry, logger *slog.Logger) {
-	types, err := posts.PublishedTypes(ctx)
-	if err != nil {
-		logger.Warn("database: reading the published post types failed", "err", err)
-		return
-	}
-	var unknown []string
-	for _, pt := range types {
-		if _, ok := reg.PostType(pt); !ok && (reg != nil || !slices.Contains([]string{"post", "page", "attachment"}, pt)) {
-			unknown = append(unknown, pt)
-		}
-	}
-	switch {
-	case len(unknown) == 0:
-	case reg == nil:
-		logger.Info("database: published posts of post types this server cannot classify without the wploadmore plugin, "+
-			"which lists the site's types; they are not listed", "post_types", unknown)
-	default:
-		logger.Info("database: published posts of post types the wploadmore plugin's registry does not list "+
-			"(a plugin that registered them is off, or the registry is stale); they are not listed", "post_types", unknown)
-	}
 }
 
 // close closes what opened, Redis first, as the run closes in reverse.

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -146,7 +147,7 @@ func (s *Store) archiveConditions(f blog.Filter, skip int, after uint64) []strin
 	if len(f.NotTerms) > 0 {
 		where = append(where, probe(f.NotTerms)+" IS NULL")
 	}
-	where = append(where, hiddenConditions(f.Hidden, probe)...)
+	where = append(where, hiddenConditions(f.Hidden, s.archiveTypes(f), probe)...)
 	if len(f.Authors) > 0 {
 		where = append(where, "p.post_author IN "+idList(f.Authors))
 	}
@@ -178,7 +179,9 @@ func (s *Store) archiveTypes(f blog.Filter) []string {
 
 // hiddenConditions leave out the posts of hidden's terms, each for its
 // post types (every type when it names none), probing as probe writes it.
-func hiddenConditions(hidden []blog.HiddenGroup, probe func([]uint64) string) []string {
+// A term hiding none of the listed types costs nothing: a shop's rules
+// stay out of a category of posts.
+func hiddenConditions(hidden []blog.HiddenGroup, listed []string, probe func([]uint64) string) []string {
 	var where []string
 	for _, h := range hidden {
 		if len(h.PostTypes) == 0 {
@@ -187,7 +190,7 @@ func hiddenConditions(hidden []blog.HiddenGroup, probe func([]uint64) string) []
 		}
 		var types []string
 		for _, pt := range h.PostTypes {
-			if ValidatePostType(pt) == nil {
+			if ValidatePostType(pt) == nil && slices.Contains(listed, pt) {
 				types = append(types, pt)
 			}
 		}

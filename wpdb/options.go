@@ -59,8 +59,7 @@ func (s *Store) readOptions(ctx context.Context, t *target) (blog.Options, error
 	}
 	defer rows.Close()
 	var o blog.Options
-	var registry string
-	hasRegistry := false
+	var registry *string // nil: no such row
 	for rows.Next() {
 		var name, value string
 		if err := rows.Scan(&name, &value); err != nil {
@@ -98,7 +97,7 @@ func (s *Store) readOptions(ctx context.Context, t *target) (blog.Options, error
 		case "WPLANG":
 			o.WPLang, o.HasWPLang = value, true
 		case blog.RegistryOption:
-			registry, hasRegistry = value, true
+			registry = &value
 		default: // the image size limits, <size>_size_w and _h
 			if o.ImageSizes == nil {
 				o.ImageSizes = map[string]string{}
@@ -109,7 +108,7 @@ func (s *Store) readOptions(ctx context.Context, t *target) (blog.Options, error
 	if err := rows.Err(); err != nil {
 		return blog.Options{}, fmt.Errorf("wpdb: read %s: %w", s.options, unavailable(err))
 	}
-	o.Registry = s.registry.use(ctx, s.logger, registry, hasRegistry)
+	o.Registry = s.registry.use(ctx, s.logger, registry)
 	return s.keep(o), nil
 }
 

@@ -3,7 +3,6 @@ package wpdb
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -25,11 +24,15 @@ type registryState struct {
 	present bool
 }
 
-// use takes the option's value as read (present false: no such row) and
-// returns the registry to use. It logs once per change of the option.
-func (rs *registryState) use(ctx context.Context, logger *slog.Logger, value string, present bool) *blog.Registry {
+// use takes the option's value as read (nil: no such row) and returns the
+// registry to use. It logs once per change of the option.
+func (rs *registryState) use(ctx context.Context, logger *slog.Logger, option *string) *blog.Registry {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
+	value, present := "", option != nil
+	if present {
+		value = *option
+	}
 	if value == rs.seen && present == rs.present {
 		return rs.good
 	}
@@ -116,23 +119,40 @@ func listTypes(types []string) string {
 	return "(" + strings.Join(quoted, ", ") + ")"
 }
 
-// PublishedTypes returns the post types that have published rows, in name
-// order: what the server tells apart at start from the types it knows.
-// The distinct values are a scan of type_status_date's published ranges.
-//
-// It returns an error wrapping [ErrUnavailable] when the database fails
-// the query or it runs past the timeout.
-func (s *Store) PublishedTypes(ctx context.Context) ([]string, error) {
-	return read(ctx, s, func(ctx context.Context, t *target) ([]string, error) {
+// LogUnknownTypes logs, once at start, the post types that have
+// published rows the registry in use does not list or, with none, other
+// than WordPress's post, page and attachment: types the server cannot
+// tell public from private, and does not list. The distinct values are a
+// scan of type_status_date's published ranges. It only informs: a failed
+// read is logged too, and no reason not to start.
+func (s *Store) LogUnknownTypes(ctx context.Context) {
+	reg := s.registry.current()
+	types, err := read(ctx, s, func(ctx context.Context, t *target) ([]string, error) {
 		ctx, cancel := context.WithTimeout(ctx, s.timeout)
 		defer cancel()
 		var types []string
 		query := "SELECT DISTINCT post_type FROM " + quoteIdent(s.driver, s.table) + " WHERE post_status = 'publish' ORDER BY post_type"
-		if err := t.db.SelectContext(ctx, &types, query); err != nil {
-			return nil, fmt.Errorf("wpdb: published post types: %w", unavailable(err))
-		}
-		return types, nil
+		return types, unavailable(t.db.SelectContext(ctx, &types, query))
 	})
+	if err != nil {
+		s.logger.WarnContext(ctx, "database: reading the published post types failed", "err", err)
+		return
+	}
+	var unknown []string
+	for _, pt := range types {
+		if _, ok := reg.PostType(pt); !ok && (reg != nil || !slices.Contains([]string{"post", "page", "attachment"}, pt)) {
+			unknown = append(unknown, pt)
+		}
+	}
+	switch {
+	case len(unknown) == 0:
+	case reg == nil:
+		s.logger.InfoContext(ctx, "database: published posts of post types this server cannot classify without the wploadmore plugin, "+
+			"which lists the site's types; they are not listed", "post_types", unknown)
+	default:
+		s.logger.InfoContext(ctx, "database: published posts of post types the wploadmore plugin's registry does not list "+
+			"(a plugin that registered them is off, or the registry is stale); they are not listed", "post_types", unknown)
+	}
 }
 
 // Registry returns the registry in use: the last one the options read

@@ -142,7 +142,7 @@ func (s *Store) searchWhere(q blog.Search) (string, []any) {
 	}
 	where = append(where, s.archiveConditions(f, -1, 0)...)
 	relationships := quoteIdent(s.driver, s.prefix+"term_relationships")
-	where = append(where, hiddenConditions(q.Hidden(), func(ids []uint64) string {
+	where = append(where, hiddenConditions(q.Hidden(), types, func(ids []uint64) string {
 		return "(SELECT 1 FROM " + relationships + " AS tr WHERE tr.object_id = p.ID AND tr.term_taxonomy_id IN " + idList(ids) + " LIMIT 1)"
 	})...)
 	for _, term := range terms {

@@ -2,6 +2,7 @@ package wpdbtest_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -23,9 +24,13 @@ type registryEntry struct {
 // readRegistry asks WordPress for the wploadmore_registry option and
 // decodes it.
 func readRegistry(t *testing.T, wp *wpdbtest.WordPress) (reg struct {
-	Schema     int                      `json:"schema"`
-	PostTypes  map[string]registryEntry `json:"post_types"`
-	Taxonomies map[string]registryEntry `json:"taxonomies"`
+	Schema      int                      `json:"schema"`
+	PostTypes   map[string]registryEntry `json:"post_types"`
+	Taxonomies  map[string]registryEntry `json:"taxonomies"`
+	HiddenTerms []struct {
+		Slug     string   `json:"slug"`
+		Contexts []string `json:"contexts"`
+	} `json:"hidden_terms"`
 }) {
 	t.Helper()
 	out := wp.PHP(t, `echo get_option('wploadmore_registry');`)
@@ -35,15 +40,17 @@ func readRegistry(t *testing.T, wp *wpdbtest.WordPress) (reg struct {
 	return reg
 }
 
-// TestInstallPlugin installs wploadmore and the test types as plugins and
-// reads back the registry the plugin wrote: the types the test plugin
-// registers on init are in it, with the site's permastructs.
+// TestInstallPlugin installs wploadmore, the test types and the WooCommerce
+// stand-in as plugins and reads back the registry the plugin wrote: the
+// types the test plugins register on init are in it, with the site's
+// permastructs, and WooCommerce's hidden terms.
 func TestInstallPlugin(t *testing.T) {
 	t.Parallel()
 	wp := wpdbtest.NewWordPress(t)
 	wp.PHP(t, `update_option('permalink_structure', '/%postname%/');`)
 	wp.InstallPlugin(t, "../../wordpress-plugin/wploadmore")
 	wp.InstallPlugin(t, "../../testdata/wordpress/plugins/wploadmore-test-types.php")
+	wp.InstallPlugin(t, "../../testdata/wordpress/plugins/wploadmore-test-woocommerce.php")
 	reg := readRegistry(t, wp)
 	if reg.Schema != 1 {
 		t.Errorf("schema = %d, want 1", reg.Schema)
@@ -55,6 +62,13 @@ func TestInstallPlugin(t *testing.T) {
 	}
 	if got := reg.Taxonomies["genre"].ObjectTypes; !cmp.Equal(got, []string{"book"}) {
 		t.Errorf("genre's object types = %q, want [book]", got)
+	}
+	var hidden []string
+	for _, h := range reg.HiddenTerms {
+		hidden = append(hidden, h.Slug+":"+strings.Join(h.Contexts, "+"))
+	}
+	if want := []string{"exclude-from-catalog:listing", "exclude-from-search:search"}; !cmp.Equal(hidden, want) {
+		t.Errorf("hidden terms = %q, want %q", hidden, want)
 	}
 }
 

@@ -95,6 +95,9 @@ class WPLoadMore_Registry {
 			return false; // Labels cannot be had in the site's locale in this request.
 		}
 		$json = self::encode( $registry );
+		if ( '' === $json ) {
+			return false; // Not encodable: keep the last good registry.
+		}
 		$hash = self::hash( $json );
 		if ( $stored === $hash && ( ! $deep || self::stored_is_intact( $hash ) ) ) {
 			return false;
