@@ -93,6 +93,9 @@ func ParseArchiveIn(vars url.Values, reg *Registry) (ArchiveQuery, error) {
 			q.taxClauses = append(q.taxClauses, taxClause{taxonomy: taxonomy, termClause: termClause{slugs: []string{s}}})
 			q.terms++
 		}
+		if q.terms > MaxArchiveTerms {
+			return ArchiveQuery{}, &QueryVarError{Var: "term", Value: term, Reason: fmt.Sprintf("more than %d terms in all", MaxArchiveTerms)}
+		}
 	}
 	return q, nil
 }
@@ -238,7 +241,13 @@ func (ts *Terms) resolveTypes(q ArchiveQuery, a *Archive, found *ArchiveQuery) e
 	a.typesGiven = q.formatTypes || len(q.postTypes) > 0
 	switch {
 	case q.formatTypes:
-		a.filter.PostTypes = reg.Taxonomies["post_format"].ObjectTypes
+		// Only registered types: their names are checked, and no other
+		// type has posts WordPress lists.
+		for _, pt := range reg.Taxonomies["post_format"].ObjectTypes {
+			if _, ok := reg.PostTypes[pt]; ok && !slices.Contains(a.filter.PostTypes, pt) {
+				a.filter.PostTypes = append(a.filter.PostTypes, pt)
+			}
+		}
 	case len(q.postTypes) > 0:
 		a.filter.PostTypes = q.postTypes
 	case len(custom) > 0:
@@ -250,7 +259,7 @@ func (ts *Terms) resolveTypes(q ArchiveQuery, a *Archive, found *ArchiveQuery) e
 			a.published += ts.typeCounts[pt]
 		}
 	}
-	a.filter.Hidden = reg.hidden(HiddenFromListing)
+	a.filter.Hidden = reg.HiddenGroups(HiddenFromListing)
 	return nil
 }
 
@@ -289,8 +298,12 @@ func (r *Registry) SearchTypes() []string {
 	return types
 }
 
-// hidden is the registry's hidden terms of context, as filter groups.
-func (r *Registry) hidden(context string) []HiddenGroup {
+// HiddenGroups are r's hidden terms of context (HiddenFromListing or
+// HiddenFromSearch), as filter groups; none for a nil r.
+func (r *Registry) HiddenGroups(context string) []HiddenGroup {
+	if r == nil {
+		return nil
+	}
 	var out []HiddenGroup
 	for _, h := range r.HiddenTerms {
 		if slices.Contains(h.Contexts, context) {
@@ -324,7 +337,7 @@ func (q Search) ForRegistry(reg *Registry) Search {
 		q.archive.filter.PostTypes = reg.SearchTypes()
 	}
 	q.archive.filter.Hidden = nil
-	q.hidden = reg.hidden(HiddenFromSearch)
+	q.hidden = reg.HiddenGroups(HiddenFromSearch)
 	q.ranking = nil
 	return q
 }

@@ -20,7 +20,7 @@ func typesTerms(t testing.TB) *blog.Terms {
 	  "genre":{"publicly_queryable":true,"hierarchical":true,"query_var":"genre","object_types":["book"],
 	   "rewrite":{"slug":"genre","hierarchical":true}},
 	  "mood":{"publicly_queryable":true,"query_var":"mood","object_types":["book","post"]},
-	  "post_format":{"publicly_queryable":true,"query_var":"post_format","object_types":["post"]},
+	  "post_format":{"publicly_queryable":true,"query_var":"post_format","object_types":["post","x') OR 1=1 --"]},
 	  "secret":{"publicly_queryable":false,"query_var":"secret","object_types":["note"]},
 	  "category":{"publicly_queryable":true,"hierarchical":true,"query_var":"category_name","object_types":["post"]}}}`))
 	if err != nil {
@@ -68,6 +68,7 @@ func TestParseArchiveIn(t *testing.T) {
 		{"post_type=attachment", nil, nil, "", blog.ErrBadArchive},
 		{"genre=a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u", nil, nil, "", blog.ErrBadArchive},
 		{"taxonomy=genre&term=%3Cb%3E", nil, nil, "", blog.ErrBadArchive},
+		{"genre=a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t&taxonomy=genre&term=u", nil, nil, "", blog.ErrBadArchive},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			vars, err := ts.Registry().ReadVars(tc.query, nil)

@@ -35,7 +35,8 @@ const shopRegistry = `{"schema":1,"post_types":{
 // leave out the catalogue-hidden and out-of-stock products, a search the
 // search-hidden and out-of-stock ones, on every page of the Link walk. A
 // contact form's type, which the registry does not list, is never listed,
-// and named once in the log at start.
+// and named once in the log at start. A blog of posts and products leaves
+// out the catalogue-hidden and out-of-stock products too.
 func TestHiddenTerms(t *testing.T) {
 	t.Parallel()
 	cfg := wpdbtest.New(t, wpdb.DriverMySQL, "wp_")
@@ -96,6 +97,17 @@ func TestHiddenTerms(t *testing.T) {
 	// A type the registry does not list is named at start, once.
 	if n := strings.Count(srv.Logs.String(), `"post_types":["wpcf7_contact_form"]`); n != 1 {
 		t.Errorf("%d log lines name the type the registry lacks, want 1:\n%s", n, srv.Logs.String())
+	}
+	// A blog that lists products too leaves the hidden ones out.
+	blogSrv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg)}, "-cache-ttl", "0", "-post-types", "post,product")
+	for _, k := range []int{2, 50} {
+		var got []uint64
+		for start := 0; start < 12; start += k {
+			got = append(got, postIDs(blogSrv.get(t, fmt.Sprintf("/load-more.php?start=%d&desiredPosts=%d", start, k)).posts(t))...)
+		}
+		if want := append([]uint64{post}, shop...); !slices.Equal(got, want) {
+			t.Errorf("the blog of posts and products by %d: %v, want %v", k, got, want)
+		}
 	}
 	for _, tc := range []struct {
 		query string

@@ -240,3 +240,42 @@ func TestTypesBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestTypesBadRegistry starts on a site whose registry option is
+// truncated, or of a newer schema: the server says so once and works as
+// without one, listing posts only, never a 5xx.
+func TestTypesBadRegistry(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, value, says string }{
+		{"truncated", typesRegistry[:len(typesRegistry)/2], "is not a registry"},
+		{"newer", `{"schema":2,"post_types":{"book":{"publicly_queryable":true}}}`, "newer schema"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := wpdbtest.New(t, wpdb.DriverMySQL, "wp_")
+			ids := wpdbtest.Insert(t, cfg,
+				wpsite.Post{Title: "A post", Name: "a-post", Content: "<p>common</p>", Date: "2024-03-01 10:00:00"},
+				wpsite.Post{Type: "book", Title: "A book", Name: "a-book", Content: "<p>common</p>", Date: "2024-03-02 10:00:00"})
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			w, err := wpsite.Open(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			if err := w.InsertOptions(ctx, map[string]string{blog.RegistryOption: tc.value}); err != nil {
+				t.Fatal(err)
+			}
+			srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg)})
+			for _, q := range []string{"post_type=book", "genre=jazz", "s=common", "post_type%5B%5D=book", ""} {
+				r := srv.get(t, "/load-more.php?start=0&desiredPosts=5&"+q)
+				if got := postIDs(r.posts(t)); r.Status != http.StatusOK || !slices.Equal(got, ids[:1]) {
+					t.Errorf("%s: %d, %v; want 200 and the post %d alone", q, r.Status, got, ids[0])
+				}
+			}
+			if n := strings.Count(srv.Logs.String(), tc.says); n != 1 {
+				t.Errorf("%d log lines say %q, want 1:\n%s", n, tc.says, srv.Logs.String())
+			}
+		})
+	}
+}

@@ -33,7 +33,7 @@ type plannedReader struct {
 
 func (r plannedReader) Archive(ctx context.Context, a blog.Archive, p blog.Page) ([]blog.Post, error) {
 	return r.s.page(ctx, p, r.s.timeout, func(ctx context.Context, t *target) ([]pageRow, error) {
-		return r.s.archiveRows(ctx, t, a, forcedPlan(a, r.sparse), p)
+		return r.s.archiveRows(ctx, t, a.Filter(), forcedPlan(a, r.sparse), p)
 	})
 }
 

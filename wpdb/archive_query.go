@@ -213,8 +213,7 @@ func (s *Store) datePart(sqliteFormat, mysqlFunc string, n int) string {
 // archiveRows reads page p of archive a, read as plan says. A keyset page
 // whose position yields nothing is the end of the archive, or a position
 // whose row is gone: only then does the offset decide, in a second query.
-func (s *Store) archiveRows(ctx context.Context, t *target, a blog.Archive, plan func(walk int) archivePlan, p blog.Page) ([]pageRow, error) {
-	f := a.Filter()
+func (s *Store) archiveRows(ctx context.Context, t *target, f blog.Filter, plan func(walk int) archivePlan, p blog.Page) ([]pageRow, error) {
 	var rows []pageRow
 	if err := t.db.SelectContext(ctx, &rows, s.archivePageQuery(f, plan, p.LastPost, p.Offset, p.Limit)); err != nil || p.LastPost == 0 || len(rows) > 0 {
 		return rows, unavailable(err)

@@ -33,6 +33,14 @@ func (s *Store) Posts(ctx context.Context, p blog.Page) ([]blog.Post, error) {
 type pageReader struct{ s *Store }
 
 func (r pageReader) Home(ctx context.Context, p blog.Page) ([]blog.Post, error) {
+	if hidden := r.s.homeHidden(); len(hidden) > 0 {
+		// The registry hides terms of the listed types: the blog is read
+		// as an archive of them all, walked.
+		f := blog.Filter{Hidden: hidden}
+		return r.s.page(ctx, p, r.s.timeout, func(ctx context.Context, t *target) ([]pageRow, error) {
+			return r.s.archiveRows(ctx, t, f, planArchive(blog.Archive{}), p)
+		})
+	}
 	return r.s.page(ctx, p, r.s.timeout, func(ctx context.Context, t *target) ([]pageRow, error) {
 		return r.s.homeRows(ctx, t, p)
 	})
@@ -40,7 +48,7 @@ func (r pageReader) Home(ctx context.Context, p blog.Page) ([]blog.Post, error) 
 
 func (r pageReader) Archive(ctx context.Context, a blog.Archive, p blog.Page) ([]blog.Post, error) {
 	return r.s.page(ctx, p, r.s.timeout, func(ctx context.Context, t *target) ([]pageRow, error) {
-		return r.s.archiveRows(ctx, t, a, planArchive(a), p)
+		return r.s.archiveRows(ctx, t, a.Filter(), planArchive(a), p)
 	})
 }
 

@@ -155,6 +155,19 @@ func (s *Store) LogUnknownTypes(ctx context.Context) {
 	}
 }
 
+// homeHidden are the registry's terms hidden from listings that hide posts
+// of the store's own types: nil on most sites, whose blog is read as
+// always.
+func (s *Store) homeHidden() []blog.HiddenGroup {
+	var out []blog.HiddenGroup
+	for _, h := range s.registry.current().HiddenGroups(blog.HiddenFromListing) {
+		if len(h.PostTypes) == 0 || slices.ContainsFunc(h.PostTypes, func(pt string) bool { return slices.Contains(s.types, pt) }) {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
 // Registry returns the registry in use: the last one the options read
 // understood, nil when the site has none.
 func (s *Store) Registry() *blog.Registry { return s.registry.current() }
