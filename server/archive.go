@@ -19,6 +19,9 @@ type archiveRequest struct {
 	// canonical is the archive's query vars in one spelling, for the next
 	// batch's link and the page's "more" form.
 	canonical url.Values
+	// terms is the snapshot the archive was looked up in, which its
+	// page's titles read the registry's labels from; nil for none.
+	terms *blog.Terms
 }
 
 // isArchive reports whether the request names an archive or a search:
@@ -85,7 +88,7 @@ func (a *archiveTerms) resolve(vars url.Values) (archiveRequest, error) {
 	if err != nil {
 		return archiveRequest{}, err
 	}
-	return archiveRequest{archive: archive, canonical: archive.Values()}, nil
+	return archiveRequest{archive: archive, canonical: archive.Values(), terms: ts}, nil
 }
 
 // resolveSearch is resolve, for a request searching for s with stopwords:

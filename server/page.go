@@ -98,7 +98,7 @@ func (lm *loadMore) servePublicPage(w http.ResponseWriter, r *http.Request, q lo
 	if len(view.Posts) > 0 {
 		first = &view.Posts[0]
 	}
-	titles := lm.format.ArchiveTitles(a.archive, first)
+	titles := lm.format.TypeArchiveTitles(a.archive, first, listing.ArchiveLabelsOf(a.archive, a.terms))
 	if a.search != nil {
 		text := a.search.Text()
 		titles, view.Search = lm.format.SearchTitles(text), &text

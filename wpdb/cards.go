@@ -75,7 +75,7 @@ func (s *Store) addCards(ctx context.Context, t *target, posts []blog.Post) erro
 	var site permalink.Site
 	var defaultCategory uint64
 	if o := s.site.Load(); o != nil {
-		site = permalink.Site{Structure: o.PermalinkStructure}
+		site = permalink.Site{Structure: o.PermalinkStructure, Types: linkTypes(o.Registry)}
 		defaultCategory = o.DefaultCategory
 	}
 	if s.tables.postmeta {
@@ -84,8 +84,9 @@ func (s *Store) addCards(ctx context.Context, t *target, posts []blog.Post) erro
 		}
 	}
 	if site.Structure == "" {
-		// Plain links are ?p=ID and ?page_id=ID: nothing more to read.
-		return nil
+		// Plain links are ?p=ID and ?page_id=ID, and a hierarchical
+		// type's ?type=parent/child: only its paths are left to read.
+		return s.addPagePaths(ctx, t, posts, site)
 	}
 	if site.NeedsCategory() && s.tables.terms {
 		if err := s.addCategories(ctx, t, posts, defaultCategory); err != nil {
@@ -97,7 +98,20 @@ func (s *Store) addCards(ctx context.Context, t *target, posts []blog.Post) erro
 			return err
 		}
 	}
-	return s.addPagePaths(ctx, t, posts)
+	return s.addPagePaths(ctx, t, posts, site)
+}
+
+// linkTypes are the registry's post types as permalink.Site.Types takes
+// them, nil without a registry.
+func linkTypes(r *blog.Registry) map[string]permalink.PostType {
+	if r == nil {
+		return nil
+	}
+	types := make(map[string]permalink.PostType, len(r.PostTypes))
+	for name, t := range r.PostTypes {
+		types[name] = permalink.PostType{Permastruct: t.Permastruct, QueryVar: t.QueryVar, Hierarchical: t.Hierarchical}
+	}
+	return types
 }
 
 // thumbnailRow is one meta row of a post's featured image: the post, its
@@ -296,12 +310,14 @@ func (s *Store) addAuthors(ctx context.Context, t *target, posts []blog.Post) er
 	return nil
 }
 
-// addPagePaths gives each page its path, get_page_uri(): its ancestors'
-// slugs, read a level at a time by primary key.
-func (s *Store) addPagePaths(ctx context.Context, t *target, posts []blog.Post) error {
+// addPagePaths gives each post whose link is its path (a page, a post of
+// a hierarchical registered type: site.NeedsPath) that path,
+// get_page_uri(): its ancestors' slugs, read a level at a time by primary
+// key.
+func (s *Store) addPagePaths(ctx context.Context, t *target, posts []blog.Post, site permalink.Site) error {
 	pages := map[uint64]permalink.Page{}
 	for _, p := range posts {
-		if p.Type == "page" {
+		if site.NeedsPath(p.Type) {
 			pages[p.ID] = permalink.Page{Name: p.Name, Parent: p.ParentID}
 		}
 	}
@@ -341,7 +357,7 @@ func (s *Store) addPagePaths(ctx context.Context, t *target, posts []blog.Post) 
 		}
 	}
 	for i := range posts {
-		if posts[i].Type == "page" {
+		if site.NeedsPath(posts[i].Type) {
 			posts[i].PagePath = permalink.PagePath(posts[i].ID, pages)
 		}
 	}

@@ -100,7 +100,7 @@ func NewSite(chosen Choices, o blog.Options, lang Language, logger *slog.Logger)
 	// get_option('home') falls back to siteurl on a site that lost its
 	// home option, as WordPress's install sets both.
 	s.Links = permalink.Site{Structure: o.PermalinkStructure, Home: cmp.Or(o.Home, o.SiteURL),
-		ShowOnFront: o.ShowOnFront, PageOnFront: o.PageOnFront}
+		ShowOnFront: o.ShowOnFront, PageOnFront: o.PageOnFront, Types: LinkTypes(o.Registry)}
 	s.Images = media.Settings{
 		UploadsURL: media.UploadsURL(o.SiteURL, o.ContentURL, o.UploadURLPath, o.UploadPath),
 		Limits:     media.LimitsFromOptions(o.ImageSizes),

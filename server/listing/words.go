@@ -26,6 +26,7 @@ type words struct {
 	titleSep     string // wp_get_document_title()'s " - ", as wptexturize makes it: " – "
 
 	search searchWords // see search_words.go
+	types  typeWords   // see words_types.go
 }
 
 // newWords looks the words up in cat (nil: English). Translations are
@@ -52,6 +53,7 @@ func newWords(cat *pomo.Catalogue, text htmlText) words {
 		// the catalogue spells it.
 		titleSep: " " + tr("en dash", "&#8211;") + " ",
 		search:   newSearchWords(cat, tr),
+		types:    newTypeWords(tr),
 	}
 }
 

@@ -2,7 +2,8 @@
 // does, from the rows of the WordPress database alone, so a listed post
 // links where the site's own theme would link it. It does no I/O: the
 // caller reads the options into a [Site] and each post's row into a [Post],
-// with [CategoryPath] and [PagePath] for the category and page trees.
+// with [CategoryPath] and [PagePath] for the category and page trees, and
+// the post types registered in PHP code into Site.Types.
 //
 // Filters plugins may add (post_link, page_link, home_url, …) live in PHP
 // code and are not followed. Links are those of published posts, all the
@@ -41,6 +42,11 @@ type Site struct {
 	// as the front page when ShowOnFront is "page". Its link is Home
 	// followed by "/".
 	PageOnFront uint64
+	// Types are the post types the site registers in PHP code, by name,
+	// as its registry lists them: their posts link as
+	// get_post_permalink() links them. A type not in Types, or one of
+	// WordPress's own, links as before (see Post.Type).
+	Types map[string]PostType
 }
 
 // Post is what a post's link is built from: its row in the posts table,
@@ -49,13 +55,13 @@ type Post struct {
 	// ID is the post's ID.
 	ID uint64
 	// Type is post_type: "post" links by the structure, "page" as
-	// get_page_link() does. Any other type is a custom type or an
-	// attachment, whose link WordPress builds from a rewrite slug
-	// registered in PHP code (register_post_type), not stored in the
-	// database: Link gives it home_url('?p=ID'), which WordPress answers
-	// with a redirect to the canonical link (redirect_canonical()). That
-	// is also the link WordPress itself gives a type nobody registered,
-	// an empty one included (wp_force_plain_post_permalink).
+	// get_page_link() does, a type in Site.Types as get_post_permalink()
+	// does. Any other type (an attachment, a custom type the caller has
+	// no registry entry for) gets home_url('?p=ID'), which WordPress
+	// answers with a redirect to the canonical link
+	// (redirect_canonical()). That is also the link WordPress itself
+	// gives a type nobody registered, an empty one included
+	// (wp_force_plain_post_permalink).
 	Type string
 	// Name is post_name as stored, the %postname% and %pagename% tags:
 	// WordPress keeps a non-ASCII slug percent-encoded with lower-case
@@ -70,7 +76,8 @@ type Post struct {
 	// Author is the post author's user_nicename, the %author% tag. Only
 	// needed when Site.NeedsAuthor.
 	Author string
-	// PagePath is, for a page, get_page_uri(): PagePath of the page.
+	// PagePath is get_page_uri(), PagePath of the post, for a page or a
+	// post of a hierarchical type in Site.Types: see Site.NeedsPath.
 	PagePath string
 }
 
@@ -83,6 +90,9 @@ func (s Site) Link(p Post) string {
 	case "page":
 		return s.pageLink(p)
 	default:
+		if t, ok := s.postType(p.Type); ok {
+			return s.typeLink(p, t)
+		}
 		return s.homeURL("?p=" + id)
 	}
 	if s.plain() {

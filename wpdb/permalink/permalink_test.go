@@ -29,9 +29,9 @@ func ExampleSite_Link() {
 	// https://example.com/blog/?p=9
 }
 
-// FuzzLink feeds Link any structure, home and row: it must not panic (a
-// short post_date, say), and every link must begin with the home URL, as
-// the front page's link shows it.
+// FuzzLink feeds Link any structure, home, row and registered type: it
+// must not panic (a short post_date, say), and every link must begin with
+// the home URL, as the front page's link shows it.
 func FuzzLink(f *testing.F) {
 	for _, structure := range []string{
 		"", "/%year%/%monthnum%/%day%/%postname%/", "/archives/%post_id%", "/%category%/%author%/%hour%%minute%%second%.html",
@@ -42,8 +42,14 @@ func FuzzLink(f *testing.F) {
 	f.Add("/%year%/%postname%/", "http://example.org/", "page", "about", "", "", "", uint64(2))
 	f.Add("/index.php/%hour%", " //example.net/ ", "", "0", "2024", "%author%", "%post_id%", uint64(0))
 	f.Add("0", "", "attachment", "", "--::", "", "", uint64(1))
+	f.Add("/%postname%/", "https://example.com", "book", "dune", "", "/books/%book%", "book", uint64(3))
+	f.Add("", "https://example.com", "book", "", "", "", "", uint64(4))
+	f.Add("/index.php/%postname%", "https://example.com", "book", "?#", "", "index.php/%book%", "=", uint64(5))
+	// A registered type "book" takes its permastruct from category and
+	// its query var from author; even IDs make it hierarchical.
 	f.Fuzz(func(t *testing.T, structure, home, typ, name, date, category, author string, id uint64) {
-		site := permalink.Site{Structure: structure, Home: home, ShowOnFront: "page", PageOnFront: id + 1}
+		site := permalink.Site{Structure: structure, Home: home, ShowOnFront: "page", PageOnFront: id + 1,
+			Types: map[string]permalink.PostType{"book": {Permastruct: category, QueryVar: author, Hierarchical: id%2 == 0}}}
 		p := permalink.Post{ID: id, Type: typ, Name: name, Date: date, Category: category, Author: author, PagePath: name}
 		link := site.Link(p)
 		front := site.Link(permalink.Post{ID: id + 1, Type: "page"})
