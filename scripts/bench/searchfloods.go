@@ -39,23 +39,26 @@ const memoryBudgetMB = 25 + 16 + 200*16.0/1024 + 8 + 8 + 3*16 + 32 + 96*45.0/102
 // kept ranking, or ask distinct searches; then the mixed flood.
 func searchFloodRows(c, posts int, visitors []string, json0, archive string) []scenario {
 	keep := keepRanking(fmt.Sprintf("/load-more.php?start=0&desiredPosts=10&s=%s", searchWord))
+	// A scan of a large site takes longer than the default -query-timeout
+	// (5 s): the kept ranking needs one to finish, as the search rows do.
+	long := []string{"-query-timeout", "60s"}
 	env := func(mode string) []string {
 		return []string{"BENCH_FLOOD=" + mode, "BENCH_SEARCH=" + searchWord, "BENCH_CATEGORIES=" + strings.Join(floodCategories, " ")}
 	}
 	return []scenario{
 		{name: keptFloodName, path: json0, cookies: visitors, conns: c, flood: floodConns, floodPosts: posts,
-			floodEnv: env("kept"), twin: healthzTwin, before: keep},
+			floodEnv: env("kept"), twin: healthzTwin, before: keep, flags: long},
 		{name: keptFloorName, path: json0, cookies: visitors, conns: c, flood: floodConns,
-			floodPath: "/load-more.php?start=0&desiredPosts=10&" + denseArchive, twin: healthzTwin},
+			floodPath: "/load-more.php?start=0&desiredPosts=10&" + denseArchive, twin: healthzTwin, flags: long},
 		{name: keptArchiveFloodName, path: archive, conns: c, flood: floodConns, floodPosts: posts,
-			floodEnv: env("kept"), twin: healthzTwin, before: keep},
+			floodEnv: env("kept"), twin: healthzTwin, before: keep, flags: long},
 		{name: walksFloodName, path: archive, conns: c, flood: floodConns, floodPosts: posts,
-			floodEnv: env("walks"), twin: healthzTwin, before: keep},
+			floodEnv: env("walks"), twin: healthzTwin, before: keep, flags: long},
 		{name: searchArchiveName, path: archive, conns: c, flood: floodConns, floodPosts: posts,
 			floodEnv: env("search"), twin: healthzTwin},
 		// On a server of its own, so that its RSS peak is this flood's.
 		{name: mixedFloodName, path: json0, cookies: visitors, conns: c, flood: floodConns, floodPosts: posts,
-			floodEnv: env("mixed"), before: keep, fresh: true, duration: mixedDuration},
+			floodEnv: env("mixed"), before: keep, fresh: true, duration: mixedDuration, flags: long},
 	}
 }
 
