@@ -31,7 +31,7 @@ type formattedPosts struct {
 	mu   sync.Mutex
 	kept *lru.Cache[uint64, *formattedPost] // under mu
 
-	formats atomic.Int64 // posts formatted, whether kept or not
+	formats atomic.Int64 // posts formatted, whether kept or not (see Format.posts)
 }
 
 // formattedPost is a post as formatted, immutable once kept.
@@ -64,7 +64,6 @@ func (fp *formattedPosts) recall(posts []blog.Post, version uint64, views []Post
 // keep keeps views[i], formatted from posts[i] under version, for each i
 // of formatted.
 func (fp *formattedPosts) keep(posts []blog.Post, formatted []int, version uint64, views []Post) {
-	fp.formats.Add(int64(len(formatted)))
 	fp.mu.Lock()
 	defer fp.mu.Unlock()
 	for _, i := range formatted {

@@ -169,3 +169,25 @@ func TestCacheFreshFormats(t *testing.T) {
 		})
 	}
 }
+
+// TestDeepPagesNotKept keeps the formatted posts of heads only: a flood of
+// distinct deep pages, each formatted once, does not push out the posts
+// the heads' refreshes read again.
+func TestDeepPagesNotKept(t *testing.T) {
+	t.Parallel()
+	const depth = 16
+	site := &storedSite{posts: storedPosts(depth + 200)}
+	clock := testkit.NewClock(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC))
+	format := NewFormat(formattedSite(blog.Options{}, Language{Locale: "en_US"}))
+	c := newCache(site, format, CacheLimits{TTL: time.Second, Depth: depth, MaxEntries: 1000, MaxBytes: 16 << 20, MaxMisses: 4},
+		slog.New(slog.DiscardHandler), &cacheCounts{}, clock.Now)
+	ctx := context.Background()
+	for offset := 0; offset < depth+200; offset += 5 {
+		if _, err := c.Posts(ctx, blog.Page{Offset: offset, Limit: 5}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if kept, formatted := format.kept.kept.Len(), format.kept.formats.Load(); kept != depth || formatted != depth+200 {
+		t.Errorf("the head and 40 deep pages read: %d posts formatted, %d kept; want %d and the head's %d", formatted, kept, depth+200, depth)
+	}
+}

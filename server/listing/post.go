@@ -96,7 +96,12 @@ func (f *Format) Site() *Site { return f.site.Load() }
 // Posts formats posts, each with its JSON record, or recalls the ones
 // formatted before from the same post under the same site format. Its
 // error, from the JSON encoder, names the post it could not encode.
-func (f *Format) Posts(posts []blog.Post) ([]Post, error) {
+func (f *Format) Posts(posts []blog.Post) ([]Post, error) { return f.posts(posts, true) }
+
+// posts is Posts, keeping the posts it formats only when keep is set: a
+// Cache keeps its heads' posts, which it reads again every ttl, and not
+// those of the deep pages a flood asks for once, which would push them out.
+func (f *Format) posts(posts []blog.Post, keep bool) ([]Post, error) {
 	site := f.site.Load()
 	views := make([]Post, len(posts))
 	missing := f.kept.recall(posts, site.formatVersion, views)
@@ -125,7 +130,10 @@ func (f *Format) Posts(posts []blog.Post) ([]Post, error) {
 		}
 		v.Record = bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
 	}
-	f.kept.keep(posts, missing, site.formatVersion, views)
+	f.kept.formats.Add(int64(len(missing)))
+	if keep {
+		f.kept.keep(posts, missing, site.formatVersion, views)
+	}
 	return views, nil
 }
 
