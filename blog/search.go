@@ -234,7 +234,19 @@ func negatedAfterSpace(s string) bool {
 // likePattern is '%' . $wpdb->esc_like($t) . '%': the LIKE pattern of
 // the posts holding t, its %, _ and \ escaped by a backslash.
 func likePattern(t string) string {
-	return "%" + strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(t) + "%"
+	// A loop, not a strings.Replacer: one built per call took a tenth of
+	// the CPU of a flood of kept searches.
+	var b strings.Builder
+	b.Grow(len(t) + 2)
+	b.WriteByte('%')
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; c == '\\' || c == '%' || c == '_' {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(t[i])
+	}
+	b.WriteByte('%')
+	return b.String()
 }
 
 // Within returns q narrowed to archive a, combined with AND as WP_Query

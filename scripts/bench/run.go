@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -91,7 +92,7 @@ func (b *bench) runScenario(ctx context.Context, srv *serverProcess, sc scenario
 	if sc.versus != nil {
 		return b.runVersus(ctx, srv, sc)
 	}
-	rounds, d := 1, b.o.duration
+	rounds, d := 1, cmp.Or(sc.duration, b.o.duration)
 	switch {
 	case sc.limit != "":
 		rounds, d = limitRounds, max((b.o.duration/limitRounds).Round(time.Second), time.Second)

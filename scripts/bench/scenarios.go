@@ -209,6 +209,7 @@ func scenarios(ctx context.Context, store *wpdb.Store, setup setupDB, sessions *
 		{name: searchFloodName, path: json(0), cookies: visitors[:c], conns: c, flood: floodConns, floodPosts: o.posts,
 			floodEnv: []string{"BENCH_FLOOD=search"}, twin: healthzTwin, maxP99: 1.5},
 	}...)
+	table = append(table, searchFloodRows(c, o.posts, visitors[:c], json(0), json(0)+"&"+denseArchive)...)
 	table = append(table, []scenario{
 		// The reference: every request queries the database. Then whether
 		// the database or the server sets the pace at a deep offset.
@@ -325,7 +326,7 @@ func targets(rep *report, table []scenario) []target {
 		newTarget(fmt.Sprintf("head refresh of %d posts with their cards: statements", headDepth),
 			measured(float64(rep.HeadRefreshNext), rep.HeadRefreshNext > 0), 6, true, "",
 			fmt.Sprintf("%d the first time, mean %s", rep.HeadRefreshFirst, rep.HeadRefresh)),
-	}, slices.Concat(floodTargets(row, table), archiveTargets(row, table, first, keyset), searchTargets(row), languageTargets(row))...)
+	}, slices.Concat(floodTargets(row, table), archiveTargets(row, table, first, keyset), searchTargets(row), languageTargets(row), mixedTargets(row))...)
 }
 
 // measured is v, or NaN when it was not measured (ok false): the target

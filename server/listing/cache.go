@@ -304,7 +304,7 @@ func (c *Cache) load(ctx context.Context, key pageRange, in listed) (*cachedPage
 	if err != nil {
 		return nil, err
 	}
-	formatted, err := c.format.Posts(posts)
+	formatted, err := c.format.posts(posts, c.isHead(key))
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"html"
 	"io"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/microcosm-cc/bluemonday"
@@ -54,15 +55,22 @@ type Post struct {
 }
 
 // Format turns stored posts into Posts the way the site shows them, by the
-// site's settings as last set. It is safe for concurrent use.
+// site's settings as last set. Each post is formatted once for as long as
+// neither it nor the site's format changes, and kept (see formattedPosts):
+// a head read again every second formats only the posts that changed. It
+// is safe for concurrent use.
 type Format struct {
 	site atomic.Pointer[Site]
 	text htmlText
+	kept *formattedPosts
+
+	mu       sync.Mutex // serializes Set
+	versions uint64     // under mu: the latest site's format version
 }
 
 // NewFormat returns a Format that shows posts by site until Set changes it.
 func NewFormat(site Site) *Format {
-	f := &Format{text: newHTMLText()}
+	f := &Format{text: newHTMLText(), kept: newFormattedPosts(formattedPostsBytes)}
 	f.Set(site)
 	return f
 }
@@ -71,23 +79,42 @@ func NewFormat(site Site) *Format {
 // uploads address shows in every page read after it.
 func (f *Format) Set(site Site) {
 	site.pageKey = site.makePageKey()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if old := f.site.Load(); old != nil && sameFormat(old, &site) {
+		site.formatVersion = old.formatVersion
+	} else {
+		f.versions++
+		site.formatVersion = f.versions
+	}
 	f.site.Store(&site)
 }
 
 // Site is the site as last set, which the posts formatted now follow.
 func (f *Format) Site() *Site { return f.site.Load() }
 
-// Posts formats posts, each with its JSON record. Its error, from the JSON
-// encoder, names the post it could not encode.
-func (f *Format) Posts(posts []blog.Post) ([]Post, error) {
+// Posts formats posts, each with its JSON record, or recalls the ones
+// formatted before from the same post under the same site format. Its
+// error, from the JSON encoder, names the post it could not encode.
+func (f *Format) Posts(posts []blog.Post) ([]Post, error) { return f.posts(posts, true) }
+
+// posts is Posts, keeping the posts it formats only when keep is set: a
+// Cache keeps its heads' posts, which it reads again every ttl, and not
+// those of the deep pages a flood asks for once, which would push them out.
+func (f *Format) posts(posts []blog.Post, keep bool) ([]Post, error) {
 	site := f.site.Load()
 	views := make([]Post, len(posts))
+	missing := f.kept.recall(posts, site.formatVersion, views)
+	if len(missing) == 0 {
+		return views, nil
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	// Not HTML-escaped: the JSON holds "a & b" as the notes promise, and
 	// it is served as application/json with nosniff, never as markup.
 	enc.SetEscapeHTML(false)
-	for i, p := range posts {
+	for _, i := range missing {
+		p := &posts[i]
 		v := &views[i]
 		*v = Post{ID: p.ID, Title: p.Title, Excerpt: p.Excerpt, Name: p.Name, Date: p.Date,
 			TitleText: f.text.plain(p.Title), Protected: p.Protected}
@@ -96,12 +123,16 @@ func (f *Format) Posts(posts []blog.Post) ([]Post, error) {
 			v.TitleText = site.words.protectedTitle(v.TitleText)
 		}
 		v.LocalDate, v.DateTime = site.date(p.Date)
-		v.Link, v.Image = site.card(&p)
+		v.Link, v.Image = site.card(p)
 		buf.Reset()
 		if err := enc.Encode(v); err != nil {
 			return nil, fmt.Errorf("listing: encode post %d: %w", p.ID, err)
 		}
 		v.Record = bytes.Clone(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	}
+	f.kept.formats.Add(int64(len(missing)))
+	if keep {
+		f.kept.keep(posts, missing, site.formatVersion, views)
 	}
 	return views, nil
 }

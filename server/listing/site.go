@@ -68,6 +68,9 @@ type Site struct {
 	// pageKey is what a page shows of the site beside its posts, for
 	// telling kept pages apart (see writeViewHead); Format.Set makes it.
 	pageKey string
+	// formatVersion tells formats apart: Format.Set gives a site the
+	// version of the one before when it formats posts alike (sameFormat).
+	formatVersion uint64
 }
 
 // NewSite resolves the settings from chosen, then the site's options o
