@@ -29,12 +29,10 @@ import (
 // time limit, limit, in case the KILL cannot be sent.
 type killing struct {
 	driver.Connector
-	kill *sql.DB // one connection, to the same server
-	// limit is the longest statement the store runs, and how long a KILL
-	// is worth trying: it may wait behind others for the one KILL
-	// connection, and past limit the server ends the statement itself.
-	limit  time.Duration
-	logger *slog.Logger
+	kill    *sql.DB       // one connection, to the same server
+	limit   time.Duration // the longest statement the store runs
+	timeout time.Duration // for each KILL, its wait for the connection included
+	logger  *slog.Logger
 
 	mu sync.Mutex
 	// running are the connections with a statement under way, which
@@ -44,7 +42,7 @@ type killing struct {
 }
 
 // newKilling wraps inner, which reads from the server kill also reaches.
-func newKilling(inner driver.Connector, limit time.Duration, logger *slog.Logger) *killing {
+func newKilling(inner driver.Connector, limit, timeout time.Duration, logger *slog.Logger) *killing {
 	kill := sql.OpenDB(inner)
 	// The KILL connection counts against the server's max_connections
 	// like the pool's; one, kept open, is enough: a KILL takes a round
@@ -52,7 +50,7 @@ func newKilling(inner driver.Connector, limit time.Duration, logger *slog.Logger
 	kill.SetMaxOpenConns(1)
 	kill.SetMaxIdleConns(1)
 	kill.SetConnMaxLifetime(5 * time.Minute)
-	return &killing{Connector: inner, kill: kill, limit: limit, logger: logger,
+	return &killing{Connector: inner, kill: kill, limit: limit, timeout: timeout, logger: logger,
 		running: make(map[*killConn]struct{})}
 }
 
@@ -91,7 +89,7 @@ func (k *killing) Close() error {
 // A failure is logged, never returned: the statement's caller has given
 // up on it, and the server's time limit still ends it.
 func (k *killing) killQuery(id uint64) {
-	ctx, cancel := context.WithTimeout(context.Background(), k.limit)
+	ctx, cancel := context.WithTimeout(context.Background(), k.timeout)
 	defer cancel()
 	_, err := k.kill.ExecContext(ctx, fmt.Sprintf("KILL CONNECTION %d", id))
 	if mysqlErr, ok := errors.AsType[*mysql.MySQLError](err); ok && mysqlErr.Number == 1094 {

@@ -63,7 +63,7 @@ func openDB(ctx context.Context, cfg Config, mode access, logger *slog.Logger) (
 		var connector driver.Connector = conn
 		if mode == readOnly {
 			limit := max(cfg.QueryTimeout, cfg.SearchTimeout)
-			connector = newKilling(conn, limit, cmp.Or(logger, slog.New(slog.DiscardHandler)))
+			connector = newKilling(conn, limit, cfg.QueryTimeout, cmp.Or(logger, slog.New(slog.DiscardHandler)))
 		}
 		db := sql.OpenDB(connector)
 		// Recycling connections lets a restarted or failed-over server be
