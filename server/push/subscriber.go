@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/wploadmore/wploadmore/session"
 )
 
 // Mode says whether the server may rely on events.
@@ -38,7 +40,7 @@ type Feed interface {
 // DefaultChannel is the channel the plugin publishes on by default; the
 // counter key is the channel's name with CounterSuffix.
 const (
-	DefaultChannel = "wploadmore:events"
+	DefaultChannel = session.DefaultPushChannel
 	CounterSuffix  = ":seq"
 )
 
