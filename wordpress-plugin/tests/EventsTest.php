@@ -26,6 +26,13 @@ class EventsTest extends WPLoadMore_Test_Case {
 	private $sub = array();
 
 	/**
+	 * A throwaway redis-server's process, if the test started one.
+	 *
+	 * @var resource|null
+	 */
+	private $redis_server = null;
+
+	/**
 	 * Installs wploadmore (once) with a mu-plugin that points it at the local
 	 * Redis and at a channel of the test's own.
 	 *
@@ -128,6 +135,10 @@ class EventsTest extends WPLoadMore_Test_Case {
 		if ( $this->channel ) {
 			$this->redis()->del( $this->channel . ':seq' );
 		}
+		if ( $this->redis_server ) {
+			proc_terminate( $this->redis_server );
+			proc_close( $this->redis_server );
+		}
 		parent::tearDown();
 	}
 
@@ -195,6 +206,55 @@ class EventsTest extends WPLoadMore_Test_Case {
 		$got = $this->received();
 		$this->assertCount( 1, $got );
 		$this->assertSame( array( 'deactivated' ), json_decode( $got[0], true )['kinds'] );
+	}
+
+	/**
+	 * With no WPLOADMORE_REDIS, phpredis's session save_path names the
+	 * Redis, here a throwaway redis-server; after a publish, an edit, a
+	 * term and an option there, the only key is the counter, and the only
+	 * commands run are the script's (EVAL, and INCR and PUBLISH inside).
+	 */
+	public function test_save_path_and_only_two_writes() {
+		$port = $this->start_redis();
+		$this->install( null );
+		file_put_contents(
+			$this->site->content . '/mu-plugins/wploadmore-redis.php',
+			"<?php\nini_set( 'session.save_handler', 'redis' );\nini_set( 'session.save_path', 'tcp://127.0.0.1:$port?database=0&timeout=1' );\ndefine( 'WPLOADMORE_REDIS_CHANNEL', " . var_export( $this->channel, true ) . " );\n"
+		);
+		$r = new Redis();
+		$r->connect( '127.0.0.1', $port, 1 );
+		$r->rawCommand( 'CONFIG', 'RESETSTAT' );
+		$id = (int) $this->site->php( "echo wp_insert_post( array( 'post_title' => 'a', 'post_status' => 'publish' ) );" );
+		$this->site->php( "wp_update_post( array( 'ID' => $id, 'post_title' => 'b' ) ); wp_update_term( 1, 'category', array( 'name' => 'c' ) ); update_option( 'blogname', 'd' );" );
+		$this->assertSame( array( $this->channel . ':seq' ), $r->keys( '*' ) );
+		$this->assertSame( '2', $r->get( $this->channel . ':seq' ) );
+		$stats = array_keys( array_filter( $r->info( 'commandstats' ), 'is_string' ) );
+		sort( $stats );
+		$this->assertSame( array( 'cmdstat_config|resetstat', 'cmdstat_eval', 'cmdstat_get', 'cmdstat_incr', 'cmdstat_keys', 'cmdstat_publish' ), $stats, 'the plugin ran commands besides its script (config, get and keys are the test\'s)' );
+	}
+
+	/**
+	 * Starts a throwaway redis-server, stopped when the test ends.
+	 *
+	 * @return int Its port.
+	 */
+	private function start_redis() {
+		$probe = stream_socket_server( 'tcp://127.0.0.1:0' );
+		$port  = (int) substr( strrchr( stream_socket_get_name( $probe, false ), ':' ), 1 );
+		fclose( $probe );
+		$proc = proc_open( array( 'redis-server', '--port', (string) $port, '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no' ), array( 1 => array( 'file', '/dev/null', 'w' ), 2 => array( 'file', '/dev/null', 'w' ) ), $pipes );
+		$this->redis_server = $proc;
+		$r                  = new Redis();
+		for ( $i = 0; $i < 200; $i++ ) {
+			try {
+				if ( @$r->connect( '127.0.0.1', $port, 0.1 ) ) { // phpcs:ignore WordPress.PHP.NoSilencedErrors
+					return $port;
+				}
+			} catch ( RedisException $e ) {
+				usleep( 10000 );
+			}
+		}
+		$this->fail( "redis-server did not start on port $port" );
 	}
 
 	/**
