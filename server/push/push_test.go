@@ -3,8 +3,8 @@ package push_test
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +14,7 @@ import (
 	"github.com/wploadmore/wploadmore/server/push"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
 // script is the plugin's (WPLoadMore_Redis::SCRIPT): the counter INCRed
@@ -58,12 +59,20 @@ func follow(t *testing.T, url string) (*push.Subscriber, *refresher, string) {
 	channel := fmt.Sprintf("wploadmore-test:%s:%d:events", t.Name(), time.Now().UnixNano())
 	r := &refresher{}
 	s := push.New(feed, r, push.Config{Channel: channel, CheckEvery: 100 * time.Millisecond, RetryMax: 200 * time.Millisecond},
-		slog.New(slog.NewTextHandler(io.Discard, nil)))
+		slog.New(slog.NewTextHandler(logWriter{t}, nil)))
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { s.Run(ctx); close(done) }()
 	t.Cleanup(func() { cancel(); <-done; feed.Close() })
 	return s, r, channel
+}
+
+// logWriter writes the subscriber's log lines to t's log.
+type logWriter struct{ t *testing.T }
+
+func (w logWriter) Write(p []byte) (int, error) {
+	w.t.Log(strings.TrimSpace(string(p)))
+	return len(p), nil
 }
 
 // send publishes an event as the plugin does (body is its JSON after the
@@ -207,6 +216,26 @@ func TestSentinel(t *testing.T) {
 	send(t, conn, channel, post)
 	waitFor(t, "the event", func() bool { ev, _ := rec.got(); return len(ev) == 1 })
 	waitFor(t, "pushed", func() bool { return s.Mode() == push.Pushed })
+	fromPlugin(t, sn.URL, channel, rec, 1)
+}
+
+// fromPlugin installs the real plugin on a WordPress site with
+// WPLOADMORE_REDIS url and the channel, and checks that its activation
+// and a wp_insert_post() reach rec as the next two events, numbered on
+// from had.
+func fromPlugin(t *testing.T, url, channel string, rec *refresher, had int) {
+	t.Helper()
+	wp := wpdbtest.NewWordPress(t)
+	wp.Defines = map[string]string{"WPLOADMORE_REDIS": url, "WPLOADMORE_REDIS_CHANNEL": channel}
+	wp.InstallPlugin(t, "../../wordpress-plugin/wploadmore")
+	id := wp.PHP(t, `echo wp_insert_post(array('post_title' => 'x', 'post_status' => 'publish'));`)
+	waitFor(t, "the plugin's two events", func() bool { ev, _ := rec.got(); return len(ev) == had+2 })
+	ev, all := rec.got()
+	activated, published := ev[had], ev[had+1]
+	if !activated.Has(push.KindActivated) || !published.Has(push.KindPost) || fmt.Sprint(published.Posts) != "["+string(id)+"]" ||
+		published.Seq != activated.Seq+1 || all != 0 {
+		t.Errorf("the plugin's events %+v, %+v (RefreshAll %d); want activated, then post %s next in seq", activated, published, all, id)
+	}
 }
 
 // TestCluster: an event published through one node reaches a subscriber
@@ -233,6 +262,7 @@ func TestCluster(t *testing.T) {
 	if _, all := rec.got(); all != 0 {
 		t.Errorf("RefreshAll %d, want 0", all)
 	}
+	fromPlugin(t, c.URL(), channel, rec, 3)
 }
 
 // clusterSubscribed tells whether a node of c counts a subscriber of

@@ -118,7 +118,13 @@ func (s *Subscriber) Run(ctx context.Context) {
 	go s.checkCounter(ctx)
 	wait := 50 * time.Millisecond
 	for ctx.Err() == nil {
-		err := s.feed.Listen(ctx, s.cfg.Channel, func() { s.onSubscribed(ctx) }, func(b []byte) { s.onMessage(ctx, b) })
+		// The counter is read before SUBSCRIBE: an event sent between the
+		// two is then a gap, never an old event ignored.
+		readCtx, cancel := context.WithTimeout(ctx, s.cfg.CheckEvery)
+		n, ok, err := s.feed.Counter(readCtx, s.counterKey())
+		cancel()
+		counted := ok && err == nil
+		err = s.feed.Listen(ctx, s.cfg.Channel, func() { s.onSubscribed(ctx, n, counted) }, func(b []byte) { s.onMessage(ctx, b) })
 		s.mu.Lock()
 		if s.connected {
 			wait = 50 * time.Millisecond
@@ -134,17 +140,16 @@ func (s *Subscriber) Run(ctx context.Context) {
 	}
 }
 
-// onSubscribed reads the counter as the starting point; after a
-// subscription lost, whatever was published meanwhile was missed, so
-// everything is refreshed once.
-func (s *Subscriber) onSubscribed(ctx context.Context) {
-	n, ok, err := s.feed.Counter(ctx, s.counterKey())
+// onSubscribed starts from n, the counter read before subscribing (ok:
+// there was one); after a subscription lost, whatever was published
+// meanwhile was missed, so everything is refreshed once.
+func (s *Subscriber) onSubscribed(ctx context.Context, n int64, ok bool) {
 	s.mu.Lock()
 	again := s.subscribed
 	s.connected, s.subscribed = true, true
-	s.last, s.counterOK, s.gapped, s.ahead = n, ok && err == nil, false, time.Time{}
+	s.last, s.counterOK, s.gapped, s.ahead = n, ok, false, time.Time{}
 	why := "subscribed"
-	if !s.counterOK {
+	if !ok {
 		why = "no counter: the plugin has sent no event"
 	}
 	s.setModeLocked(why)

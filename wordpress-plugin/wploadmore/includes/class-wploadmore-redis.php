@@ -160,7 +160,9 @@ class WPLoadMore_Redis {
 	}
 
 	/**
-	 * Connects to the master the sentinels of a redis+sentinel:// URL name.
+	 * Connects to the master the sentinels of a redis+sentinel:// URL name:
+	 * redis+sentinel://[user:password@]host[:port],…/master[/db], with
+	 * sentinel_user and sentinel_password for the sentinels' own AUTH.
 	 *
 	 * @param array             $u    The parsed URL.
 	 * @param string|array|null $auth The master's AUTH.
@@ -169,12 +171,19 @@ class WPLoadMore_Redis {
 	 */
 	private static function via_sentinel( array $u, $auth ) {
 		$parts = explode( '/', trim( isset( $u['path'] ) ? $u['path'] : '', '/' ) );
-		$hosts = explode( ',', preg_replace( '#^[^@]*@#', '', $u['host'] . ( isset( $u['port'] ) ? ':' . $u['port'] : '' ) ) );
+		$hosts = explode( ',', $u['host'] . ( isset( $u['port'] ) ? ':' . $u['port'] : '' ) );
+		parse_str( isset( $u['query'] ) ? $u['query'] : '', $q );
+		$s_auth = null;
+		if ( isset( $q['sentinel_password'] ) && is_string( $q['sentinel_password'] ) && '' !== $q['sentinel_password'] ) {
+			$s_auth = isset( $q['sentinel_user'] ) && is_string( $q['sentinel_user'] ) && '' !== $q['sentinel_user'] ? array( $q['sentinel_user'], $q['sentinel_password'] ) : $q['sentinel_password'];
+		}
 		foreach ( $hosts as $hostport ) {
 			list( $host, $port ) = array_pad( explode( ':', $hostport, 2 ), 2, '26379' );
 			try {
-				$s    = new RedisSentinel( $host, (int) $port, self::TIMEOUT );
-				$addr = $s->getMasterAddrByName( $parts[0] );
+				// A plain connection: RedisSentinel takes no password before phpredis 6.
+				$s    = self::single( $host, (int) $port, $s_auth, 0 );
+				$addr = $s->rawCommand( 'SENTINEL', 'get-master-addr-by-name', $parts[0] );
+				$s->close();
 			} catch ( RedisException $e ) {
 				continue;
 			}
