@@ -18,10 +18,11 @@ const pushPublishes = 20
 
 // TestPushFromWordPress: the real plugin, configured with
 // WPLOADMORE_REDIS, sends an event when wp_insert_post() publishes a post
-// in php-cli, and the server's JSON shows the post far within the
-// freshness bound, here set to 20 s so that only the event can explain
-// it; a trash is followed as fast. /readyz says pushed, and the metrics
-// count the events.
+// in php-cli, and the JSON of both of two instances shows the post far
+// within the freshness bound, here set to 20 s so that only the event can
+// explain it; a trash is followed as fast. /readyz says pushed, then
+// polling once the plugin is deactivated; the metrics count the events
+// and one forged message.
 func TestPushFromWordPress(t *testing.T) {
 	t.Parallel()
 	wp := wpdbtest.NewWordPress(t)
@@ -31,10 +32,12 @@ func TestPushFromWordPress(t *testing.T) {
 	wp.InstallPlugin(t, "../wordpress-plugin/wploadmore")
 	t.Cleanup(func() { rds.Do("DEL", channel+":seq") })
 
-	srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, wp.Config), "LOADMORE_TABLE_PREFIX": "wp_",
+	env := map[string]string{"LOADMORE_DB": dbURL(t, wp.Config), "LOADMORE_TABLE_PREFIX": "wp_",
 		"LOADMORE_REDIS": rds.URL, "LOADMORE_SESSION_PREFIX": rds.Prefix, "LOADMORE_PUSH_CHANNEL": channel,
-		"LOADMORE_CACHE_TTL": "20s", "LOADMORE_METRICS_ADDR": "127.0.0.1:0"})
+		"LOADMORE_CACHE_TTL": "20s", "LOADMORE_METRICS_ADDR": "127.0.0.1:0"}
+	srv, other := startServer(t, env), startServer(t, env) // two instances
 	waitReady(t, srv, `"push":"pushed"`)
+	waitReady(t, other, `"push":"pushed"`)
 
 	var latencies []time.Duration
 	for i := range pushPublishes {
@@ -51,7 +54,7 @@ echo json_encode(array('id' => $id, 'returned' => microtime(true)));`, i))
 		if err := json.Unmarshal(out, &got); err != nil {
 			t.Fatalf("php: %s: %v", out, err)
 		}
-		latencies = append(latencies, waitNewest(t, srv, got.ID, got.Returned, true))
+		latencies = append(latencies, max(waitNewest(t, srv, got.ID, got.Returned, true), waitNewest(t, other, got.ID, got.Returned, true)))
 	}
 	out := wp.PHP(t, `$id = get_posts(array('numberposts' => 1, 'fields' => 'ids'))[0]; wp_trash_post($id);
 echo json_encode(array('id' => $id, 'returned' => microtime(true)));`)
@@ -62,10 +65,19 @@ echo json_encode(array('id' => $id, 'returned' => microtime(true)));`)
 	if err := json.Unmarshal(out, &trashed); err != nil {
 		t.Fatalf("php: %s: %v", out, err)
 	}
-	trash := waitNewest(t, srv, trashed.ID, trashed.Returned, false)
+	trash := max(waitNewest(t, srv, trashed.ID, trashed.Returned, false), waitNewest(t, other, trashed.ID, trashed.Returned, false))
+
+	// A forged message is ignored and counted; the plugin deactivated is
+	// polling at once.
+	if _, err := rds.Do("PUBLISH", channel, `{"seq":999,"v":1,"kinds":["post"],"post_content":"forged"}`); err != nil {
+		t.Fatal(err)
+	}
+	wp.PHP(t, `require_once ABSPATH . 'wp-admin/includes/plugin.php'; deactivate_plugins('wploadmore/wploadmore.php');`)
+	waitReady(t, srv, `"push":"polling"`)
+	waitReady(t, other, `"push":"polling"`)
 
 	slices.Sort(latencies)
-	t.Logf("publish → JSON, %d publishes: min %v, median %v, max %v; trash → JSON %v (each includes php's own exit)",
+	t.Logf("publish → JSON on both instances, %d publishes: min %v, median %v, max %v; trash → JSON %v (each includes php's own exit)",
 		len(latencies), latencies[0].Round(time.Millisecond), latencies[len(latencies)/2].Round(time.Millisecond),
 		latencies[len(latencies)-1].Round(time.Millisecond), trash.Round(time.Millisecond))
 	// Generous for a shared machine: the bound without events is 20 s.
@@ -76,8 +88,11 @@ echo json_encode(array('id' => $id, 'returned' => microtime(true)));`)
 	if n := families["wploadmore_push_events_total"].GetMetric()[0].GetCounter().GetValue(); n < pushPublishes+1 {
 		t.Errorf("wploadmore_push_events_total = %v, want at least %d", n, pushPublishes+1)
 	}
-	if g := families["wploadmore_push_pushed"].GetMetric()[0].GetGauge().GetValue(); g != 1 {
-		t.Errorf("wploadmore_push_pushed = %v, want 1", g)
+	if n := families["wploadmore_push_malformed_events_total"].GetMetric()[0].GetCounter().GetValue(); n != 1 {
+		t.Errorf("wploadmore_push_malformed_events_total = %v, want 1", n)
+	}
+	if g := families["wploadmore_push_pushed"].GetMetric()[0].GetGauge().GetValue(); g != 0 {
+		t.Errorf("wploadmore_push_pushed = %v after the plugin's deactivation, want 0", g)
 	}
 }
 
