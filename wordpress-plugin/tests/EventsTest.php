@@ -191,6 +191,33 @@ class EventsTest extends WPLoadMore_Test_Case {
 	}
 
 	/**
+	 * An attachment's metadata names it and its published parent; a
+	 * user's display name names the author; sticking a post names it and
+	 * the option; a user's unrelated field sends nothing.
+	 */
+	public function test_media_user_sticky() {
+		$this->install();
+		$id         = (int) $this->site->php( "echo wp_insert_post( array( 'post_title' => 'a', 'post_status' => 'publish', 'post_author' => 1 ) );" );
+		$attachment = (int) $this->site->php( "echo wp_insert_attachment( array( 'post_title' => 'img', 'post_mime_type' => 'image/png' ), 'img.png', $id );" );
+		$this->listen();
+
+		$media = $this->one_event( "wp_update_attachment_metadata( $attachment, array( 'width' => 10, 'height' => 10, 'file' => 'SECRET.png' ) );" );
+		$this->assertSame( array( 'media' ), $media['kinds'] );
+		$this->assertSame( array( $id, $attachment ), $media['posts'] );
+
+		$user = $this->one_event( "wp_update_user( array( 'ID' => 1, 'display_name' => 'SECRET Name' ) );" );
+		$this->assertSame( array( 'user' ), $user['kinds'] );
+		$this->assertSame( array( 1 ), $user['authors'] );
+		$this->site->php( "wp_update_user( array( 'ID' => 1, 'user_url' => 'https://example.org/me' ) );" );
+		$this->assertSame( array(), $this->received(), 'a field the server does not show sent an event' );
+
+		$sticky = $this->one_event( "stick_post( $id );" );
+		$this->assertSame( array( 'option' ), $sticky['kinds'] );
+		$this->assertSame( array( 'sticky_posts' ), $sticky['options'] );
+		$this->assertSame( array( $id ), $sticky['posts'] );
+	}
+
+	/**
 	 * Two publishes and a term edit in one request are one event naming
 	 * both posts; deactivating the plugin sends "deactivated".
 	 */
