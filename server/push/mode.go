@@ -23,7 +23,7 @@ func (s *Subscriber) setModeLocked(why string) {
 	if mode == s.stats.Mode {
 		return
 	}
-	s.stats.Mode, s.why = mode, why
+	s.stats.Mode = mode
 	s.logger.Info("push: mode", "mode", string(mode), "why", why, "channel", s.cfg.Channel)
 }
 

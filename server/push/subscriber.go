@@ -75,7 +75,6 @@ type Subscriber struct {
 
 	mu         sync.Mutex
 	stats      Stats
-	why        string    // why the mode is what it is, for the log
 	connected  bool      // subscribed now
 	subscribed bool      // subscribed at least once before
 	last       int64     // the last seq seen, or the counter read at subscribe
@@ -98,7 +97,7 @@ func New(feed Feed, refresher Refresher, cfg Config, logger *slog.Logger) *Subsc
 		cfg.RetryMax = 2 * time.Second
 	}
 	return &Subscriber{feed: feed, refresher: refresher, cfg: cfg, logger: logger, now: time.Now,
-		stats: Stats{Mode: Polling}, why: "not subscribed yet"}
+		stats: Stats{Mode: Polling}}
 }
 
 // Stats returns the counts and the mode now.
