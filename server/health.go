@@ -51,10 +51,10 @@ type replicaReport struct {
 // there, answer within a second. With replicas it also lists how each was
 // last found; a replica set aside does not make the server unready, as
 // the primary takes its reads. A Redis out of memory is "degraded" with
-// 200: the server still answers every visitor, their counts carried in the
-// companion cookie, and every instance shares that Redis, so a 503 would
-// only take them all out of the balancer.
-func handleReadyz(logger *slog.Logger, db database, sessions pinger, reportSessions bool) http.Handler {
+// 200: every visitor is answered, counts carried in the companion cookie,
+// and a 503 would take every instance sharing it out of the balancer.
+// "push" is pushMode's mode of the change events, when it says one.
+func handleReadyz(logger *slog.Logger, db database, sessions pinger, reportSessions bool, pushMode func() string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), time.Second)
 		defer cancel()
@@ -78,6 +78,9 @@ func handleReadyz(logger *slog.Logger, db database, sessions pinger, reportSessi
 				continue
 			}
 			report[name] = "ok"
+		}
+		if mode := pushMode(); mode != "" {
+			report["push"] = mode
 		}
 		if replicas := db.Replicas(); len(replicas) > 0 {
 			report["replicas"] = replicaReports(replicas)

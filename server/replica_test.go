@@ -142,7 +142,7 @@ func TestReadyzReplicas(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
-			handleReadyz(slog.New(slog.DiscardHandler), tt.db, nil, false).ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
+			handleReadyz(slog.New(slog.DiscardHandler), tt.db, nil, false, func() string { return "" }).ServeHTTP(rec, httptest.NewRequest("GET", "/readyz", nil))
 			if rec.Code != tt.wantStatus {
 				t.Errorf("status %d, want %d", rec.Code, tt.wantStatus)
 			}

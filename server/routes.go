@@ -22,8 +22,9 @@ type routeDeps struct {
 	loadMore  *loadMore
 	template  static.File
 	assets    map[string]static.File
-	posts     postSource   // for /readyz
-	sessions  sessionStore // for /readyz
+	posts     postSource    // for /readyz
+	sessions  sessionStore  // for /readyz
+	pushMode  func() string // for /readyz: "pushed", "polling", or "" following no events
 }
 
 // routes lists every route the server answers and the middleware around
@@ -43,7 +44,7 @@ func routes(d routeDeps) http.Handler {
 	mux.Handle("GET "+base+"/assets/{path...}", static.Assets(d.assets))
 	mux.Handle("GET "+base+"/{$}", http.RedirectHandler(loadMore, http.StatusFound))
 	mux.Handle("GET /healthz", handleHealthz())
-	mux.Handle("GET /readyz", handleReadyz(d.logger, d.posts, d.sessions, d.config.Redis != ""))
+	mux.Handle("GET /readyz", handleReadyz(d.logger, d.posts, d.sessions, d.config.Redis != "", d.pushMode))
 
 	// Outermost first: every request is logged and counted, even one that
 	// panicked or was refused for its body, and every answer carries the

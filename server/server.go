@@ -14,6 +14,7 @@ import (
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/server/listing/pagewords"
 	"github.com/wploadmore/wploadmore/server/metrics"
+	"github.com/wploadmore/wploadmore/server/push"
 	"github.com/wploadmore/wploadmore/server/static"
 	"github.com/wploadmore/wploadmore/session"
 )
@@ -87,6 +88,7 @@ type server struct {
 	sticky     *listing.Sticky // nil unless -sticky-posts
 	terms      *archiveTerms
 	words      *siteWords
+	follow     push.Follower // the change events, marking views stale
 }
 
 // newServer builds the whole HTTP handler. Everything a request needs that
@@ -130,6 +132,7 @@ func newServer(deps serverDeps) (*server, error) {
 		s.sticky = listing.NewSticky(views, cfg.CacheTTL, deps.Options.StickyPosts, deps.Logger)
 		views = s.sticky
 	}
+	s.follow.Pages = views
 	renderer, err := listing.NewRenderer(site.Title, cfg.listingSettings, deps.Templates, string(mustacheFile.Body()), coder)
 	if err != nil {
 		return nil, fmt.Errorf("-templates: %w", err)
@@ -144,7 +147,7 @@ func newServer(deps serverDeps) (*server, error) {
 	}
 	s.Handler = routes(routeDeps{
 		config: cfg, logger: deps.Logger, accessLog: deps.AccessLog, metrics: deps.Metrics,
-		loadMore: loadMore, template: mustacheFile, assets: assets, posts: deps.Posts, sessions: deps.Sessions,
+		loadMore: loadMore, template: mustacheFile, assets: assets, posts: deps.Posts, sessions: deps.Sessions, pushMode: s.follow.Mode,
 	})
 	return s, nil
 }

@@ -17,7 +17,14 @@ type Settings struct {
 	// OpTimeout are no flags: phpredis's defaults suit every site.
 	Sessions Config
 	Cookie   Cookie // its Name and Path; OverHTTPS is the server's to say
+	// PushChannel is the channel of the WordPress plugin's change events
+	// on the Redis of Redis (see Feed); "" follows none.
+	PushChannel string
 }
+
+// DefaultPushChannel is the channel the WordPress plugin publishes its
+// change events on unless WPLOADMORE_REDIS_CHANNEL says another.
+const DefaultPushChannel = "wploadmore:events"
 
 // DefaultCookiePath is PHP's session.cookie_path.
 const DefaultCookiePath = "/"
@@ -54,6 +61,8 @@ func (s *Settings) Group() setting.Group {
 				Usage: "most `sessions` kept in memory when -redis is empty, the least recently used dropped first (the default takes about 64 MiB of heap)"},
 			{Name: "cookie-path", Value: setting.String(&s.Cookie.Path, DefaultCookiePath), Check: s.checkCookiePath,
 				Usage: "session cookie `path` (PHP's session.cookie_path)"},
+			{Name: "push-channel", Value: setting.String(&s.PushChannel, DefaultPushChannel),
+				Usage: "Redis pub/sub `channel` of the WordPress plugin's change events (its WPLOADMORE_REDIS_CHANNEL), followed on the -redis Redis when set; the counter key beside it is its name with :seq; empty to follow none and poll only (see docs/push.md)"},
 		},
 		Finish: s.finish,
 	}

@@ -35,10 +35,17 @@ require_once __DIR__ . '/includes/class-wploadmore-labels.php';
 require_once __DIR__ . '/includes/class-wploadmore-registry.php';
 require_once __DIR__ . '/includes/class-wploadmore-site-health.php';
 require_once __DIR__ . '/includes/woocommerce.php';
+require_once __DIR__ . '/includes/class-wploadmore-redis.php';
+require_once __DIR__ . '/includes/class-wploadmore-events.php';
+require_once __DIR__ . '/includes/class-wploadmore-events-health.php';
 
 WPLoadMore_Labels::hook();
 WPLoadMore_Registry::hook();
 WPLoadMore_Site_Health::hook();
 add_filter( 'wploadmore_hidden_terms', 'wploadmore_woocommerce_hidden_terms' );
+WPLoadMore_Events::hook();
+WPLoadMore_Events_Health::hook();
 
 register_activation_hook( __FILE__, array( 'WPLoadMore_Registry', 'activate' ) );
+register_activation_hook( __FILE__, array( 'WPLoadMore_Events', 'activate' ) );
+register_deactivation_hook( __FILE__, array( 'WPLoadMore_Events', 'deactivate' ) );
