@@ -79,7 +79,7 @@ func (lm *loadMore) answer(w http.ResponseWriter, r *http.Request, q loadMoreQue
 		// An archive's head may be served a little stale through a flood:
 		// the answer then says how old it is.
 		ctx, served := listing.WithServedAge(r.Context())
-		r, w = r.WithContext(ctx), &agedWriter{ResponseWriter: w, served: served}
+		r, w = r.WithContext(ctx), served.Writer(w)
 	}
 	if !q.wantsJSON {
 		if public {

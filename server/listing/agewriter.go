@@ -1,19 +1,22 @@
-package main
+package listing
 
 import (
 	"net/http"
 	"strconv"
 	"time"
-
-	"github.com/wploadmore/wploadmore/server/listing"
 )
 
-// agedWriter sends an Age header (RFC 9111 5.1) with a public answer whose
-// posts the cache served stale, set just before the status is written:
-// the reader, and any cache in front, can tell it is past its max-age.
+// Writer returns w sending an Age header (RFC 9111 5.1) when the posts
+// of its answer were served stale, set just before the status is written,
+// when a's reads are done: the reader, and any cache in front, can tell
+// the answer is past its max-age.
+func (a *ServedAge) Writer(w http.ResponseWriter) http.ResponseWriter {
+	return &agedWriter{ResponseWriter: w, served: a}
+}
+
 type agedWriter struct {
 	http.ResponseWriter
-	served  *listing.ServedAge
+	served  *ServedAge
 	written bool
 }
 
