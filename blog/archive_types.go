@@ -343,6 +343,12 @@ func (q Search) ForRegistry(reg *Registry) Search {
 	q.archive.filter.Hidden = nil
 	q.hidden = reg.HiddenGroups(HiddenFromSearch)
 	q.ranking = nil
+	var scope strings.Builder
+	scope.WriteString(strings.Join(q.archive.filter.PostTypes, ","))
+	for _, h := range q.hidden {
+		fmt.Fprintf(&scope, ";%v:%s", h.IDs, strings.Join(h.PostTypes, ","))
+	}
+	q.scope = scope.String()
 	return q
 }
 
