@@ -80,10 +80,13 @@ type ArchiveQuery struct {
 	year, month, day    int
 	terms               int // the slugs and IDs named, up to MaxArchiveTerms
 	// postTypes are post_type's publicly queryable types, sorted;
-	// taxClauses the registered taxonomies' clauses, all of which must
-	// match; formatTypes is set by post_format, which lists its
-	// taxonomy's types (see ParseArchiveIn).
+	// typesArray is set when they were named as PHP's array
+	// (post_type[]), which WordPress never makes a post type's archive,
+	// even of one type; taxClauses the registered taxonomies' clauses,
+	// all of which must match; formatTypes is set by post_format, which
+	// lists its taxonomy's types (see ParseArchiveIn).
 	postTypes   []string
+	typesArray  bool
 	taxClauses  []taxClause
 	formatTypes bool
 }

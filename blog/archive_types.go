@@ -135,6 +135,7 @@ func (q *ArchiveQuery) parsePostTypes(vars url.Values, reg *Registry) error {
 		}
 	}
 	slices.Sort(q.postTypes)
+	q.typesArray = name == PostTypesVar && len(q.postTypes) > 0
 	return nil
 }
 
@@ -240,7 +241,7 @@ func (ts *Terms) resolveTypes(q ArchiveQuery, a *Archive, found *ArchiveQuery) e
 			found.taxClauses = append(found.taxClauses, taxClause{taxonomy: c.taxonomy, param: param, termClause: kept})
 		}
 	}
-	found.postTypes, found.formatTypes = q.postTypes, q.formatTypes
+	found.postTypes, found.typesArray, found.formatTypes = q.postTypes, q.typesArray, q.formatTypes
 	a.typesGiven = q.formatTypes || len(q.postTypes) > 0
 	switch {
 	case q.formatTypes:
@@ -342,6 +343,12 @@ func (q Search) ForRegistry(reg *Registry) Search {
 	q.archive.filter.Hidden = nil
 	q.hidden = reg.HiddenGroups(HiddenFromSearch)
 	q.ranking = nil
+	var scope strings.Builder
+	scope.WriteString(strings.Join(q.archive.filter.PostTypes, ","))
+	for _, h := range q.hidden {
+		fmt.Fprintf(&scope, ";%v:%s", h.IDs, strings.Join(h.PostTypes, ","))
+	}
+	q.scope = scope.String()
 	return q
 }
 

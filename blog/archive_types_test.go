@@ -50,6 +50,8 @@ func TestParseArchiveIn(t *testing.T) {
 		{"post_type=note", nil, nil, "", nil},
 		{"post_type=book,post", nil, nil, "", nil},
 		{"post_type[]=post&post_type[]=book&post_type[]=note", []string{"book", "post"}, nil, "post_type%5B%5D=book&post_type%5B%5D=post", nil},
+		{"post_type[]=book&post_type[]=note", []string{"book"}, nil, "post_type%5B%5D=book", nil},
+		{"post_type[]=book&post_type=book", []string{"book"}, nil, "post_type=book", nil},
 		{"genre=jazz", []string{"book"}, [][]uint64{{10, 11}}, "genre=jazz", nil},
 		{"genre=shelf/jazz/", []string{"book"}, [][]uint64{{10, 11}}, "genre=jazz", nil},
 		{"genre=blues,bebop", []string{"book"}, [][]uint64{{12, 11}}, "genre=bebop%2Cblues", nil},

@@ -56,7 +56,8 @@ func (q ArchiveQuery) Values() url.Values {
 }
 
 // setTypeValues spells q's post types and taxonomy clauses: one type as
-// post_type=, more as post_type[]; each taxonomy's clauses under its
+// post_type=, more, or one named as an array, as post_type[] (which
+// WordPress titles as no post type's archive); each taxonomy's clauses under its
 // query var as tag is spelled (a,b either; a+b all), but for one of a
 // single slug beside a clause of several, which only taxonomy=&term=
 // can have named, and is spelled so.
@@ -64,9 +65,9 @@ func (q ArchiveQuery) setTypeValues(v url.Values) {
 	switch {
 	case q.formatTypes:
 		// post_format= lists its taxonomy's types, whatever post_type said.
-	case len(q.postTypes) == 1:
+	case len(q.postTypes) == 1 && !q.typesArray:
 		v.Set("post_type", q.postTypes[0])
-	case len(q.postTypes) > 1:
+	case len(q.postTypes) > 0:
 		v[PostTypesVar] = slices.Clone(q.postTypes)
 	}
 	byParam := map[string][]taxClause{}

@@ -64,6 +64,10 @@ type Search struct {
 	nothing bool
 	// hidden are the terms a registry hides from search (ForRegistry).
 	hidden []HiddenGroup
+	// scope is what ForRegistry's registry decided, the types searched
+	// and the terms hidden, spelled for the key: a ranking kept under one
+	// registry is never served under another.
+	scope string
 	// ranking is the search's ranked list, when read (see Ranked).
 	ranking *Ranking
 }
@@ -284,12 +288,18 @@ func (q Search) Values() url.Values {
 
 // Key is q's Values encoded: one search, however its link spelled it.
 // A search within an archive the site lacks has a key of its own, the
-// same for all of them.
+// same for all of them. A search with a registry (ForRegistry) adds the
+// types it searches and the terms it hides, which change with the
+// registry while its Values do not.
 func (q Search) Key() string {
+	key := q.Values().Encode()
 	if q.nothing {
-		return q.Values().Encode() + "&archive=none"
+		key += "&archive=none"
 	}
-	return q.Values().Encode()
+	if q.scope != "" {
+		key += "&registry=" + url.QueryEscape(q.scope)
+	}
+	return key
 }
 
 // Nothing reports whether q is within an archive the site lacks, and so

@@ -1,6 +1,7 @@
 package blog_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -29,5 +30,44 @@ func TestSearchKey(t *testing.T) {
 	}
 	if key("") == (blog.Home{}).Key() {
 		t.Error("an empty search has the whole blog's key")
+	}
+}
+
+// TestSearchKeyRegistry checks that a search's key changes with what its
+// registry searches: the types not excluded from search and the terms it
+// hides from search, but not with what the registry says of anything else.
+func TestSearchKeyRegistry(t *testing.T) {
+	registry := func(bookSearched bool, hidden, label string) *blog.Registry {
+		t.Helper()
+		reg, err := blog.ParseRegistry([]byte(fmt.Sprintf(`{"schema":1,"post_types":{
+ "post":{"public":true,"publicly_queryable":true,"exclude_from_search":false},
+ "book":{"public":true,"publicly_queryable":true,"exclude_from_search":%v,"labels":{"name":%q}}},
+ "taxonomies":{},"public_query_vars":[],"hidden_terms":[%s]}`, !bookSearched, label, hidden)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return reg
+	}
+	const hideSeven = `{"taxonomy":"product_visibility","term_taxonomy_id":7,"slug":"x","post_types":["book"],"contexts":["search"]}`
+	const hideSevenListing = `{"taxonomy":"product_visibility","term_taxonomy_id":7,"slug":"x","post_types":["book"],"contexts":["listing"]}`
+	base := registry(true, "", "Books")
+	for _, tc := range []struct {
+		name string
+		reg  *blog.Registry
+		same bool
+	}{
+		{"the same registry read again", registry(true, "", "Books"), true},
+		{"another label", registry(true, "", "Bücher"), true},
+		{"a term hidden from listings only", registry(true, hideSevenListing, "Books"), true},
+		{"books excluded from search", registry(false, "", "Books"), false},
+		{"a term hidden from search", registry(true, hideSeven, "Books"), false},
+		{"no registry", nil, false},
+	} {
+		for _, s := range []string{"apple", ""} {
+			q := blog.ParseSearch(s, nil)
+			if got := q.ForRegistry(base).Key() == q.ForRegistry(tc.reg).Key(); got != tc.same {
+				t.Errorf("%s, s=%q: same key %v, want %v (%q, %q)", tc.name, s, got, tc.same, q.ForRegistry(base).Key(), q.ForRegistry(tc.reg).Key())
+			}
+		}
 	}
 }

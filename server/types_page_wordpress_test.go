@@ -96,7 +96,8 @@ func TestTypePageTitlesWordPress(t *testing.T) {
 	wp.PHP(t, `$book = wp_insert_post(array('post_title' => 'Dune', 'post_type' => 'book', 'post_status' => 'publish', 'post_date' => '2024-03-04 05:06:07'));
 wp_set_object_terms($book, array('Jazz'), 'genre');
 set_post_format(wp_insert_post(array('post_title' => 'Said', 'post_status' => 'publish')), 'quote');`)
-	queries := []string{"post_type=book", "genre=jazz", "post_format=quote", "post_type=book&year=2024", "post_type=book&genre=jazz"}
+	queries := []string{"post_type=book", "genre=jazz", "post_format=quote", "post_type=book&year=2024", "post_type=book&genre=jazz", "post_type[]=book", "post_type[]=book&year=2024",
+		"post_type[]=book&post_type[]=event", "cat=-1"}
 	js, err := json.Marshal(queries)
 	if err != nil {
 		t.Fatal(err)

@@ -112,7 +112,8 @@ func TestTargets(t *testing.T) {
 	t.Cleanup(func() { sessions.Close() })
 	store := wpdbtest.Store(t, cfg)
 	setup := setupDB{store: store, db: wpdbtest.OpenDB(t, cfg), prefix: cfg.TablePrefix}
-	table, err := scenarios(ctx, store, setup, sessions, options{posts: 40, conns: 2})
+	t.Cleanup(func() { dropShop(t, cfg) })
+	table, err := scenarios(ctx, store, setup, sessions, options{posts: 40, conns: 2, db: wpdbtest.URL(t, cfg)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,6 +148,20 @@ func TestTargets(t *testing.T) {
 		if tg.Measured != want || strings.HasPrefix(tg.Detail, "not measured") {
 			t.Errorf("target %q measured %v (%s), want %v", tg.Name, tg.Measured, tg.Detail, want)
 		}
+	}
+}
+
+// dropShop drops the shop database the type row writes beside cfg's.
+func dropShop(t *testing.T, cfg wpdb.Config) {
+	t.Helper()
+	mc, err := mysql.ParseDSN(cfg.DSN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := mc.Clone()
+	root.DBName = ""
+	if err := dropDatabase(context.Background(), root, shopName(mc.DBName)); err != nil {
+		t.Error(err)
 	}
 }
 

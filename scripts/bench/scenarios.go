@@ -134,7 +134,8 @@ func scenarios(ctx context.Context, store *wpdb.Store, setup setupDB, sessions *
 	// The HEAD flood's sessions: past -max-page-posts, so every page has
 	// as many posts whatever the count its badge shows.
 	attackers, err8 := newSessions(ctx, sessions, floodConns, 300)
-	if err := errors.Join(err1, err2, err3, err4, err5, err6, err7, err8); err != nil {
+	types, err9 := typeScenarios(ctx, o) // a shop's database of its own (types.go)
+	if err := errors.Join(err1, err2, err3, err4, err5, err6, err7, err8, err9); err != nil {
 		return nil, err
 	}
 	json := func(start int) string {
@@ -210,6 +211,7 @@ func scenarios(ctx context.Context, store *wpdb.Store, setup setupDB, sessions *
 			floodEnv: []string{"BENCH_FLOOD=search"}, twin: healthzTwin, maxP99: 1.5},
 	}...)
 	table = append(table, searchFloodRows(c, o.posts, visitors[:c], json(0), json(0)+"&"+denseArchive)...)
+	table = append(table, types...)
 	table = append(table, []scenario{
 		// The reference: every request queries the database. Then whether
 		// the database or the server sets the pace at a deep offset.
@@ -326,7 +328,7 @@ func targets(rep *report, table []scenario) []target {
 		newTarget(fmt.Sprintf("head refresh of %d posts with their cards: statements", headDepth),
 			measured(float64(rep.HeadRefreshNext), rep.HeadRefreshNext > 0), 6, true, "",
 			fmt.Sprintf("%d the first time, mean %s", rep.HeadRefreshFirst, rep.HeadRefresh)),
-	}, slices.Concat(floodTargets(row, table), archiveTargets(row, table, first, keyset), searchTargets(row), languageTargets(row), mixedTargets(row))...)
+	}, slices.Concat(floodTargets(row, table), archiveTargets(row, table, first, keyset), typeTargets(row, first), searchTargets(row), languageTargets(row), mixedTargets(row))...)
 }
 
 // measured is v, or NaN when it was not measured (ok false): the target

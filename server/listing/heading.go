@@ -121,7 +121,9 @@ func (f *Format) documentPart(site *Site, a blog.Archive, first *Post, l Archive
 	date, ok := archiveDate(a, first)
 	switch {
 	case !ok:
-		return w.archives
+		// No is_*() that wp_get_document_title() names (an array of
+		// post types, a category left out): the site's title alone.
+		return ""
 	case a.Day != 0:
 		return site.formatDate(site.DateFormat, date)
 	case a.Month != 0:
