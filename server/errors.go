@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -154,10 +155,47 @@ func writeHTMLError(w http.ResponseWriter, r *http.Request, logger *slog.Logger,
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	errorPage.Execute(w, struct {
+	w.Write(htmlErrorPage(status, message)) // a failed write is the client gone
+}
+
+// htmlErrorPage is the page of an error with status and message: made once
+// for a server error (see serverErrorPages), from errorPage for the others,
+// whose message may quote the request.
+func htmlErrorPage(status int, message string) []byte {
+	if page, ok := serverErrorPages[errorText{status, message}]; ok {
+		return page
+	}
+	return renderErrorPage(status, message)
+}
+
+func renderErrorPage(status int, message string) []byte {
+	var b bytes.Buffer
+	errorPage.Execute(&b, struct {
 		Status        int
 		Text, Message string
 	}{status, http.StatusText(status), message})
+	return b.Bytes()
+}
+
+// errorText is what an error page shows: its status and message.
+type errorText struct {
+	status  int
+	message string
+}
+
+// serverErrorPages are the pages of errorStatus's 5xx answers, whose text
+// never varies, made once: a flood refused with 503s (listing.ErrBusy)
+// runs no template for each refusal.
+var serverErrorPages = renderServerErrorPages(wpdb.ErrUnavailable, session.ErrUnavailable,
+	listing.ErrBusy, errStarting, errors.New("a bug"))
+
+func renderServerErrorPages(errs ...error) map[errorText][]byte {
+	pages := make(map[errorText][]byte, len(errs))
+	for _, err := range errs {
+		status, message, _ := errorStatus(err)
+		pages[errorText{status, message}] = renderErrorPage(status, message)
+	}
+	return pages
 }
 
 // handleMethodNotAllowed answers methods the PHP URL never took, in JSON,
