@@ -75,6 +75,7 @@ func (lm *loadMore) writeCountedJSON(w http.ResponseWriter, r *http.Request, fou
 	h.Set("Cache-Control", "no-store")
 	// gzhttp, around this handler, passes a coded body through.
 	compress.SetCoding(h, coding)
+	setLength(r, h, body)
 	w.Write(body) // a failed write is the client gone: nothing to answer
 	return nil
 }
@@ -103,6 +104,7 @@ func (lm *loadMore) writePublicJSON(w http.ResponseWriter, r *http.Request, foun
 		return err
 	}
 	room.shrink(len(answer.body))
+	setLength(r, w.Header(), answer.body)
 	writePublic(w, answer, lm.maxAge)
 	return nil
 }

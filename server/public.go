@@ -56,6 +56,18 @@ func writePublic(w http.ResponseWriter, answer publicAnswer, maxAge time.Duratio
 	w.Write(answer.body)
 }
 
+// setLength sets Content-Length to the length of body, a GET's answer
+// built whole before it is written: sent chunked, an answer over 2 KB
+// took a write to the connection more than it needs, for the chunks' end,
+// a cost each request of a flood pays. gzhttp, which may still compress
+// an answer left plain, then drops it. A HEAD's is left to net/http: the
+// body a GET would get may be coded where the HEAD's is not.
+func setLength(r *http.Request, h http.Header, body []byte) {
+	if r.Method != http.MethodHead {
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+	}
+}
+
 // setHeaders sets the headers of p's answer, 200 or 304 alike (RFC 9110
 // 15.4.5): kept by any cache for maxAge, validated by etag.
 func (p publicAnswer) setHeaders(w http.ResponseWriter, etag string, maxAge time.Duration) {
