@@ -10,14 +10,15 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/wploadmore/wploadmore/server/errorpage"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
-// TestHTMLErrorPages: each error's page is the one its template shows, the
-// server errors' made once (a flood of refusals runs no template for
-// each), a client error's with its message escaped. Not parallel:
+// TestHTMLErrorPages: each error's page is the one its template shows, a
+// client error's with its message escaped, and every server error's is
+// among those made once (a flood of refusals runs no template for each). Not parallel:
 // AllocsPerRun counts the whole process's allocations.
 func TestHTMLErrorPages(t *testing.T) {
 	tests := []struct {
@@ -37,7 +38,7 @@ func TestHTMLErrorPages(t *testing.T) {
 			rec := httptest.NewRecorder()
 			writeHTMLError(rec, httptest.NewRequest(http.MethodGet, "/", nil), slog.New(slog.DiscardHandler), tt.err)
 			status, message, _ := errorStatus(tt.err)
-			if diff := cmp.Diff(string(renderErrorPage(status, message)), rec.Body.String()); diff != "" {
+			if diff := cmp.Diff(string(errorpage.Render(status, message)), rec.Body.String()); diff != "" {
 				t.Errorf("page (-template +got):\n%s", diff)
 			}
 			if !strings.Contains(rec.Body.String(), tt.want) || rec.Code != status {
@@ -49,7 +50,7 @@ func TestHTMLErrorPages(t *testing.T) {
 			err := tt.err
 			if allocs := testing.AllocsPerRun(20, func() {
 				status, message, _ := errorStatus(err)
-				htmlErrorPage(status, message)
+				errorPages.HTML(status, message)
 			}); allocs > 0 {
 				t.Errorf("the %d page took %.0f allocations a refusal; want none: made once", status, allocs)
 			}

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html/template"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/server/accesslog"
+	"github.com/wploadmore/wploadmore/server/errorpage"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
@@ -141,10 +140,9 @@ func writeJSONError(w http.ResponseWriter, r *http.Request, logger *slog.Logger,
 	w.Write(append(body, '\n'))
 }
 
-var errorPage = template.Must(template.New("error").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{{.Status}} {{.Text}}</title></head>
-<body><h1>{{.Status}} {{.Text}}</h1><p>{{.Message}}</p></body></html>
-`))
+// errorPages are the pages of errorStatus's 5xx answers, whose text never
+// varies, made once; a 4xx's is rendered for its request.
+var errorPages = errorpage.Make(errorStatus, wpdb.ErrUnavailable, session.ErrUnavailable, listing.ErrBusy, errStarting, errors.New("a bug"))
 
 func writeHTMLError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
 	status, message, retryAfter := errorStatus(err)
@@ -155,47 +153,7 @@ func writeHTMLError(w http.ResponseWriter, r *http.Request, logger *slog.Logger,
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	w.Write(htmlErrorPage(status, message)) // a failed write is the client gone
-}
-
-// htmlErrorPage is the page of an error with status and message: made once
-// for a server error (see serverErrorPages), from errorPage for the others,
-// whose message may quote the request.
-func htmlErrorPage(status int, message string) []byte {
-	if page, ok := serverErrorPages[errorText{status, message}]; ok {
-		return page
-	}
-	return renderErrorPage(status, message)
-}
-
-func renderErrorPage(status int, message string) []byte {
-	var b bytes.Buffer
-	errorPage.Execute(&b, struct {
-		Status        int
-		Text, Message string
-	}{status, http.StatusText(status), message})
-	return b.Bytes()
-}
-
-// errorText is what an error page shows: its status and message.
-type errorText struct {
-	status  int
-	message string
-}
-
-// serverErrorPages are the pages of errorStatus's 5xx answers, whose text
-// never varies, made once: a flood refused with 503s (listing.ErrBusy)
-// runs no template for each refusal.
-var serverErrorPages = renderServerErrorPages(wpdb.ErrUnavailable, session.ErrUnavailable,
-	listing.ErrBusy, errStarting, errors.New("a bug"))
-
-func renderServerErrorPages(errs ...error) map[errorText][]byte {
-	pages := make(map[errorText][]byte, len(errs))
-	for _, err := range errs {
-		status, message, _ := errorStatus(err)
-		pages[errorText{status, message}] = renderErrorPage(status, message)
-	}
-	return pages
+	w.Write(errorPages.HTML(status, message)) // a failed write is the client gone
 }
 
 // handleMethodNotAllowed answers methods the PHP URL never took, in JSON,

@@ -74,8 +74,7 @@ func (lm *loadMore) serveCountedPage(w http.ResponseWriter, r *http.Request, q l
 	h.Set("Cache-Control", "no-store, no-cache, must-revalidate")
 	h.Set("Pragma", "no-cache")
 	h.Set("Content-Security-Policy", lm.csp.get())
-	compress.SetCoding(h, page.coding)
-	setLength(r, h, page.body)
+	compress.SetBody(r, h, page.coding, page.body)
 	w.Write(page.body)
 	return nil
 }
@@ -117,8 +116,7 @@ func (lm *loadMore) servePublicPage(w http.ResponseWriter, r *http.Request, q lo
 		return err
 	}
 	answer.body, answer.coding = page.body, page.coding
-	setLength(r, w.Header(), answer.body)
-	writePublic(w, answer, lm.maxAge)
+	writePublic(w, r, answer, lm.maxAge)
 	return nil
 }
 

@@ -44,7 +44,7 @@ func (p publicAnswer) answeredNotModified(w http.ResponseWriter, r *http.Request
 
 // writePublic writes a public answer. gzhttp, around the handler, passes a
 // coded body through.
-func writePublic(w http.ResponseWriter, answer publicAnswer, maxAge time.Duration) {
+func writePublic(w http.ResponseWriter, r *http.Request, answer publicAnswer, maxAge time.Duration) {
 	etag := answer.etag
 	if answer.coding != "" {
 		// Another representation, another tag (RFC 9110 8.8.3), as
@@ -52,20 +52,8 @@ func writePublic(w http.ResponseWriter, answer publicAnswer, maxAge time.Duratio
 		etag = compress.ETag(answer.etag, answer.coding)
 	}
 	answer.setHeaders(w, etag, maxAge)
-	compress.SetCoding(w.Header(), answer.coding)
+	compress.SetBody(r, w.Header(), answer.coding, answer.body)
 	w.Write(answer.body)
-}
-
-// setLength sets Content-Length to the length of body, a GET's answer
-// built whole before it is written: sent chunked, an answer over 2 KB
-// took a write to the connection more than it needs, for the chunks' end,
-// a cost each request of a flood pays. gzhttp, which may still compress
-// an answer left plain, then drops it. A HEAD's is left to net/http: the
-// body a GET would get may be coded where the HEAD's is not.
-func setLength(r *http.Request, h http.Header, body []byte) {
-	if r.Method != http.MethodHead {
-		h.Set("Content-Length", strconv.Itoa(len(body)))
-	}
 }
 
 // setHeaders sets the headers of p's answer, 200 or 304 alike (RFC 9110
