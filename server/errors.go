@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"html/template"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/server/accesslog"
+	"github.com/wploadmore/wploadmore/server/errorpage"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/session"
 	"github.com/wploadmore/wploadmore/wpdb"
@@ -140,10 +140,9 @@ func writeJSONError(w http.ResponseWriter, r *http.Request, logger *slog.Logger,
 	w.Write(append(body, '\n'))
 }
 
-var errorPage = template.Must(template.New("error").Parse(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>{{.Status}} {{.Text}}</title></head>
-<body><h1>{{.Status}} {{.Text}}</h1><p>{{.Message}}</p></body></html>
-`))
+// errorPages are the pages of errorStatus's 5xx answers, whose text never
+// varies, made once; a 4xx's is rendered for its request.
+var errorPages = errorpage.Make(errorStatus, wpdb.ErrUnavailable, session.ErrUnavailable, listing.ErrBusy, errStarting, errors.New("a bug"))
 
 func writeHTMLError(w http.ResponseWriter, r *http.Request, logger *slog.Logger, err error) {
 	status, message, retryAfter := errorStatus(err)
@@ -154,10 +153,7 @@ func writeHTMLError(w http.ResponseWriter, r *http.Request, logger *slog.Logger,
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	errorPage.Execute(w, struct {
-		Status        int
-		Text, Message string
-	}{status, http.StatusText(status), message})
+	w.Write(errorPages.HTML(status, message)) // a failed write is the client gone
 }
 
 // handleMethodNotAllowed answers methods the PHP URL never took, in JSON,

@@ -74,7 +74,7 @@ func (lm *loadMore) serveCountedPage(w http.ResponseWriter, r *http.Request, q l
 	h.Set("Cache-Control", "no-store, no-cache, must-revalidate")
 	h.Set("Pragma", "no-cache")
 	h.Set("Content-Security-Policy", lm.csp.get())
-	compress.SetCoding(h, page.coding)
+	compress.SetBody(r, h, page.coding, page.body)
 	w.Write(page.body)
 	return nil
 }
@@ -116,7 +116,7 @@ func (lm *loadMore) servePublicPage(w http.ResponseWriter, r *http.Request, q lo
 		return err
 	}
 	answer.body, answer.coding = page.body, page.coding
-	writePublic(w, answer, lm.maxAge)
+	writePublic(w, r, answer, lm.maxAge)
 	return nil
 }
 

@@ -74,7 +74,7 @@ func (lm *loadMore) writeCountedJSON(w http.ResponseWriter, r *http.Request, fou
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	// gzhttp, around this handler, passes a coded body through.
-	compress.SetCoding(h, coding)
+	compress.SetBody(r, h, coding, body)
 	w.Write(body) // a failed write is the client gone: nothing to answer
 	return nil
 }
@@ -90,7 +90,7 @@ func (lm *loadMore) writePublicJSON(w http.ResponseWriter, r *http.Request, foun
 	}
 	if r.Method == http.MethodHead {
 		answer.body = listing.AppendJSON(nil, found)
-		writePublic(w, answer, lm.maxAge)
+		writePublic(w, r, answer, lm.maxAge)
 		return nil
 	}
 	room, err := lm.unsent.reserve(w, listing.JSONSize(found))
@@ -103,6 +103,6 @@ func (lm *loadMore) writePublicJSON(w http.ResponseWriter, r *http.Request, foun
 		return err
 	}
 	room.shrink(len(answer.body))
-	writePublic(w, answer, lm.maxAge)
+	writePublic(w, r, answer, lm.maxAge)
 	return nil
 }

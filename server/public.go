@@ -44,7 +44,7 @@ func (p publicAnswer) answeredNotModified(w http.ResponseWriter, r *http.Request
 
 // writePublic writes a public answer. gzhttp, around the handler, passes a
 // coded body through.
-func writePublic(w http.ResponseWriter, answer publicAnswer, maxAge time.Duration) {
+func writePublic(w http.ResponseWriter, r *http.Request, answer publicAnswer, maxAge time.Duration) {
 	etag := answer.etag
 	if answer.coding != "" {
 		// Another representation, another tag (RFC 9110 8.8.3), as
@@ -52,7 +52,7 @@ func writePublic(w http.ResponseWriter, answer publicAnswer, maxAge time.Duratio
 		etag = compress.ETag(answer.etag, answer.coding)
 	}
 	answer.setHeaders(w, etag, maxAge)
-	compress.SetCoding(w.Header(), answer.coding)
+	compress.SetBody(r, w.Header(), answer.coding, answer.body)
 	w.Write(answer.body)
 }
 

@@ -3,6 +3,7 @@ package compress
 import (
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/klauspost/compress/gzhttp"
@@ -52,6 +53,19 @@ func SetCoding(h http.Header, coding string) {
 	}
 	if coding != "" {
 		h.Set("Content-Encoding", coding)
+	}
+}
+
+// SetBody sets SetCoding's headers for an answer built whole before it is
+// written, body, and for a GET its Content-Length: sent chunked, an answer
+// over 2 KB takes a write to the connection more, for the chunks' end, a
+// cost each request of a flood pays. gzhttp, which may still compress an
+// answer left plain, then drops it. A HEAD's is left to net/http: the body
+// a GET gets may be coded where the HEAD's is not.
+func SetBody(r *http.Request, h http.Header, coding string, body []byte) {
+	SetCoding(h, coding)
+	if r.Method != http.MethodHead {
+		h.Set("Content-Length", strconv.Itoa(len(body)))
 	}
 }
 

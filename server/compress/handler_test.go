@@ -37,3 +37,25 @@ func TestSetCoding(t *testing.T) {
 		})
 	}
 }
+
+// TestSetBody: a GET's answer built whole is sent with its length, coded
+// or not; a HEAD's is not told one, as its GET's body may be coded.
+func TestSetBody(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, method, coding string
+		want                 http.Header
+	}{
+		{"GET, plain", http.MethodGet, "", http.Header{"Vary": {"Accept-Encoding"}, "Content-Length": {"5"}}},
+		{"GET, gzip", http.MethodGet, "gzip", http.Header{"Vary": {"Accept-Encoding"}, "Content-Encoding": {"gzip"}, "Content-Length": {"5"}}},
+		{"HEAD", http.MethodHead, "", http.Header{"Vary": {"Accept-Encoding"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := http.Header{}
+			SetBody(&http.Request{Method: tt.method}, h, tt.coding, []byte("hello"))
+			if diff := cmp.Diff(tt.want, h); diff != "" {
+				t.Errorf("headers (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"log/slog"
-	"slices"
 	"sync"
 	"time"
 
@@ -153,6 +152,8 @@ func newCache(next Source, format *Format, limits CacheLimits, logger *slog.Logg
 // Posts returns page p from its listing's head or a cached page, or asks
 // next; a search's pages are cut from its kept ranking (see search.go).
 // Waiting for a query that another request started ends when ctx does.
+// The posts are the cache's own, shared by every reader: read them, never
+// change them (appending to the slice is safe: it copies).
 // It returns next's errors, which are not remembered, ctx's cause, and an
 // error wrapping ErrBusy when the query was not admitted.
 func (c *Cache) Posts(ctx context.Context, p blog.Page) ([]Post, error) {
@@ -191,8 +192,15 @@ func (c *Cache) posts(ctx context.Context, p blog.Page, in listed) ([]Post, erro
 	if err != nil {
 		return nil, err
 	}
-	return slices.Clone(page.posts), nil
+	return shared(page.posts), nil
 }
+
+// shared returns posts, kept by the cache, to a reader as they are, not
+// copied: a flood's readers would copy up to a page of posts each. The
+// posts are only read after they are formatted (see Cache.Posts); the
+// slice ends at its length, so that a reader's append copies it rather
+// than writing over the posts kept after it.
+func shared(posts []Post) []Post { return posts[:len(posts):len(posts)] }
 
 // headKey names the head: the newest depth posts.
 func (c *Cache) headKey() pageRange { return pageRange{limit: c.depth} }
@@ -236,8 +244,7 @@ func (head *cachedPage) cut(key pageRange, depth int) ([]Post, bool) {
 		return nil, false
 	}
 	from = min(from, len(head.posts))
-	// Each caller gets its own slice: the cached one must not change.
-	return slices.Clone(head.posts[from:min(from+key.limit, len(head.posts))]), true
+	return shared(head.posts[from:min(from+key.limit, len(head.posts))]), true
 }
 
 // get returns key's page when it is fresh (hit), starting a head's

@@ -421,16 +421,21 @@ func TestCacheErrorsNotCached(t *testing.T) {
 	}
 }
 
-func TestCacheAnswersAreCopies(t *testing.T) {
+// TestCacheAnswersCannotGrowIntoIt: readers share the posts kept, not
+// copied, so that a caller appending to its page must get a slice of its
+// own rather than write over the posts kept after the page.
+func TestCacheAnswersCannotGrowIntoIt(t *testing.T) {
 	t.Parallel()
 	c, _ := newTestCache(t, &countingPosts{}, testLimits)
 	for _, offset := range []int{0, 10} { // from the head, and a page apart
-		first, _ := c.Posts(context.Background(), blog.Page{Offset: offset, Limit: 2})
-		want := append([]Post(nil), first...)
-		first[0].Title = "changed by a caller"
-		second, _ := c.Posts(context.Background(), blog.Page{Offset: offset, Limit: 2})
-		if diff := cmp.Diff(want, second); diff != "" {
-			t.Errorf("offset %d: a caller's change reached the cache (-want +got):\n%s", offset, diff)
+		ctx := context.Background()
+		next, _ := c.Posts(ctx, blog.Page{Offset: offset + 2, Limit: 1})
+		want := append([]Post(nil), next...)
+		page, _ := c.Posts(ctx, blog.Page{Offset: offset, Limit: 2})
+		_ = append(page, Post{ID: 1 << 40, Title: "appended by a caller"})
+		got, _ := c.Posts(ctx, blog.Page{Offset: offset + 2, Limit: 1})
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("offset %d: a caller's append reached the cache (-want +got):\n%s", offset, diff)
 		}
 	}
 }

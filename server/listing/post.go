@@ -239,5 +239,16 @@ func newHTMLText() htmlText { return htmlText{strict: bluemonday.StrictPolicy()}
 // character references, and trims the spaces removed tags leave at the
 // ends. The result is text for JSON and for {{ }}, which escapes it again.
 func (h htmlText) plain(s string) string {
+	if !strings.ContainsAny(s, htmlSyntax) {
+		// Nothing to drop or decode: the sanitizer would escape the text
+		// and the decoding undo it. Most names and titles are so, and an
+		// archive's heading is made for each request, refused or not.
+		return strings.TrimSpace(s)
+	}
 	return strings.TrimSpace(html.UnescapeString(h.strict.Sanitize(s)))
 }
+
+// htmlSyntax are the bytes that make text more than text to an HTML
+// tokenizer: a tag or comment, a character reference, a carriage return
+// (made a newline) and NUL.
+const htmlSyntax = "<&\r\x00"
