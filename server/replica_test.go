@@ -282,6 +282,11 @@ func TestReplicaKilledServer(t *testing.T) {
 	t.Logf("requests: %d before the kill, %d in the second after it, %d failed", before, ok.Load()-before, failed.Load())
 	if failed.Load() != 0 || ok.Load() == before {
 		t.Errorf("%d requests failed, %d answered after the kill; want none failed and some answered", failed.Load(), ok.Load()-before)
+		for line := range strings.Lines(srv.Logs.String()) {
+			if !strings.Contains(line, `"level":"INFO"`) {
+				t.Logf("server: %s", strings.TrimSpace(line))
+			}
+		}
 	}
 	got := srv.get(t, "/readyz")
 	if got.Status != http.StatusOK || !strings.Contains(got.Body, `"in_use":false`) {
