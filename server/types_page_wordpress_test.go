@@ -12,21 +12,6 @@ import (
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
-// typeLinksPHP writes posts of the test types plugin's public types, one
-// of them hierarchical three levels deep, and prints their IDs by type.
-const typeLinksPHP = `
-$add = function ($title, $type, $parent = 0) {
-	$id = wp_insert_post(array('post_title' => $title, 'post_type' => $type, 'post_status' => 'publish', 'post_parent' => $parent), true);
-	if (is_wp_error($id) || !$id) { fwrite(STDERR, print_r($id, true)); exit(1); }
-	return $id;
-};
-$add('Dune', 'book');
-$add('Café Ω', 'book');
-$add('Jazz night', 'event');
-$top = $add('Top work', 'portfolio');
-$add('Deep work', 'portfolio', $add('Mid work', 'portfolio', $top));
-`
-
 // TestTypeLinksWordPress serves a site with the wploadmore plugin and the
 // test types plugin and lists each public type (post_type=): every post's
 // link is WordPress's get_permalink(), under plain links and two
@@ -36,7 +21,7 @@ func TestTypeLinksWordPress(t *testing.T) {
 	wp := wpdbtest.NewWordPress(t)
 	wp.InstallPlugin(t, "../wordpress-plugin/wploadmore")
 	wp.InstallPlugin(t, "../testdata/wordpress/plugins/wploadmore-test-types.php")
-	wp.PHP(t, typeLinksPHP)
+	wp.PHPFile(t, "../testdata/wordpress/type-posts.php", "")
 	env := map[string]string{"LOADMORE_DB": dbURL(t, wp.Config), "LOADMORE_TABLE_PREFIX": "wp_"}
 	for _, s := range []struct{ name, structure string }{
 		{"plain", ""}, {"post name", "/%postname%/"}, {"front blog", "/blog/%year%/%postname%/"},

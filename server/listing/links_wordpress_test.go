@@ -15,19 +15,9 @@ import (
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
-// typeLinksSitePHP writes posts of each of the test types plugin's types,
-// a hierarchical one three levels deep among them.
-const typeLinksSitePHP = `
-$add = function ($title, $type, $parent = 0) {
-	$id = wp_insert_post(array('post_title' => $title, 'post_type' => $type, 'post_status' => 'publish', 'post_parent' => $parent), true);
-	if (is_wp_error($id) || !$id) { fwrite(STDERR, print_r($id, true)); exit(1); }
-	return $id;
-};
-$add('Dune', 'book');
-$add('Café Ω', 'book');
-$add('Jazz night', 'event');
-$top = $add('Top work', 'portfolio');
-$add('Deep work', 'portfolio', $add('Mid work', 'portfolio', $top));
+// typeLinksMorePHP writes, after testdata/wordpress/type-posts.php's
+// public posts, one of each type WordPress does not show or list.
+const typeLinksMorePHP = `
 $add('Secret', 'private_note');
 $add('Handbook', 'internal_doc');
 $add('Listed', 'hidden_listing');
@@ -58,7 +48,7 @@ func TestRegistryLinksWordPress(t *testing.T) {
 	wp := wpdbtest.NewWordPress(t)
 	wp.InstallPlugin(t, "../../wordpress-plugin/wploadmore")
 	wp.InstallPlugin(t, "../../testdata/wordpress/plugins/wploadmore-test-types.php")
-	wp.PHP(t, typeLinksSitePHP)
+	wp.PHPFile(t, "../../testdata/wordpress/type-posts.php", typeLinksMorePHP)
 	for _, s := range []struct{ name, structure string }{
 		{"plain", ""}, {"post name", "/%postname%/"}, {"front blog", "/blog/%year%/%postname%/"},
 		{"PATHINFO", "/index.php/archives/%post_id%"},

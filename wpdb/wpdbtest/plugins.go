@@ -116,3 +116,19 @@ func copyPath(t testing.TB, src, dst string) {
 		t.Fatalf("wpdbtest: copy plugin %s: %v", src, err)
 	}
 }
+
+// PHPFile runs the PHP file at path (a fixture under testdata/wordpress,
+// say), then more, in one load of the site, as PHP does; more sees the
+// file's variables. It returns what they printed.
+func (wp *WordPress) PHPFile(t testing.TB, path, more string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("wpdbtest: %v", err)
+	}
+	code, ok := strings.CutPrefix(string(b), "<?php")
+	if !ok {
+		t.Fatalf("wpdbtest: %s does not start with <?php", path)
+	}
+	return wp.PHP(t, code+"\n"+more)
+}
