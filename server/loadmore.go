@@ -30,7 +30,8 @@ type loadMore struct {
 	renderer *listing.Renderer
 	format   *listing.Format // for an archive page's titles
 	csp      *pagePolicy
-	words    *siteWords // the page's own words
+	home     *homeOrigin // which other origin may read the JSON
+	words    *siteWords  // the page's own words
 	failures *slog.Logger
 	endpoint string        // the JSON endpoint's path, for the next batch's Link
 	maxAge   time.Duration // how long any cache may keep a public answer
@@ -47,6 +48,11 @@ type loadMore struct {
 func (lm *loadMore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	r = sessionCookiesOnly(r, lm.cookie.Name)
 	q, err := parseLoadMoreQuery(r.URL.RawQuery, lm.batch, lm.maxBatch)
+	if q.wantsJSON {
+		// Before any answer, errors too: the widget on the site's pages
+		// reads why a batch failed as it reads a batch.
+		lm.home.allowJSON(w, r)
+	}
 	if reg := lm.terms.terms.Load().Registry(); err == nil && reg != nil {
 		q.archive, err = reg.ReadVars(r.URL.RawQuery, q.archive)
 	}

@@ -20,6 +20,7 @@ type routeDeps struct {
 	accessLog *slog.Logger
 	metrics   *metrics.Metrics
 	loadMore  *loadMore
+	home      *homeOrigin // for CORS preflights
 	template  static.File
 	assets    map[string]static.File
 	posts     postSource    // for /readyz
@@ -39,7 +40,9 @@ func routes(d routeDeps) http.Handler {
 	// and gzhttp compresses their error answers; static files were
 	// compressed at start.
 	mux.Handle("GET "+loadMore, compress.Handler(d.loadMore))
-	mux.Handle(loadMore, handleMethodNotAllowed(d.logger, "GET, HEAD"))
+	notAllowed := handleMethodNotAllowed(d.logger, "GET, HEAD")
+	mux.Handle("OPTIONS "+loadMore, handlePreflight(d.home, notAllowed))
+	mux.Handle(loadMore, notAllowed)
 	mux.Handle("GET "+base+"/load-more.mustache", d.template)
 	mux.Handle("GET "+base+"/assets/{path...}", static.Assets(d.assets))
 	mux.Handle("GET "+base+"/{$}", http.RedirectHandler(loadMore, http.StatusFound))

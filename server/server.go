@@ -85,6 +85,7 @@ type server struct {
 	// catalogues keeps the site's catalogue between reads of the options.
 	catalogues *listing.Catalogues
 	csp        *pagePolicy
+	home       *homeOrigin     // the one origin CORS allows
 	sticky     *listing.Sticky // nil unless -sticky-posts
 	terms      *archiveTerms
 	words      *siteWords
@@ -118,7 +119,7 @@ func newServer(deps serverDeps) (*server, error) {
 	catalogues := listing.NewCatalogues(deps.Logger)
 	site := cfg.site(deps.Options, cfg.language(deps.Options, catalogues), deps.Logger)
 	s := &server{config: cfg, logger: deps.Logger, format: listing.NewFormat(site), catalogues: catalogues,
-		csp: newPagePolicy(site), terms: newArchiveTerms(deps.Terms),
+		csp: newPagePolicy(site), home: newHomeOrigin(site), terms: newArchiveTerms(deps.Terms),
 		words: newSiteWords(deps.Templates, pagewords.Sizes{Batch: cfg.Batch, MaxPosts: cfg.MaxPagePosts}, deps.Logger)}
 	s.useWords(deps.Options, site)
 	var views listing.Pages = listing.NewDirect(deps.Posts, s.format)
@@ -141,13 +142,13 @@ func newServer(deps serverDeps) (*server, error) {
 	loadMore := &loadMore{
 		pages: views, terms: s.terms, sessions: deps.Sessions, cookie: cfg.cookie(),
 		unsent: newUnsentAnswers(cfg.UnsentBytes), coder: coder,
-		renderer: renderer, format: s.format, csp: s.csp, words: s.words, failures: failures,
+		renderer: renderer, format: s.format, csp: s.csp, home: s.home, words: s.words, failures: failures,
 		endpoint: cfg.BasePath + loadMorePath, maxAge: cfg.CacheTTL, trusted: cfg.TrustedProxies,
 		batch: cfg.Batch, maxBatch: cfg.MaxBatch, maxPagePosts: cfg.MaxPagePosts,
 	}
 	s.Handler = routes(routeDeps{
 		config: cfg, logger: deps.Logger, accessLog: deps.AccessLog, metrics: deps.Metrics,
-		loadMore: loadMore, template: mustacheFile, assets: assets, posts: deps.Posts, sessions: deps.Sessions, pushMode: s.follow.Mode,
+		loadMore: loadMore, home: s.home, template: mustacheFile, assets: assets, posts: deps.Posts, sessions: deps.Sessions, pushMode: s.follow.Mode,
 	})
 	return s, nil
 }
@@ -160,6 +161,7 @@ func (s *server) useOptions(o blog.Options) {
 	// The policy first: a page that links to the new uploads address is
 	// never sent with the old one's.
 	s.csp.set(site)
+	s.home.set(site)
 	s.format.Set(site)
 	s.useWords(o, site)
 	if s.sticky != nil {

@@ -48,9 +48,7 @@ func ETag(etag, coding string) string {
 // plain body). It is the one place the server sets them; gzhttp, around
 // the page and the JSON, has said Vary already, which is not said twice.
 func SetCoding(h http.Header, coding string) {
-	if !varies(h) {
-		h.Add("Vary", "Accept-Encoding")
-	}
+	Vary(h, "Accept-Encoding")
 	if coding != "" {
 		h.Set("Content-Encoding", coding)
 	}
@@ -69,11 +67,21 @@ func SetBody(r *http.Request, h http.Header, coding string, body []byte) {
 	}
 }
 
-// varies tells whether h's Vary names Accept-Encoding.
-func varies(h http.Header) bool {
+// Vary adds name to h's Vary unless it is there already. Every Vary the
+// server says goes through it (Accept-Encoding here, Origin for the JSON
+// endpoint's CORS), so that none is said twice and none replaces another:
+// gzhttp adds its own line, never setting the header over ours.
+func Vary(h http.Header, name string) {
+	if !varies(h, name) {
+		h.Add("Vary", name)
+	}
+}
+
+// varies tells whether h's Vary names name.
+func varies(h http.Header, name string) bool {
 	for _, v := range h.Values("Vary") {
-		for name := range strings.SplitSeq(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(name), "Accept-Encoding") {
+		for n := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(n), name) {
 				return true
 			}
 		}
