@@ -322,7 +322,8 @@ class WPLoadMore_Listing {
 		$link = '';
 		$keys = array_keys( $vars );
 		if ( array() === $keys ) {
-			$link = get_post_type_archive_link( 'post' );
+			// The posts page, or the home page spelled as get_pagenum_link() spells it.
+			$link = 'page' === get_option( 'show_on_front' ) ? get_post_type_archive_link( 'post' ) : home_url( '/' );
 		} elseif ( array( 'cat' ) === $keys && false === strpos( $vars['cat'], ',' ) ) {
 			$link = get_category_link( (int) $vars['cat'] );
 		} elseif ( array( 'tag_id' ) === $keys && false === strpos( $vars['tag_id'], ',' ) ) {
