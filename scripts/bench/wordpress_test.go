@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/wploadmore/wploadmore/internal/testkit"
+	"github.com/wploadmore/wploadmore/internal/wpserve"
 	"github.com/wploadmore/wploadmore/wpdb/sitegen"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 	"github.com/wploadmore/wploadmore/wpdb/wpsite"
@@ -18,7 +19,7 @@ import (
 func TestWordPressREST(t *testing.T) {
 	wpdbtest.NeedWordPress(t)
 	for pkg, names := range map[string][]string{"php-fpm": {"php-fpm", "php-fpm8.2"}, "nginx": {"nginx"}} {
-		if _, err := findTool(names...); err != nil {
+		if _, err := wpserve.FindTool(names...); err != nil {
 			testkit.MissingPackage(t, pkg, err.Error())
 		}
 	}

@@ -37,6 +37,7 @@ type WordPress struct {
 
 	dir      string // the bootstrap, scripts and WP_CONTENT_DIR
 	database string
+	addr     string // where Serve listens, once HTTPAddress chose it
 }
 
 // NewWordPress creates a database, installs WordPress in it as the
@@ -122,28 +123,14 @@ func (wp *WordPress) run(t testing.TB, installing bool, code string) []byte {
 	t.Helper()
 	var script strings.Builder
 	script.WriteString("<?php\n")
-	for name, value := range wp.Defines {
-		fmt.Fprintf(&script, "define(%s, %s);\n", phpString(name), phpString(value))
-	}
-	fmt.Fprintf(&script, `define('DB_NAME', %s);
-define('DB_USER', 'root');
-define('DB_PASSWORD', '');
-define('DB_HOST', %s);
-define('DB_CHARSET', 'utf8mb4');
-define('DB_COLLATE', '');
-define('ABSPATH', %s);
-define('WP_CONTENT_DIR', %s);
-define('WP_HTTP_BLOCK_EXTERNAL', true);
-define('DISABLE_WP_CRON', true);
-define('AUTOMATIC_UPDATER_DISABLED', true);
-$table_prefix = 'wp_';
-$_SERVER['HTTP_HOST'] = 'example.org';
+	script.WriteString(wp.config())
+	script.WriteString(`$_SERVER['HTTP_HOST'] = 'example.org';
 $_SERVER['SERVER_NAME'] = 'example.org';
 $_SERVER['SERVER_PORT'] = '80';
 $_SERVER['REQUEST_URI'] = '/';
 $_SERVER['REQUEST_METHOD'] = 'GET';
 $_SERVER['SERVER_PROTOCOL'] = 'HTTP/1.1';
-`, phpString(wp.database), phpString(MySQLAddr), phpString(WordPressRoot), phpString(filepath.Join(wp.dir, "wp-content")))
+`)
 	if installing {
 		// The installer mails the admin; there is no mail here.
 		script.WriteString("define('WP_INSTALLING', true);\nfunction wp_new_blog_notification() {}\n")
@@ -168,6 +155,30 @@ $_SERVER['SERVER_PROTOCOL'] = 'HTTP/1.1';
 		t.Fatalf("wpdbtest: php (WordPress): %v\nstderr: %s\nstdout: %.2000s", err, stderr.String(), stdout.String())
 	}
 	return stdout.Bytes()
+}
+
+// config is what wp-config.php says of the site, for php-cli and for
+// php-fpm (see Serve): wp.Defines, then the database, the folders, and no
+// cron, updates or outside HTTP.
+func (wp *WordPress) config() string {
+	var b strings.Builder
+	for name, value := range wp.Defines {
+		fmt.Fprintf(&b, "define(%s, %s);\n", phpString(name), phpString(value))
+	}
+	fmt.Fprintf(&b, `define('DB_NAME', %s);
+define('DB_USER', 'root');
+define('DB_PASSWORD', '');
+define('DB_HOST', %s);
+define('DB_CHARSET', 'utf8mb4');
+define('DB_COLLATE', '');
+define('ABSPATH', %s);
+define('WP_CONTENT_DIR', %s);
+define('WP_HTTP_BLOCK_EXTERNAL', true);
+define('DISABLE_WP_CRON', true);
+define('AUTOMATIC_UPDATER_DISABLED', true);
+$table_prefix = 'wp_';
+`, phpString(wp.database), phpString(MySQLAddr), phpString(WordPressRoot), phpString(filepath.Join(wp.dir, "wp-content")))
+	return b.String()
 }
 
 // phpString quotes s as a PHP single-quoted string literal.
