@@ -1,0 +1,146 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+)
+
+// TestThemes reads the plugin's listing as a reader meets it, in
+// Chromium, on a WordPress site served by php-fpm and nginx with the
+// server beside it, in Twenty Twenty-One and Twenty Twenty-Three: the
+// shortcode and the block with JavaScript (three presses of "more", by
+// mouse, Enter and Space) and without it; the same card in the first
+// batch and in a later one; an Arabic site; and the server stopped.
+// Screenshots go to testoutput/theme-*.png.
+func TestThemes(t *testing.T) {
+	browserCtx := browser(t)
+	axe := axeSource(t)
+	site := newThemeSite(t)
+	want := site.wordPressPages(t, 5) // 14 posts, three a page
+	for _, theme := range []string{"twentytwentyone", "twentytwentythree"} {
+		site.wp.UseTheme(t, theme)
+		t.Run(theme+"/shortcode", func(t *testing.T) { themeWithJS(t, site, browserCtx, axe, theme, "shortcode", want) })
+		t.Run(theme+"/block", func(t *testing.T) { themeWithJS(t, site, browserCtx, axe, theme, "block", want) })
+		t.Run(theme+"/no javascript", func(t *testing.T) { themeWithoutJS(t, site, browserCtx, want) })
+	}
+	t.Run("arabic", func(t *testing.T) {
+		po := "msgctxt \"text direction\"\nmsgid \"ltr\"\nmsgstr \"rtl\"\n" + currentPack["ar"]
+		site.wp.SetLanguage(t, "ar", wpdbtest.MO(t, "ar", po))
+		site.restartServer(t)
+		t.Cleanup(func() {
+			site.wp.SetLanguage(t, "", nil)
+			site.restartServer(t)
+		})
+		for _, theme := range []string{"twentytwentyone", "twentytwentythree"} {
+			site.wp.UseTheme(t, theme)
+			t.Run(theme, func(t *testing.T) {
+				tb := themeWithJS(t, site, browserCtx, axe, theme+"-ar", "shortcode", want)
+				if dir := eval[string](tb, `document.documentElement.dir`); dir != "rtl" {
+					t.Errorf("html dir %q; want rtl", dir)
+				}
+				if more := eval[string](tb, `document.querySelector('a.wploadmore-more').textContent`); more == "More posts" {
+					t.Errorf("the control says %q on an Arabic site", more)
+				}
+				// Every card's date in Arabic, the server's as PHP's.
+				if dates := eval[[]string](tb, `[...document.querySelectorAll('.wploadmore-card time')].map((e) => e.textContent).filter((d) => /[A-Za-z]/.test(d))`); len(dates) > 0 {
+					t.Errorf("dates not in Arabic: %q", dates)
+				}
+			})
+		}
+	})
+	site.phpErrors(t)
+	// Last: it stops the server.
+	t.Run("server away", func(t *testing.T) { themeServerAway(t, site, browserCtx, want) })
+}
+
+// themeWithJS opens page and presses "more" three times: after each the
+// cards are WordPress's own pages so far, in order, the first new card
+// has the focus, and the live region says how many came; then no console
+// error and no axe violation. It returns the tab, for more checks.
+func themeWithJS(t *testing.T, site *themeSite, browserCtx context.Context, axe, theme, page string, want [][]uint64) *tab {
+	tb := newTab(t, browserCtx)
+	tb.do(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(site.pageURL(page)))
+	tb.waitFor(`document.querySelector('a.wploadmore-more')?.getAttribute('role') === 'button'`)
+	if diff := cmp.Diff(flat(want, 1), cardIDs(tb)); diff != "" {
+		t.Fatalf("first batch (-want +got):\n%s", diff)
+	}
+	loaded := eval[[]string](tb, `JSON.parse(document.querySelector('.wploadmore').dataset.wploadmore).words.loaded`)
+	for k := range 3 {
+		pressMore(tb, k, len(flat(want, k+2)))
+		if diff := cmp.Diff(flat(want, k+2), cardIDs(tb)); diff != "" {
+			t.Fatalf("after press %d (-want +got):\n%s", k+1, diff)
+		}
+		if focus, first := eval[string](tb, `document.activeElement.id`), fmt.Sprintf("wploadmore-post-%d", want[k+1][0]); focus != first {
+			t.Errorf("after press %d the focus is on %q; want the first new post, %s", k+1, focus, first)
+		}
+		tb.waitFor(fmt.Sprintf(`document.querySelector('.wploadmore-status').textContent === %q`, loaded[len(want[k+1])-1]))
+	}
+	if !eval[bool](tb, `document.querySelector('a.wploadmore-more') !== null`) {
+		t.Error("the control is gone with two posts still to load")
+	}
+	tb.noConsoleProblems(false)
+	runAxe(t, tb, axe)
+	tb.screenshot("theme-" + theme + "-" + page)
+	return tb
+}
+
+// themeWithoutJS opens the shortcode's page with JavaScript off: the
+// first batch is in the HTML, and the control is a link, rel="next", to
+// WordPress's own next page, whose posts are WordPress's page 2; the
+// theme's own pagination leads on to pages 3 and 4.
+func themeWithoutJS(t *testing.T, site *themeSite, browserCtx context.Context, want [][]uint64) {
+	tb := newTab(t, browserCtx)
+	if _, err := chromedp.Call(tb.ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
+		t.Fatal(err)
+	}
+	tb.do(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(site.pageURL("shortcode")))
+	if diff := cmp.Diff(flat(want, 1), cardIDs(tb)); diff != "" {
+		t.Fatalf("first batch (-want +got):\n%s", diff)
+	}
+	link := eval[[]string](tb, `(() => { const a = document.querySelector('a.wploadmore-more'); return [a.rel, a.getAttribute('role') ?? '', a.href]; })()`)
+	if wantLink := []string{"next", "", fmt.Sprintf("%s/?cat=%d&paged=2", site.URL, site.News)}; !cmp.Equal(wantLink, link) {
+		t.Fatalf("the control is %q; want rel, role and href %q", link, wantLink)
+	}
+	next, href := "a.wploadmore-more", link[2]
+	for k := 2; k <= 4; k++ {
+		tb.do(chromedp.Click(next))
+		tb.waitAcrossLoad(fmt.Sprintf(`location.href === %q && document.readyState === 'complete'`, href))
+		if diff := cmp.Diff(want[k-1], themePostIDs(tb)); diff != "" {
+			t.Fatalf("WordPress's page %d, %s (-want +got):\n%s", k, href, diff)
+		}
+		// On: the theme's own pagination, as the plugin does not replace it here.
+		next = `a.next.page-numbers, a.wp-block-query-pagination-next`
+		href = eval[string](tb, `document.querySelector('`+next+`')?.href ?? 'none'`)
+	}
+}
+
+// themeServerAway stops the server: the page still shows its first batch,
+// and "more" leads to WordPress's own page 2, with no error shown.
+func themeServerAway(t *testing.T, site *themeSite, browserCtx context.Context, want [][]uint64) {
+	if err := site.server.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	tb := newTab(t, browserCtx)
+	tb.do(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(site.pageURL("shortcode")))
+	tb.waitFor(`document.querySelector('a.wploadmore-more')?.getAttribute('role') === 'button'`)
+	if diff := cmp.Diff(flat(want, 1), cardIDs(tb)); diff != "" {
+		t.Fatalf("first batch (-want +got):\n%s", diff)
+	}
+	tb.do(chromedp.Click("a.wploadmore-more"))
+	tb.waitAcrossLoad(`location.search.endsWith('paged=2') && document.readyState === 'complete'`)
+	if diff := cmp.Diff(want[1], themePostIDs(tb)); diff != "" {
+		t.Fatalf("WordPress's page 2 (-want +got):\n%s", diff)
+	}
+	if text := eval[string](tb, `document.body.innerText`); strings.Contains(strings.ToLower(text), "error") {
+		t.Errorf("the page shows an error:\n%.1000s", text)
+	}
+	tb.noConsoleProblems(true) // the failed request is the browser's network error
+}
