@@ -30,6 +30,7 @@ func TestThemes(t *testing.T) {
 		t.Run(theme+"/shortcode", func(t *testing.T) { themeWithJS(t, site, browserCtx, axe, theme, "shortcode", want) })
 		t.Run(theme+"/block", func(t *testing.T) { themeWithJS(t, site, browserCtx, axe, theme, "block", want) })
 		t.Run(theme+"/no javascript", func(t *testing.T) { themeWithoutJS(t, site, browserCtx, want) })
+		t.Run(theme+"/lighthouse", func(t *testing.T) { themeLighthouse(t, site, theme, "en-US", "") })
 	}
 	t.Run("arabic", func(t *testing.T) {
 		po := "msgctxt \"text direction\"\nmsgid \"ltr\"\nmsgstr \"rtl\"\n" + currentPack["ar"]

@@ -1,11 +1,14 @@
-// Lighthouse's accessibility audit of the server's pages, for
-// TestLighthouse (lighthouse_test.go): one Chromium, one Lighthouse user
-// flow, the pages in turn. A page with clicks, or in dark mode, is opened
+// Lighthouse's audit of one category (accessibility unless "category"
+// says another) of the server's pages, for TestLighthouse
+// (lighthouse_test.go), or of the plugin's listing in a theme, for
+// TestThemeLighthouse, whose "selectors" name its posts and its "more"
+// control: one Chromium, one Lighthouse user flow, the pages in turn. A page with clicks, or in dark mode, is opened
 // (in the dark colour scheme for dark), its "more" button clicked that
 // many times, and the state the widget left audited as a snapshot; any
 // other is audited as a navigation, with a new visitor's storage.
 //
 // Standard input: {"chromium": path, "flags": [...], "report": path,
+// "category", "selectors": {"posts", "more"},
 // "pages": [{"name", "url", "clicks", "dark"}]}. Standard output: a JSON
 // array, one entry per page: its score, the page's state, the audits that
 // did not pass and the seconds it took. The flow's HTML report is written
@@ -15,28 +18,30 @@ import {startFlow} from 'lighthouse';
 import puppeteer from 'puppeteer-core';
 
 const input = JSON.parse(readFileSync(0, 'utf8'));
+const categoryID = input.category || 'accessibility';
+const selectors = {posts: '#posts article.post', more: '#more', ...input.selectors};
 
 // What the Go test checks of a page besides the score: that it is the
 // page and state meant.
-const pageState = () => ({
+const pageState = (posts) => ({
   lang: document.documentElement.lang,
   dir: document.documentElement.dir,
-  posts: document.querySelectorAll('#posts article.post').length,
+  posts: document.querySelectorAll(posts).length,
   dark: matchMedia('(prefers-color-scheme: dark)').matches,
 });
 
-// The widget is idle when its button is back and enabled, or gone.
-const widgetIdle = () => {
-  const b = document.getElementById('more');
-  return b === null || (!b.disabled && b.getAttribute('aria-busy') !== 'true');
+// The widget is idle when its control is back and enabled, or gone.
+const widgetIdle = (more) => {
+  const b = document.querySelector(more);
+  return b === null || (!b.disabled && b.getAttribute('aria-busy') !== 'true' && b.getAttribute('aria-disabled') !== 'true');
 };
 
 async function clickMore(page) {
-  const before = await page.evaluate(pageState);
-  await page.waitForSelector('#more:not([disabled])');
-  await page.click('#more');
-  await page.waitForFunction((n) => document.querySelectorAll('#posts article.post').length > n, {timeout: 10000}, before.posts);
-  await page.waitForFunction(widgetIdle, {timeout: 10000});
+  const before = await page.evaluate(pageState, selectors.posts);
+  await page.waitForSelector(selectors.more + ':not([disabled])');
+  await page.click(selectors.more);
+  await page.waitForFunction((posts, n) => document.querySelectorAll(posts).length > n, {timeout: 10000}, selectors.posts, before.posts);
+  await page.waitForFunction(widgetIdle, {timeout: 10000}, selectors.more);
 }
 
 const browser = await puppeteer.launch({
@@ -47,8 +52,8 @@ const browser = await puppeteer.launch({
 try {
   const page = await browser.newPage();
   const flow = await startFlow(page, {
-    name: 'wploadmore accessibility',
-    config: {extends: 'lighthouse:default', settings: {onlyCategories: ['accessibility']}},
+    name: 'wploadmore ' + categoryID,
+    config: {extends: 'lighthouse:default', settings: {onlyCategories: [categoryID]}},
   });
   const states = [];
   const seconds = [];
@@ -64,11 +69,11 @@ try {
         await clickMore(page);
       }
       await flow.snapshot({name: p.name});
-      states.push(await page.evaluate(pageState));
+      states.push(await page.evaluate(pageState, selectors.posts));
       await page.emulateMediaFeatures([{name: 'prefers-color-scheme', value: 'light'}]);
     } else {
       await flow.navigate(p.url, {name: p.name});
-      states.push(await page.evaluate(pageState));
+      states.push(await page.evaluate(pageState, selectors.posts));
     }
     seconds.push(Math.round((performance.now() - start) / 100) / 10);
   }
@@ -76,7 +81,7 @@ try {
   writeFileSync(input.report, await flow.generateReport());
   const out = result.steps.map((step, i) => {
     const lhr = step.lhr;
-    const category = lhr.categories.accessibility;
+    const category = lhr.categories[categoryID];
     const failing = category.auditRefs
       .map((ref) => ({ref, audit: lhr.audits[ref.id]}))
       .filter(({audit}) => audit.score !== null && audit.score < 1)
