@@ -8,6 +8,7 @@ import (
 
 	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/server/compress"
+	"github.com/wploadmore/wploadmore/server/cors"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/server/proxy"
 	"github.com/wploadmore/wploadmore/session"
@@ -30,8 +31,8 @@ type loadMore struct {
 	renderer *listing.Renderer
 	format   *listing.Format // for an archive page's titles
 	csp      *pagePolicy
-	home     *homeOrigin // which other origin may read the JSON
-	words    *siteWords  // the page's own words
+	home     *cors.Home // which other origin may read the JSON
+	words    *siteWords // the page's own words
 	failures *slog.Logger
 	endpoint string        // the JSON endpoint's path, for the next batch's Link
 	maxAge   time.Duration // how long any cache may keep a public answer
@@ -51,7 +52,7 @@ func (lm *loadMore) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if q.wantsJSON {
 		// Before any answer, errors too: the widget on the site's pages
 		// reads why a batch failed as it reads a batch.
-		lm.home.allowJSON(w, r)
+		lm.home.Allow(w, r)
 	}
 	if reg := lm.terms.terms.Load().Registry(); err == nil && reg != nil {
 		q.archive, err = reg.ReadVars(r.URL.RawQuery, q.archive)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/wploadmore/wploadmore/server/accesslog"
 	"github.com/wploadmore/wploadmore/server/compress"
+	"github.com/wploadmore/wploadmore/server/cors"
 	"github.com/wploadmore/wploadmore/server/metrics"
 	"github.com/wploadmore/wploadmore/server/static"
 )
@@ -20,7 +21,7 @@ type routeDeps struct {
 	accessLog *slog.Logger
 	metrics   *metrics.Metrics
 	loadMore  *loadMore
-	home      *homeOrigin // for CORS preflights
+	home      *cors.Home // for CORS preflights
 	template  static.File
 	assets    map[string]static.File
 	posts     postSource    // for /readyz
@@ -41,7 +42,7 @@ func routes(d routeDeps) http.Handler {
 	// compressed at start.
 	mux.Handle("GET "+loadMore, compress.Handler(d.loadMore))
 	notAllowed := handleMethodNotAllowed(d.logger, "GET, HEAD")
-	mux.Handle("OPTIONS "+loadMore, handlePreflight(d.home, notAllowed))
+	mux.Handle("OPTIONS "+loadMore, d.home.Preflight(notAllowed))
 	mux.Handle(loadMore, notAllowed)
 	mux.Handle("GET "+base+"/load-more.mustache", d.template)
 	mux.Handle("GET "+base+"/assets/{path...}", static.Assets(d.assets))

@@ -11,6 +11,7 @@ import (
 	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/server/accesslog"
 	"github.com/wploadmore/wploadmore/server/compress"
+	"github.com/wploadmore/wploadmore/server/cors"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/server/listing/pagewords"
 	"github.com/wploadmore/wploadmore/server/metrics"
@@ -85,7 +86,7 @@ type server struct {
 	// catalogues keeps the site's catalogue between reads of the options.
 	catalogues *listing.Catalogues
 	csp        *pagePolicy
-	home       *homeOrigin     // the one origin CORS allows
+	home       *cors.Home      // the one origin CORS allows
 	sticky     *listing.Sticky // nil unless -sticky-posts
 	terms      *archiveTerms
 	words      *siteWords
@@ -119,7 +120,7 @@ func newServer(deps serverDeps) (*server, error) {
 	catalogues := listing.NewCatalogues(deps.Logger)
 	site := cfg.site(deps.Options, cfg.language(deps.Options, catalogues), deps.Logger)
 	s := &server{config: cfg, logger: deps.Logger, format: listing.NewFormat(site), catalogues: catalogues,
-		csp: newPagePolicy(site), home: newHomeOrigin(site), terms: newArchiveTerms(deps.Terms),
+		csp: newPagePolicy(site), home: cors.NewHome(site.Links.Home), terms: newArchiveTerms(deps.Terms),
 		words: newSiteWords(deps.Templates, pagewords.Sizes{Batch: cfg.Batch, MaxPosts: cfg.MaxPagePosts}, deps.Logger)}
 	s.useWords(deps.Options, site)
 	var views listing.Pages = listing.NewDirect(deps.Posts, s.format)
@@ -161,7 +162,7 @@ func (s *server) useOptions(o blog.Options) {
 	// The policy first: a page that links to the new uploads address is
 	// never sent with the old one's.
 	s.csp.set(site)
-	s.home.set(site)
+	s.home.Set(site.Links.Home)
 	s.format.Set(site)
 	s.useWords(o, site)
 	if s.sticky != nil {
