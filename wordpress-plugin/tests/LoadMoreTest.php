@@ -373,4 +373,44 @@ echo json_encode( array( $can, get_option( "wploadmore_server" ) ) );',
 		$this->assertStringContainsString( 'name="_wpnonce"', $page );
 		$this->assertStringContainsString( 'name="wploadmore_server"', $page );
 	}
+
+	/**
+	 * The control's and the announcements' words come from the widget's
+	 * catalogue in the site's language, with each count's plural form
+	 * (Arabic has six), and WordPress's own words and date format in the
+	 * cards; the plugin's catalogues are the widget's.
+	 */
+	public function test_words_in_site_language() {
+		foreach ( glob( dirname( WPLOADMORE_TEST_PLUGIN, 2 ) . '/templates/languages/*' ) as $file ) {
+			$this->assertFileEquals( $file, WPLOADMORE_TEST_PLUGIN . '/languages/' . basename( $file ), "the plugin's catalogue differs from the widget's: copy templates/languages again" );
+		}
+		foreach ( array( 'de_DE.mo', 'ar.mo' ) as $file ) {
+			if ( ! file_exists( WPLOADMORE_TEST_LANGUAGES . '/' . $file ) ) {
+				$this->fail( "needs Debian's wordpress-l10n package (" . WPLOADMORE_TEST_LANGUAGES . "/$file is missing): apt-get install wordpress-l10n" );
+			}
+			copy( WPLOADMORE_TEST_LANGUAGES . '/' . $file, $this->site->content . '/languages/' . $file );
+		}
+		$this->posts( 5 );
+		$this->site->php( 'update_option( "WPLANG", "de_DE" );' );
+		$html = $this->front( array(), 'return do_shortcode( "[wploadmore category=news batch=2]" );' )['html'];
+		$got  = $this->parse( $html );
+		$this->assertSame( 'Weitere Beiträge', $got['more'] );
+		$this->assertSame(
+			array(
+				'loading' => 'Loading…',
+				'loaded'  => array( '1 weiterer Beitrag geladen.', '2 weitere Beiträge geladen.' ),
+				'end'     => 'Keine weiteren Beiträge',
+			),
+			$got['data']['words']
+		);
+		$this->assertStringContainsString( '>Geschützt: Post 3 &amp; more</a>', $html );
+		// The site's date_format ("F j, Y" as installed) in German.
+		$this->assertStringContainsString( '<time datetime="2024-01-05T10:00:00">Januar 5, 2024</time>', $html );
+		$this->assertSame( 'Es gibt keine Kurzfassung, da dies ein geschützter Beitrag ist.', $got['data']['view']['protected_excerpt'] );
+
+		$this->site->php( 'update_option( "WPLANG", "ar" );' );
+		$got = $this->parse( $this->front( array(), 'return do_shortcode( "[wploadmore batch=3]" );' )['html'] );
+		$this->assertSame( 'مزيد من المقالات', $got['more'] );
+		$this->assertSame( array( 'تم تحميل مقالة إضافية واحدة.', 'تم تحميل مقالتين إضافيتين.', 'تم تحميل 3 مقالات إضافية.' ), $got['data']['words']['loaded'] );
+	}
 }
