@@ -337,41 +337,43 @@ echo json_encode( array( "html" => $html, "main" => array_map( "intval", wp_list
 	}
 
 	/**
-	 * The settings screen saves the server's address through options.php
-	 * with its nonce, for users who can manage options; a bad URL keeps
-	 * the old one.
+	 * The settings screen saves the server's address and the pagination
+	 * setting through options.php with its nonce, for users who can manage
+	 * options; a bad URL keeps the old one.
 	 */
 	public function test_settings() {
 		$this->install_wploadmore();
-		$save = function ( $value, $user ) {
+		$save = function ( $value, $user, $pagination = '0' ) {
 			return $this->site->php(
 				'require_once ABSPATH . "wp-admin/includes/admin.php";
 do_action( "admin_init" );
 $can = current_user_can( "manage_options" );
 if ( $can ) {
-	$_POST = array( "option_page" => "wploadmore", "_wpnonce" => wp_create_nonce( "wploadmore-options" ), "wploadmore_server" => ' . var_export( $value, true ) . ' );
+	$_POST = array( "option_page" => "wploadmore", "_wpnonce" => wp_create_nonce( "wploadmore-options" ), "wploadmore_server" => ' . var_export( $value, true ) . ', "wploadmore_replace_pagination" => ' . var_export( $pagination, true ) . ' );
 	$_REQUEST = $_POST;
 	check_admin_referer( "wploadmore-options" );
 	$allowed = apply_filters( "allowed_options", array() );
+	// As options.php saves each option of the group.
 	foreach ( $allowed["wploadmore"] as $option ) {
-		update_option( $option, wp_unslash( $_POST[ $option ] ) );
+		update_option( $option, isset( $_POST[ $option ] ) ? wp_unslash( $_POST[ $option ] ) : null );
 	}
 }
-echo json_encode( array( $can, get_option( "wploadmore_server" ) ) );',
+echo json_encode( array( $can, get_option( "wploadmore_server" ), WPLoadMore_Pagination::enabled() ) );',
 				array(
 					'admin' => true,
 					'user'  => $user,
 				)
 			);
 		};
-		$this->assertSame( '[true,"https:\/\/lm.example.net\/load-more.php"]', $save( 'https://lm.example.net/load-more.php', 1 ) );
-		$this->assertSame( '[true,"https:\/\/lm.example.net\/load-more.php"]', $save( 'javascript:alert(1)', 1 ) );
-		$this->assertSame( '[true,""]', $save( '', 1 ) );
+		$this->assertSame( '[true,"https:\/\/lm.example.net\/load-more.php",true]', $save( 'https://lm.example.net/load-more.php', 1, '1' ) );
+		$this->assertSame( '[true,"https:\/\/lm.example.net\/load-more.php",false]', $save( 'javascript:alert(1)', 1 ) );
+		$this->assertSame( '[true,"",true]', $save( '', 1, '1' ) );
 		$this->site->php( 'wp_insert_user( array( "user_login" => "ed", "user_pass" => "x", "role" => "editor" ) );' );
-		$this->assertSame( '[false,""]', $save( 'https://evil.example/', 2 ) );
+		$this->assertSame( '[false,"",true]', $save( 'https://evil.example/', 2 ) );
 		$page = $this->site->php( 'require_once ABSPATH . "wp-admin/includes/admin.php"; do_action( "admin_menu" ); do_action( "admin_init" ); echo (int) ( false !== get_plugin_page_hookname( "wploadmore", "options-general.php" ) ); WPLoadMore_Settings::page();', array( 'admin' => true, 'user' => 1 ) );
 		$this->assertStringContainsString( 'name="_wpnonce"', $page );
 		$this->assertStringContainsString( 'name="wploadmore_server"', $page );
+		$this->assertStringContainsString( 'name="wploadmore_replace_pagination" value="1" checked=\'checked\'', $page );
 	}
 
 	/**
