@@ -39,6 +39,8 @@ require_once __DIR__ . '/includes/class-wploadmore-redis.php';
 require_once __DIR__ . '/includes/class-wploadmore-events.php';
 require_once __DIR__ . '/includes/class-wploadmore-events-health.php';
 require_once __DIR__ . '/includes/class-wploadmore-mustache.php';
+require_once __DIR__ . '/includes/class-wploadmore-html-references.php';
+require_once __DIR__ . '/includes/class-wploadmore-html-tokens.php';
 require_once __DIR__ . '/includes/class-wploadmore-text.php';
 require_once __DIR__ . '/includes/class-wploadmore-card.php';
 require_once __DIR__ . '/includes/class-wploadmore-listing.php';

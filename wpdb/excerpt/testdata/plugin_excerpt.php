@@ -13,7 +13,9 @@ function __($text) { return $text; }
 require ABSPATH . 'wp-includes/formatting.php';
 require ABSPATH . 'wp-includes/kses.php';
 require ABSPATH . 'wp-includes/shortcodes.php';
-require __DIR__ . '/../../../wordpress-plugin/wploadmore/includes/class-wploadmore-text.php';
+foreach (['html-references', 'html-tokens', 'text'] as $file) {
+	require __DIR__ . "/../../../wordpress-plugin/wploadmore/includes/class-wploadmore-$file.php";
+}
 foreach (['wp_caption', 'caption', 'gallery', 'playlist', 'audio', 'video', 'embed'] as $tag) {
 	add_shortcode($tag, '__return_empty_string');
 }
