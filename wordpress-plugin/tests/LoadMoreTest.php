@@ -130,6 +130,7 @@ echo json_encode( array( "html" => $html, "main" => array_map( "intval", wp_list
 			array_intersect_key( $got['data'], array_flip( array( 'endpoint', 'query', 'batch', 'lastPost', 'start' ) ) )
 		);
 		$this->assertSame( array( '1 more post loaded.', '2 more posts loaded.', '3 more posts loaded.' ), $got['data']['words']['loaded'] );
+		$this->assertSame( 'Loading…', $got['data']['words']['loading'] );
 		$this->assertSame( 'No more data', $got['data']['words']['end'] );
 		$this->assertSame( 'http://example.org/?cat=' . $site['news'] . '&paged=2', $got['next'] );
 		$this->assertSame( array( $ids[4] ), $this->wordpress_ids( array( 'cat' => $site['news'] ), 2 ), "WordPress's page 2 is not the next post" );
@@ -399,7 +400,7 @@ echo json_encode( array( $can, get_option( "wploadmore_server" ), WPLoadMore_Pag
 		$this->assertSame( 'Weitere Beiträge', $got['more'] );
 		$this->assertSame(
 			array(
-				'loading' => 'Loading…',
+				'loading' => '', // No German for it: no English either.
 				'loaded'  => array( '1 weiterer Beitrag geladen.', '2 weitere Beiträge geladen.' ),
 				'end'     => 'Keine weiteren Beiträge',
 			),
