@@ -39,9 +39,13 @@ require_once __DIR__ . '/includes/class-wploadmore-redis.php';
 require_once __DIR__ . '/includes/class-wploadmore-events.php';
 require_once __DIR__ . '/includes/class-wploadmore-events-health.php';
 require_once __DIR__ . '/includes/class-wploadmore-mustache.php';
+require_once __DIR__ . '/includes/class-wploadmore-html-references.php';
+require_once __DIR__ . '/includes/class-wploadmore-html-tokens.php';
+require_once __DIR__ . '/includes/class-wploadmore-text.php';
 require_once __DIR__ . '/includes/class-wploadmore-card.php';
 require_once __DIR__ . '/includes/class-wploadmore-listing.php';
 require_once __DIR__ . '/includes/class-wploadmore-load-more.php';
+require_once __DIR__ . '/includes/class-wploadmore-pagination.php';
 require_once __DIR__ . '/includes/class-wploadmore-settings.php';
 
 WPLoadMore_Labels::hook();
@@ -51,6 +55,7 @@ add_filter( 'wploadmore_hidden_terms', 'wploadmore_woocommerce_hidden_terms' );
 WPLoadMore_Events::hook();
 WPLoadMore_Events_Health::hook();
 WPLoadMore_Load_More::hook();
+WPLoadMore_Pagination::hook();
 WPLoadMore_Settings::hook();
 
 register_activation_hook( __FILE__, array( 'WPLoadMore_Registry', 'activate' ) );

@@ -20,18 +20,6 @@ class WPLoadMore_Card {
 	const THEME_FILE = 'wploadmore/card.mustache';
 
 	/**
-	 * The elements before which the server's excerpt puts a space, so that
-	 * removing them leaves words apart (wpdb/excerpt's isBlockElement).
-	 */
-	const BLOCK_ELEMENTS = 'address|article|aside|blockquote|br|caption|dd|details|dialog|div|dl|dt|fieldset|figcaption|figure|footer|form|h1|h2|h3|h4|h5|h6|header|hgroup|hr|legend|li|main|nav|ol|p|pre|section|summary|table|tbody|td|tfoot|th|thead|tr|ul';
-
-	/**
-	 * The elements whose content the excerpt drops with them (bluemonday's
-	 * strict policy's skipped elements, script and style included).
-	 */
-	const HIDDEN_ELEMENTS = 'script|style|title|iframe|noscript|object|frame|frameset|noembed|noframes|nostyle';
-
-	/**
 	 * The server's record of a post (docs/api.md, "The record"), its
 	 * fields in the server's order.
 	 *
@@ -40,7 +28,7 @@ class WPLoadMore_Card {
 	 */
 	public static function record( WP_Post $post ) {
 		$protected = '' !== $post->post_password;
-		$title     = self::plain( $post->post_title );
+		$title     = WPLoadMore_Text::plain( $post->post_title );
 		if ( $protected ) {
 			/* translators: %s: Protected post title. WordPress's own string. */
 			$title = sprintf( __( 'Protected: %s' ), $title ); // phpcs:ignore WordPress.WP.I18n.MissingArgDomain -- WordPress's own words, as get_the_title() shows them.
@@ -48,7 +36,7 @@ class WPLoadMore_Card {
 		$record = array(
 			'ID'           => (int) $post->ID,
 			'post_title'   => $post->post_title,
-			'post_content' => $protected ? '...' : self::excerpt( $post->post_content ),
+			'post_content' => $protected ? '...' : WPLoadMore_Text::excerpt( $post->post_content ),
 			'post_name'    => $post->post_name,
 			'post_date'    => $post->post_date,
 			'title'        => $title,
@@ -62,65 +50,6 @@ class WPLoadMore_Card {
 			$record['image'] = $image;
 		}
 		return $record;
-	}
-
-	/**
-	 * The server's excerpt (package wpdb/excerpt): registered shortcodes
-	 * stripped, a space before block-level tags, markup, comments and the
-	 * content of script, style and the like removed, character references
-	 * decoded, white space collapsed, the first 200 characters (not bytes),
-	 * then "...".
-	 *
-	 * @param string $content A post's content.
-	 * @return string
-	 */
-	public static function excerpt( $content ) {
-		$text = strip_shortcodes( $content );
-		if ( ! preg_match( '//u', $text ) ) {
-			$text = self::to_valid_utf8( $text );
-		}
-		$text = preg_replace( '#<(/?)(' . self::BLOCK_ELEMENTS . ')(?=[\s/>])#i', ' <$1$2', $text );
-		$text = self::plain( $text );
-		$text = trim( preg_replace( '/[\s\p{Z}\x{85}]+/u', ' ', $text ) );
-		return mb_substr( $text, 0, 200, 'UTF-8' ) . '...';
-	}
-
-	/**
-	 * Go's strings.ToValidUTF8( $s, "\u{FFFD}" ): each run of bytes that
-	 * are no UTF-8 becomes one U+FFFD, as the server makes them.
-	 *
-	 * @param string $s Bytes.
-	 * @return string
-	 */
-	private static function to_valid_utf8( $s ) {
-		preg_match_all( '/[\x00-\x7F]|[\xC2-\xDF][\x80-\xBF]|\xE0[\xA0-\xBF][\x80-\xBF]|[\xE1-\xEC\xEE\xEF][\x80-\xBF]{2}|\xED[\x80-\x9F][\x80-\xBF]|\xF0[\x90-\xBF][\x80-\xBF]{2}|[\xF1-\xF3][\x80-\xBF]{3}|\xF4[\x80-\x8F][\x80-\xBF]{2}|./s', $s, $m );
-		$out = '';
-		$bad = false;
-		foreach ( $m[0] as $c ) {
-			if ( 1 === strlen( $c ) && ord( $c ) >= 0x80 ) {
-				$out .= $bad ? '' : "\xEF\xBF\xBD";
-				$bad  = true;
-				continue;
-			}
-			$out .= $c;
-			$bad  = false;
-		}
-		return $out;
-	}
-
-	/**
-	 * HTML as plain text, as the server reads titles: comments, tags and
-	 * the content of script, style and the like removed, character
-	 * references decoded, the ends trimmed.
-	 *
-	 * @param string $html HTML.
-	 * @return string
-	 */
-	public static function plain( $html ) {
-		$text = preg_replace( '/<!--.*?(?:-->|$)/s', '', $html );
-		$text = preg_replace( '#<(' . self::HIDDEN_ELEMENTS . ')\b[^>]*>.*?(?:</\1\s*>|$)#is', '', $text );
-		$text = preg_replace( '#</?[a-zA-Z][^>]*(?:>|$)|<![^>]*(?:>|$)|<\?[^>]*(?:>|$)#s', '', $text );
-		return trim( html_entity_decode( $text, ENT_QUOTES | ENT_HTML5, 'UTF-8' ) );
 	}
 
 	/**

@@ -163,7 +163,7 @@ class WPLoadMore_Listing {
 		$paged          = max( 1, (int) $main->get( 'paged' ) );
 		$listing->start = ( $paged - 1 ) * (int) $main->get( 'posts_per_page', $per_page ) + count( $main->posts );
 		if ( $paged < (int) $main->max_num_pages ) {
-			$listing->next = get_pagenum_link( $paged + 1 );
+			$listing->next = get_pagenum_link( $paged + 1, false );
 		}
 		return $listing;
 	}

@@ -196,9 +196,15 @@ class WPLoadMore_Load_More {
 			/* translators: Read out by screen readers after a click added posts. %s: how many were added. */
 			$loaded[] = sprintf( _n( '%s more post loaded.', '%s more posts loaded.', $n, 'wploadmore' ), number_format_i18n( $n ) );
 		}
+		/* translators: The state of the "more" control while the next posts load. */
+		$loading = __( 'Loading…', 'wploadmore' );
+		if ( 'Loading…' === $loading && 0 !== strpos( determine_locale(), 'en' ) ) {
+			// The widget's catalogue has no such words: rather than English
+			// in another language's page, the control keeps its own.
+			$loading = '';
+		}
 		return array(
-			/* translators: The state of the "more" control while the next posts load. */
-			'loading' => __( 'Loading…', 'wploadmore' ),
+			'loading' => $loading,
 			'loaded'  => $loaded,
 			/* translators: Shown and read out once the last post of the site is on the page: there are no more posts to load. */
 			'end'     => __( 'No more data', 'wploadmore' ),

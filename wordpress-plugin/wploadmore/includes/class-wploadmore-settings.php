@@ -1,6 +1,6 @@
 <?php
 /**
- * Settings › wploadmore: where the server is.
+ * Settings › wploadmore: where the server is, and the pagination.
  *
  * @package wploadmore
  */
@@ -8,10 +8,12 @@
 defined( 'ABSPATH' ) || exit;
 
 /**
- * The settings screen: one field, the server's address, stored in the
- * wploadmore_server option through the Settings API (options.php checks
- * the nonce and manage_options). WPLOADMORE_SERVER in wp-config.php wins
- * over it, for sites managed in code.
+ * The settings screen: the server's address (option wploadmore_server) and
+ * whether listings' pagination becomes "load more" (option
+ * wploadmore_replace_pagination), through the Settings API (options.php
+ * checks the nonce and manage_options). The constants WPLOADMORE_SERVER
+ * and WPLOADMORE_REPLACE_PAGINATION in wp-config.php win over them, for
+ * sites managed in code.
  */
 class WPLoadMore_Settings {
 
@@ -42,6 +44,16 @@ class WPLoadMore_Settings {
 				'show_in_rest'      => false,
 			)
 		);
+		register_setting(
+			self::PAGE,
+			'wploadmore_replace_pagination',
+			array(
+				'type'              => 'boolean',
+				'sanitize_callback' => 'rest_sanitize_boolean',
+				'default'           => false,
+				'show_in_rest'      => false,
+			)
+		);
 		add_settings_section( 'wploadmore_server', __( 'Server', 'wploadmore' ), '__return_false', self::PAGE );
 		add_settings_field(
 			'wploadmore_server',
@@ -51,6 +63,30 @@ class WPLoadMore_Settings {
 			'wploadmore_server',
 			array( 'label_for' => 'wploadmore_server' )
 		);
+		add_settings_field(
+			'wploadmore_replace_pagination',
+			__( 'Pagination', 'wploadmore' ),
+			array( __CLASS__, 'pagination_field' ),
+			self::PAGE,
+			'wploadmore_server',
+			array( 'label_for' => 'wploadmore_replace_pagination' )
+		);
+	}
+
+	/**
+	 * Prints the pagination checkbox.
+	 */
+	public static function pagination_field() {
+		$fixed = defined( 'WPLOADMORE_REPLACE_PAGINATION' );
+		printf(
+			'<input type="hidden" name="wploadmore_replace_pagination" value="0"><input type="checkbox" id="wploadmore_replace_pagination" name="wploadmore_replace_pagination" value="1"%s%s> ',
+			checked( WPLoadMore_Pagination::enabled(), true, false ),
+			disabled( $fixed, true, false )
+		);
+		echo '<span>' . esc_html__( 'Replace the numbered pagination of the home page, archives and search results with "load more"', 'wploadmore' ) . '</span>';
+		if ( $fixed ) {
+			echo '<p class="description">' . esc_html__( 'Set by the WPLOADMORE_REPLACE_PAGINATION constant in wp-config.php.', 'wploadmore' ) . '</p>';
+		}
 	}
 
 	/**
