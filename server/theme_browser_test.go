@@ -24,11 +24,22 @@ func TestThemes(t *testing.T) {
 	browserCtx := browser(t)
 	axe := axeSource(t)
 	site := newThemeSite(t)
-	want := site.wordPressPages(t, 5) // 14 posts, three a page
+	want := site.wordPressPages(t, fmt.Sprintf("'cat' => %d", site.News), 5) // 14 posts, three a page
+	search := site.wordPressPages(t, "'s' => 'story'", 4)                    // 18 posts
 	for _, theme := range []string{"twentytwentyone", "twentytwentythree"} {
 		site.wp.UseTheme(t, theme)
-		t.Run(theme+"/shortcode", func(t *testing.T) { themeWithJS(t, site, browserCtx, axe, theme, "shortcode", want) })
-		t.Run(theme+"/block", func(t *testing.T) { themeWithJS(t, site, browserCtx, axe, theme, "block", want) })
+		t.Run(theme+"/shortcode", func(t *testing.T) {
+			themeWithJS(t, browserCtx, axe, theme+"-shortcode", site.pageURL("shortcode"), want)
+		})
+		t.Run(theme+"/block", func(t *testing.T) { themeWithJS(t, browserCtx, axe, theme+"-block", site.pageURL("block"), want) })
+		t.Run(theme+"/pagination replaced", func(t *testing.T) {
+			site.wp.PHP(t, "update_option('wploadmore_replace_pagination', 1);")
+			t.Cleanup(func() { site.wp.PHP(t, "delete_option('wploadmore_replace_pagination');") })
+			t.Run("category", func(t *testing.T) {
+				themeWithJS(t, browserCtx, axe, theme+"-category", fmt.Sprintf("%s/?cat=%d", site.URL, site.News), want)
+			})
+			t.Run("search", func(t *testing.T) { themeWithJS(t, browserCtx, axe, theme+"-search", site.URL+"/?s=story", search) })
+		})
 		t.Run(theme+"/no javascript", func(t *testing.T) { themeWithoutJS(t, site, browserCtx, want) })
 		t.Run(theme+"/lighthouse", func(t *testing.T) { themeLighthouse(t, site, theme, "en-US", "") })
 	}
@@ -43,7 +54,7 @@ func TestThemes(t *testing.T) {
 		for _, theme := range []string{"twentytwentyone", "twentytwentythree"} {
 			site.wp.UseTheme(t, theme)
 			t.Run(theme, func(t *testing.T) {
-				tb := themeWithJS(t, site, browserCtx, axe, theme+"-ar", "shortcode", want)
+				tb := themeWithJS(t, browserCtx, axe, theme+"-ar-shortcode", site.pageURL("shortcode"), want)
 				if dir := eval[string](tb, `document.documentElement.dir`); dir != "rtl" {
 					t.Errorf("html dir %q; want rtl", dir)
 				}
@@ -62,13 +73,15 @@ func TestThemes(t *testing.T) {
 	t.Run("server away", func(t *testing.T) { themeServerAway(t, site, browserCtx, want) })
 }
 
-// themeWithJS opens page and presses "more" three times: after each the
-// cards are WordPress's own pages so far, in order, the first new card
-// has the focus, and the live region says how many came; then no console
-// error and no axe violation. It returns the tab, for more checks.
-func themeWithJS(t *testing.T, site *themeSite, browserCtx context.Context, axe, theme, page string, want [][]uint64) *tab {
+// themeWithJS opens the listing at url and presses "more" three times:
+// after each the cards are WordPress's own pages so far, in order, the
+// first new card has the focus, and the live region says how many came;
+// the theme's own pagination is not shown; then no console error and no
+// axe violation, and a screenshot, testoutput/theme-<name>.png. It
+// returns the tab, for more checks.
+func themeWithJS(t *testing.T, browserCtx context.Context, axe, name, url string, want [][]uint64) *tab {
 	tb := newTab(t, browserCtx)
-	tb.do(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(site.pageURL(page)))
+	tb.do(chromedp.EmulateViewport(1280, 900), chromedp.Navigate(url))
 	tb.waitFor(`document.querySelector('a.wploadmore-more')?.getAttribute('role') === 'button'`)
 	if diff := cmp.Diff(flat(want, 1), cardIDs(tb)); diff != "" {
 		t.Fatalf("first batch (-want +got):\n%s", diff)
@@ -85,11 +98,14 @@ func themeWithJS(t *testing.T, site *themeSite, browserCtx context.Context, axe,
 		tb.waitFor(fmt.Sprintf(`document.querySelector('.wploadmore-status').textContent === %q`, loaded[len(want[k+1])-1]))
 	}
 	if !eval[bool](tb, `document.querySelector('a.wploadmore-more') !== null`) {
-		t.Error("the control is gone with two posts still to load")
+		t.Error("the control is gone with posts still to load")
+	}
+	if n := eval[int](tb, `document.querySelectorAll('.navigation.pagination, .wp-block-query-pagination').length`); n != 0 {
+		t.Errorf("the theme's pagination is there too, %d times", n)
 	}
 	tb.noConsoleProblems(false)
 	runAxe(t, tb, axe)
-	tb.screenshot("theme-" + theme + "-" + page)
+	tb.screenshot("theme-" + name)
 	return tb
 }
 

@@ -76,17 +76,17 @@ func (s *themeSite) pageURL(name string) string {
 	return fmt.Sprintf("%s/?page_id=%d", s.URL, s.Pages[name])
 }
 
-// wordPressPages is the IDs of the News category's pages 1 to n as
-// WordPress lists them itself (WP_Query, the main query of the category
-// archive), in order.
-func (s *themeSite) wordPressPages(t *testing.T, n int) [][]uint64 {
+// wordPressPages is the IDs of pages 1 to n of a listing as WordPress
+// lists them itself (WP_Query with vars, a PHP array's items, as the main
+// query of its archive or search has them), in order.
+func (s *themeSite) wordPressPages(t *testing.T, vars string, n int) [][]uint64 {
 	t.Helper()
 	out := s.wp.PHP(t, fmt.Sprintf(`$pages = array();
 for ($paged = 1; $paged <= %d; $paged++) {
-	$q = new WP_Query(array('cat' => %d, 'paged' => $paged));
+	$q = new WP_Query(array(%s, 'paged' => $paged));
 	$pages[] = wp_list_pluck($q->posts, 'ID');
 }
-echo wp_json_encode($pages);`, n, s.News))
+echo wp_json_encode($pages);`, n, vars))
 	var pages [][]uint64
 	if err := json.Unmarshal(out, &pages); err != nil {
 		t.Fatalf("WP_Query: %v: %s", err, out)
