@@ -41,7 +41,7 @@ func TestThemes(t *testing.T) {
 			t.Run("search", func(t *testing.T) { themeWithJS(t, browserCtx, axe, theme+"-search", site.URL+"/?s=story", search) })
 		})
 		t.Run(theme+"/no javascript", func(t *testing.T) { themeWithoutJS(t, site, browserCtx, want) })
-		t.Run(theme+"/lighthouse", func(t *testing.T) { themeLighthouse(t, site, theme, "en-US", "") })
+		t.Run(theme+"/lighthouse", func(t *testing.T) { themeLighthouse(t, site, theme, "en-US", "", "accessibility", "best-practices") })
 	}
 	t.Run("arabic", func(t *testing.T) {
 		po := "msgctxt \"text direction\"\nmsgid \"ltr\"\nmsgstr \"rtl\"\n" + currentPack["ar"]
@@ -65,6 +65,7 @@ func TestThemes(t *testing.T) {
 				if dates := eval[[]string](tb, `[...document.querySelectorAll('.wploadmore-card time')].map((e) => e.textContent).filter((d) => /[A-Za-z]/.test(d))`); len(dates) > 0 {
 					t.Errorf("dates not in Arabic: %q", dates)
 				}
+				t.Run("lighthouse", func(t *testing.T) { themeLighthouse(t, site, theme+"-ar", "ar", "rtl", "accessibility") })
 			})
 		}
 	})
