@@ -69,6 +69,16 @@ func TestThemes(t *testing.T) {
 			})
 		}
 	})
+	t.Run("server at another origin", func(t *testing.T) {
+		// The server's own address, another port: another origin than the
+		// site's, which is its home. The browser reads its answers by CORS.
+		site.wp.PHP(t, fmt.Sprintf("update_option('wploadmore_server', %q);", site.server.URL+"/load-more.php"))
+		t.Cleanup(func() { site.wp.PHP(t, "delete_option('wploadmore_server');") })
+		tb := themeWithJS(t, browserCtx, axe, "twentytwentythree-cross-origin", site.pageURL("shortcode"), want)
+		if endpoint := eval[string](tb, `new URL(JSON.parse(document.querySelector('.wploadmore').dataset.wploadmore).endpoint).origin`); endpoint == site.URL || endpoint != site.server.URL {
+			t.Errorf("the listing asks %s; want the server's own origin, %s, not the site's", endpoint, site.server.URL)
+		}
+	})
 	site.phpErrors(t)
 	// Last: it stops the server.
 	t.Run("server away", func(t *testing.T) { themeServerAway(t, site, browserCtx, want) })
