@@ -46,11 +46,7 @@ func TestThemes(t *testing.T) {
 	t.Run("arabic", func(t *testing.T) {
 		po := "msgctxt \"text direction\"\nmsgid \"ltr\"\nmsgstr \"rtl\"\n" + currentPack["ar"]
 		site.wp.SetLanguage(t, "ar", wpdbtest.MO(t, "ar", po))
-		site.restartServer(t)
-		t.Cleanup(func() {
-			site.wp.SetLanguage(t, "", nil)
-			site.restartServer(t)
-		})
+		site.restartServer(t) // stopped when this subtest ends
 		for _, theme := range []string{"twentytwentyone", "twentytwentythree"} {
 			site.wp.UseTheme(t, theme)
 			t.Run(theme, func(t *testing.T) {
@@ -69,6 +65,9 @@ func TestThemes(t *testing.T) {
 			})
 		}
 	})
+	// Back in English, with a server that outlives the subtest.
+	site.wp.SetLanguage(t, "", nil)
+	site.restartServer(t)
 	t.Run("server at another origin", func(t *testing.T) {
 		// The server's own address, another port: another origin than the
 		// site's, which is its home. The browser reads its answers by CORS.

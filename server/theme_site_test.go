@@ -62,7 +62,7 @@ func newThemeSite(t *testing.T) *themeSite {
 
 // restartServer stops the server and starts it again at the same address,
 // as an operator does after changing the site's language: it reads the
-// options at start.
+// options at start. The new server stops when t ends.
 func (s *themeSite) restartServer(t *testing.T) {
 	t.Helper()
 	if err := s.server.Stop(); err != nil {
