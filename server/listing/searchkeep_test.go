@@ -118,3 +118,56 @@ func TestSearchClientShare(t *testing.T) {
 		t.Errorf("a's last search: %d scans in all; want 10, kept within its share", n)
 	}
 }
+
+// TestSearchKeptAmongClients: rankings of several clients, each of the
+// same size L, within SearchBytes and the clients' shares: room is made
+// from the least recently read of all, a read counting; a client whose
+// rankings are all gone no longer takes a share; and the rankings of all
+// clients together stay within SearchBytes, though each is within its
+// client's share. Each step searches for client and counts the scans in
+// all: a ranking kept costs none.
+func TestSearchKeptAmongClients(t *testing.T) {
+	t.Parallel()
+	type step struct {
+		after     time.Duration // the clock advanced first
+		client, s string
+		scans     int64
+	}
+	for _, tt := range []struct {
+		name  string
+		large int // SearchBytes, in L
+		steps []step
+	}{
+		{"room from the least recently read", 4, []step{
+			{0, "b", "content -z1", 1}, {0, "b", "content -z2", 2}, {0, "b", "content -z3", 3},
+			{0, "b", "content -z1", 3}, // read: now the most recently used
+			{0, "a", "content -z4", 4},
+			{0, "a", "content -z5", 5}, // drops z2, read least recently
+			{0, "b", "content -z1", 5}, {0, "b", "content -z3", 5},
+			{0, "b", "content -z2", 6},
+		}},
+		{"a client with nothing kept takes no share", 2, []step{
+			{0, "b", "content -z1", 1},
+			{time.Hour + time.Second, "a", "content -z1", 2}, // b's, past SearchTTL, is a's now
+			{0, "a", "content -z2", 3},                       // a alone: its share is the whole
+			{0, "a", "content -z1", 3},
+		}},
+		{"all clients within SearchBytes", 2, []step{
+			{0, "b", "content -z1", 1}, {0, "b", "content -z2", 2},
+			{0, "a", "content -z3", 3}, // within a's share, but not the whole: drops b's z1
+			{0, "b", "content -z2", 3},
+			{0, "b", "content -z1", 4},
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, store, clock := keepTest(t, "a", func(_, large int) int { return tt.large * large })
+			for i, s := range tt.steps {
+				clock.Advance(s.after)
+				if n := search(t, c, store, s.client, s.s); n != s.scans {
+					t.Fatalf("step %d, %s searching %q: %d scans in all; want %d", i+1, s.client, s.s, n, s.scans)
+				}
+			}
+		})
+	}
+}
