@@ -2,7 +2,7 @@
 /**
  * Plugin Name:       wploadmore
  * Plugin URI:        https://github.com/wploadmore/wploadmore
- * Description:       Tells the wploadmore server what only PHP knows about the site: its post types and taxonomies, their archives, permalinks and labels, the public query vars, and the terms whose posts listings leave out (WooCommerce's catalogue visibility).
+ * Description:       Tells the wploadmore server what only PHP knows about the site: its post types and taxonomies, their archives, permalinks and labels, the public query vars, the terms whose posts listings leave out (WooCommerce's catalogue visibility); and a [wploadmore] shortcode and block that list posts in the theme's own cards, loading more from the server.
  * Version:           1.0.0
  * Requires at least: 6.1
  * Requires PHP:      7.4
@@ -38,6 +38,15 @@ require_once __DIR__ . '/includes/woocommerce.php';
 require_once __DIR__ . '/includes/class-wploadmore-redis.php';
 require_once __DIR__ . '/includes/class-wploadmore-events.php';
 require_once __DIR__ . '/includes/class-wploadmore-events-health.php';
+require_once __DIR__ . '/includes/class-wploadmore-mustache.php';
+require_once __DIR__ . '/includes/class-wploadmore-html-references.php';
+require_once __DIR__ . '/includes/class-wploadmore-html-tokens.php';
+require_once __DIR__ . '/includes/class-wploadmore-text.php';
+require_once __DIR__ . '/includes/class-wploadmore-card.php';
+require_once __DIR__ . '/includes/class-wploadmore-listing.php';
+require_once __DIR__ . '/includes/class-wploadmore-load-more.php';
+require_once __DIR__ . '/includes/class-wploadmore-pagination.php';
+require_once __DIR__ . '/includes/class-wploadmore-settings.php';
 
 WPLoadMore_Labels::hook();
 WPLoadMore_Registry::hook();
@@ -45,6 +54,9 @@ WPLoadMore_Site_Health::hook();
 add_filter( 'wploadmore_hidden_terms', 'wploadmore_woocommerce_hidden_terms' );
 WPLoadMore_Events::hook();
 WPLoadMore_Events_Health::hook();
+WPLoadMore_Load_More::hook();
+WPLoadMore_Pagination::hook();
+WPLoadMore_Settings::hook();
 
 register_activation_hook( __FILE__, array( 'WPLoadMore_Registry', 'activate' ) );
 register_activation_hook( __FILE__, array( 'WPLoadMore_Events', 'activate' ) );
