@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 )
 
@@ -129,5 +130,74 @@ func TestCarryKeyRecheck(t *testing.T) {
 	time.Sleep(carryKeyRecheck + 100*time.Millisecond) // since the last refusal
 	if got := mustVisit(t, a, fromB.Visitor(), 0); got.ID != fromB.ID || got.PostsStart != 3 {
 		t.Errorf("a companion under the store's new key, a second after the last refusal: %+v, want %s at 3", got, fromB.ID)
+	}
+}
+
+// heldRead is a route that, once armed, runs during before it passes on
+// the next read of the companion key: what happens while that read is
+// under way.
+type heldRead struct {
+	redisRoute
+	key    string
+	armed  atomic.Bool
+	during func()
+}
+
+func (h *heldRead) alone(ctx context.Context, key, cmd string, args ...any) (any, error) {
+	if cmd == "GET" && key == h.key && h.armed.CompareAndSwap(true, false) {
+		h.during()
+	}
+	return h.redisRoute.alone(ctx, key, cmd, args...)
+}
+
+// TestCarryKeyRecheckJoined: a companion refused while the instance reads
+// the store's keys again for another, within the second that throttles
+// the reads, waits for that read rather than being refused without it:
+// two visitors who bring companions sealed under a key the store took
+// since, at once, are both accepted.
+func TestCarryKeyRecheckJoined(t *testing.T) {
+	t.Parallel()
+	rs := sessiontest.StartServer(t)
+	cfg := php(Config{NewSessionBytes: DefaultNewSessionBytes})
+	a := openCarrying(t, rs.URL, cfg)
+	mustVisit(t, a, Visitor{}, 0) // a reads the first key
+	redisDo(t, rs.URL, "FLUSHALL")
+	b := openCarrying(t, rs.URL, cfg) // makes a new key
+	one, two := mustVisit(t, b, Visitor{}, 1), mustVisit(t, b, Visitor{}, 2)
+
+	r := redisSessionsOf(t, a)
+	held := &heldRead{redisRoute: r.route, key: cfg.KeyPrefix + carryKeyName}
+	r.route = held
+	var second State
+	var secondErr error
+	secondDone := make(chan struct{})
+	held.during = func() {
+		go func() {
+			defer close(secondDone)
+			second, secondErr = a.Visit(context.Background(), two.Visitor(), 0)
+		}()
+		// Joined, the second cannot end before the read does; refused,
+		// it ends at once.
+		select {
+		case <-secondDone:
+		case <-time.After(testkit.Scale(500 * time.Millisecond)):
+		}
+	}
+	held.armed.Store(true)
+	first := mustVisit(t, a, one.Visitor(), 0)
+	if held.armed.Load() {
+		t.Fatalf("a took the first companion, sealed under a key it has not read, as %+v without reading the store's keys", first)
+	}
+	select {
+	case <-secondDone:
+	case <-time.After(testkit.Scale(10 * time.Second)):
+		t.Fatal("the second visit did not end")
+	}
+	// Accepted, each count goes on in a companion: a's budget is spent.
+	if first.ID != one.ID || first.PostsStart != 3 {
+		t.Errorf("the first companion under the new key: %+v, want %s at 3", first, one.ID)
+	}
+	if secondErr != nil || second.ID != two.ID || second.PostsStart != 4 {
+		t.Errorf("the second, come while the first's read was under way: %+v, %v; want %s at 4", second, secondErr, two.ID)
 	}
 }
