@@ -50,18 +50,18 @@ func openCarrying(t *testing.T, url string, cfg Config) *Store {
 // instance itself replaced (the store's key changed under it) is still
 // accepted by it, for -session-lifetime, though the store no longer
 // keeps that key as the previous one and an instance that never knew it
-// refuses it.
+// refuses it. That instance runs on the test's clock, so PHP's lifetime of
+// 24 minutes passes at once.
 func TestCarryKeyReplacedHere(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: waits 3 s into a companion's lifetime")
-	}
 	t.Parallel()
 	rs := sessiontest.StartServer(t)
-	const lifetime = 5 * time.Second
+	const lifetime = 24 * time.Minute
 	cfg := php(Config{NewSessionBytes: DefaultNewSessionBytes, MaxLifetime: lifetime})
 	a := openCarrying(t, rs.URL, cfg)
+	clock := testkit.NewClock(time.Now())
+	a.now = clock.Now
+	sealed := clock.Now()
 	old := mustVisit(t, a, Visitor{}, 4) // 6, sealed under the first key
-	sealed := time.Now()
 
 	redisDo(t, rs.URL, "FLUSHALL")
 	b := openCarrying(t, rs.URL, cfg) // makes the new key
@@ -74,8 +74,8 @@ func TestCarryKeyReplacedHere(t *testing.T) {
 	// The store forgets the old key, and a reads that, at its next
 	// refused companion a second later.
 	redisDo(t, rs.URL, "DEL", cfg.KeyPrefix+carryPreviousKeyName)
-	time.Sleep(carryKeyRecheck + 100*time.Millisecond)
-	forged := Visitor{ID: old.ID, Carried: fmt.Sprintf("40.%d.AAAAAAAAAAAAAAAAAAAAAA", time.Now().Unix())}
+	clock.Advance(carryKeyRecheck)
+	forged := Visitor{ID: old.ID, Carried: fmt.Sprintf("40.%d.AAAAAAAAAAAAAAAAAAAAAA", clock.Now().Unix())}
 	if got := mustVisit(t, a, forged, 0); got.ID == old.ID {
 		t.Fatalf("a forged companion was taken: %+v", got)
 	}
@@ -83,10 +83,10 @@ func TestCarryKeyReplacedHere(t *testing.T) {
 	if got := mustVisit(t, b, old.Visitor(), 0); got.ID == old.ID {
 		t.Fatalf("b, which never knew the old key, took a companion sealed under it: %+v", got)
 	}
-	// Now, and well into the companion's lifetime, short of its end (its
+	// Now, and through the companion's lifetime, to its last second (its
 	// time is in whole seconds).
-	for _, at := range []time.Duration{time.Since(sealed), lifetime - 2*time.Second} {
-		time.Sleep(time.Until(sealed.Add(at)))
+	for _, at := range []time.Duration{carryKeyRecheck, lifetime / 2, lifetime - time.Second} {
+		clock.Advance(sealed.Add(at).Sub(clock.Now()))
 		if got := mustVisit(t, a, old.Visitor(), 0); got.ID != old.ID || got.PostsStart != 6 {
 			t.Errorf("%v after it was sealed, a took its own companion sealed under the key it replaced as %+v; want %s at 6", at, got, old.ID)
 		}
