@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
@@ -169,5 +171,43 @@ func TestSearchKeptAmongClients(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestSearchNoRoom: a ranking that fits within SearchBytes but has no
+// room, the ranking in its way read within the minute and worth more,
+// answers its request in full and is not kept, and no ranking is dropped
+// for it: the kept ones stay within SearchBytes and are still served.
+func TestSearchNoRoom(t *testing.T) {
+	t.Parallel()
+	c, store, _ := keepTest(t, "", func(small, large int) int { return small + large - 1 })
+	store.slow = map[string]time.Duration{blog.ParseSearch("post 7", nil).Key(): 400 * time.Millisecond}
+	search(t, c, store, "", "post 7") // expensive, and read now
+	search(t, c, store, "", "post 8") // cheap: room could be made of it, but not enough
+	ctx := context.Background()
+	large := blog.ParseSearch("content -z1", nil)
+	all, err := store.Store.Rank(ctx, large)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, offset := range []int{0, 30} {
+		posts, err := c.Posts(ctx, blog.Page{In: large, Offset: offset, Limit: 3})
+		if err != nil {
+			t.Fatalf("the search with no room, at %d: %v", offset, err)
+		}
+		if diff := cmp.Diff(all.IDs()[offset:offset+3], postIDs(posts)); diff != "" {
+			t.Errorf("the search with no room, at %d (-want +got):\n%s", offset, diff)
+		}
+		if n := store.scans.Load(); n != int64(3+i) {
+			t.Errorf("the search with no room asked %d times: %d scans in all, want %d: it must not be kept", i+1, n, 3+i)
+		}
+	}
+	if kept, most := c.searches.kept.Bytes(), c.searches.maxBytes; kept > most {
+		t.Errorf("rankings take %d bytes, over SearchBytes %d", kept, most)
+	}
+	for _, s := range []string{"post 7", "post 8"} {
+		if n := search(t, c, store, "", s); n != 4 {
+			t.Errorf("%q again: %d scans in all, want 4: it stays kept", s, n)
+		}
 	}
 }
