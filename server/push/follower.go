@@ -13,8 +13,9 @@ import (
 // Follower is a server's follow of the change events: zero, it follows
 // none and says so; Start subscribes. Set Pages before Start.
 type Follower struct {
-	// Pages are the listings every event marks stale, when they have a
-	// MarkStale method (listing.Cache, listing.Sticky over one).
+	// Pages are the listings events mark stale: those an event touches
+	// when they have a MarkChanged method, else all of them when they have
+	// a MarkStale one (listing.Cache, listing.Sticky over one).
 	Pages any
 	sub   atomic.Pointer[Subscriber]
 }
@@ -31,9 +32,12 @@ type Start struct {
 	Channel string        // the -push-channel; none: Start follows nothing
 	Timeout time.Duration // each Redis command's
 	Reader  SiteReader
-	// UseOptions and UseTerms take the options and terms read again.
+	// UseOptions and UseTerms take the options and terms read again;
+	// Terms returns the terms in use, which an event's term IDs are
+	// looked up in.
 	UseOptions func(blog.Options)
 	UseTerms   func(*blog.Terms)
+	Terms      func() *blog.Terms
 	// Register registers the subscriber's metrics (metrics.ObservePush).
 	Register func(interface{ Stats() Stats }) error
 	Logger   *slog.Logger
@@ -72,23 +76,35 @@ func (f *Follower) Mode() string {
 }
 
 // siteRefresher is the Refresher of a server: the options and terms when
-// an event names them, then every kept listing, whose posts were
-// formatted with the options read before. Refreshing only the listings an
-// event names is the next step (docs/push.md, "Not yet").
+// an event names them, then the kept listings it touches (Scope), whose
+// posts were formatted with the options read before.
 type siteRefresher struct {
 	s     Start
 	pages any
 }
 
 func (r *siteRefresher) Refresh(ctx context.Context, e Event) {
+	before := r.terms()
 	r.reread(ctx, e.Has(KindOption) || e.Has(KindRegistry), e.Has(KindTerm) || e.Has(KindUser) || e.Has(KindRegistry))
+	r.mark(Scope(e, before, r.terms()))
 }
 
-func (r *siteRefresher) RefreshAll(ctx context.Context) { r.reread(ctx, true, true) }
+func (r *siteRefresher) RefreshAll(ctx context.Context) {
+	r.reread(ctx, true, true)
+	r.mark(blog.Change{All: true})
+}
 
-// reread reads the options and the terms again when asked, then marks
-// the listings stale. A read that fails is logged and left to the
-// server's watches, which read them again on their timers.
+// terms is the snapshot in use, nil when the server gave none.
+func (r *siteRefresher) terms() *blog.Terms {
+	if r.s.Terms == nil {
+		return nil
+	}
+	return r.s.Terms()
+}
+
+// reread reads the options and the terms again when asked. A read that
+// fails is logged and left to the server's watches, which read them
+// again on their timers.
 func (r *siteRefresher) reread(ctx context.Context, options, terms bool) {
 	if options {
 		if o, err := r.s.Reader.Options(ctx); err != nil {
@@ -104,7 +120,14 @@ func (r *siteRefresher) reread(ctx context.Context, options, terms bool) {
 			r.s.UseTerms(ts)
 		}
 	}
-	if p, ok := r.pages.(interface{ MarkStale() }); ok {
+}
+
+// mark marks the listings ch touches stale.
+func (r *siteRefresher) mark(ch blog.Change) {
+	switch p := r.pages.(type) {
+	case interface{ MarkChanged(blog.Change) }:
+		p.MarkChanged(ch)
+	case interface{ MarkStale() }:
 		p.MarkStale()
 	}
 }

@@ -1,0 +1,115 @@
+package blog
+
+import "slices"
+
+// Change is what a change event from WordPress says changed, in the terms
+// an archive holds its posts to: a cache refreshes the listings it
+// [Change.Touches] and keeps the others. A field it does not know (an
+// event that names posts but not their dates) may be anything, and
+// touches every archive held to it.
+type Change struct {
+	// All: nothing is known of its scope (an option, the registry, a gap
+	// in the events): it touches every listing.
+	All bool
+	// TermsOnly: only terms themselves changed (created, renamed), no
+	// post's place in a listing: it touches the archives of those terms
+	// and the blog alone.
+	TermsOnly bool
+	// Posts are the posts it names: their place in a listing or what a
+	// listing shows of them changed.
+	Posts []uint64
+	// TermTaxonomyIDs are the term_taxonomy_ids of the terms it names, a
+	// post's before and after; AnyTerm is set when it named a term the
+	// snapshot does not have, or none it knows of.
+	TermTaxonomyIDs []uint64
+	AnyTerm         bool
+	// Authors, Dates (YYYY-MM-DD, the site's time) and PostTypes are its
+	// posts' before and after; nil Authors, Dates or PostTypes: any.
+	Authors   []uint64
+	Dates     []string
+	PostTypes []string
+}
+
+// Touches reports whether c may change an archive held to f: each of the
+// archive's term groups holds a term c names, one of its authors, dates
+// and types is c's, or c does not know that part. An excluded term or
+// author, or a hidden term, never spares an archive: a post leaving one
+// enters the archive.
+func (c Change) Touches(f Filter) bool {
+	if c.All {
+		return true
+	}
+	if c.TermsOnly && len(f.Groups) == 0 {
+		return false
+	}
+	if !c.AnyTerm {
+		for _, g := range f.Groups {
+			if !slices.ContainsFunc(g.IDs, func(id uint64) bool { return slices.Contains(c.TermTaxonomyIDs, id) }) {
+				return false
+			}
+		}
+	}
+	if c.TermsOnly {
+		return true // a term's own archive: its heading names it
+	}
+	if c.Authors != nil {
+		if len(f.Authors) > 0 && !slices.ContainsFunc(f.Authors, func(id uint64) bool { return slices.Contains(c.Authors, id) }) {
+			return false
+		}
+		if f.Author != 0 && !slices.Contains(c.Authors, f.Author) {
+			return false
+		}
+	}
+	if c.Dates != nil && (f.From != "" || f.Month != 0 || f.Day != 0) &&
+		!slices.ContainsFunc(c.Dates, f.holdsDate) {
+		return false
+	}
+	if c.PostTypes != nil && len(f.PostTypes) > 0 &&
+		!slices.ContainsFunc(f.PostTypes, func(t string) bool { return slices.Contains(c.PostTypes, t) }) {
+		return false
+	}
+	return true
+}
+
+// holdsDate tells whether a post dated day (YYYY-MM-DD) is in f's dates.
+func (f Filter) holdsDate(day string) bool {
+	if len(day) != len("2006-01-02") {
+		return true // not a date Decode let through: assume it is
+	}
+	if f.From != "" && (day < f.From[:len(day)] || day > f.To[:len(day)]) {
+		return false
+	}
+	if f.Month != 0 && atoi2(day[5:7]) != f.Month {
+		return false
+	}
+	return f.Day == 0 || atoi2(day[8:10]) == f.Day
+}
+
+// atoi2 reads two digits.
+func atoi2(s string) int { return int(s[0]-'0')*10 + int(s[1]-'0') }
+
+// TaxonomyIDs returns the term_taxonomy_ids of the terms termIDs names
+// (term_id), in every taxonomy the snapshot holds, and whether it knew
+// each of them.
+func (ts *Terms) TaxonomyIDs(termIDs []uint64) (ids []uint64, known bool) {
+	known = true
+	txs := append([]taxonomy{ts.categories, ts.tags}, mapValues(ts.others)...)
+	for _, id := range termIDs {
+		found := false
+		for _, tx := range txs {
+			if t, ok := tx.byID[id]; ok {
+				ids, found = append(ids, t.TaxonomyID), true
+			}
+		}
+		known = known && found
+	}
+	return ids, known
+}
+
+func mapValues(m map[string]taxonomy) []taxonomy {
+	out := make([]taxonomy, 0, len(m))
+	for _, tx := range m {
+		out = append(out, tx)
+	}
+	return out
+}
