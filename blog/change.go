@@ -11,6 +11,9 @@ type Change struct {
 	// All: nothing is known of its scope (an option, the registry, a gap
 	// in the events): it touches every listing.
 	All bool
+	// Searches: posts may have changed that it does not name (a gap in
+	// the events, the registry's types): every search finds anew.
+	Searches bool
 	// TermsOnly: only terms themselves changed (created, renamed), no
 	// post's place in a listing: it touches the archives of those terms
 	// and the blog alone.

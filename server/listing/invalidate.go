@@ -1,6 +1,7 @@
 package listing
 
 import (
+	"context"
 	"slices"
 
 	"github.com/wploadmore/wploadmore/blog"
@@ -39,9 +40,12 @@ func (s *Sticky) MarkStale() {
 // the newest of every change); an archive's when ch touches what it is
 // held to (blog.Change.Touches: a category's parents hold its posts, as
 // their term groups hold its ID); a search's page that holds a post ch
-// names, or any search page when ch names an author and no posts. A
-// change of unknown scope (ch.All) is MarkStale.
-func (c *Cache) MarkChanged(ch blog.Change) {
+// names, or any search page when ch names an author and no posts. Kept
+// searches follow ch first (searchchange.go), which may read the posts
+// ch names once, within ctx. A change of unknown scope (ch.All) is
+// MarkStale.
+func (c *Cache) MarkChanged(ctx context.Context, ch blog.Change) {
+	c.followSearches(ctx, ch)
 	if ch.All {
 		c.MarkStale()
 		return
@@ -76,12 +80,14 @@ func touched(p *cachedPage, ch blog.Change) bool {
 // MarkChanged makes the next reader read the sticky posts again, which
 // head the blog every change touches, and the pages underneath ch
 // touches, when they can be marked.
-func (s *Sticky) MarkChanged(ch blog.Change) {
+func (s *Sticky) MarkChanged(ctx context.Context, ch blog.Change) {
 	s.mu.Lock()
 	s.last = nil
 	s.mu.Unlock()
-	if p, ok := s.pages.(interface{ MarkChanged(blog.Change) }); ok {
-		p.MarkChanged(ch)
+	if p, ok := s.pages.(interface {
+		MarkChanged(context.Context, blog.Change)
+	}); ok {
+		p.MarkChanged(ctx, ch)
 	} else if p, ok := s.pages.(interface{ MarkStale() }); ok {
 		p.MarkStale()
 	}

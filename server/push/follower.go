@@ -86,12 +86,12 @@ type siteRefresher struct {
 func (r *siteRefresher) Refresh(ctx context.Context, e Event) {
 	before := r.terms()
 	r.reread(ctx, e.Has(KindOption) || e.Has(KindRegistry), e.Has(KindTerm) || e.Has(KindUser) || e.Has(KindRegistry))
-	r.mark(Scope(e, before, r.terms()))
+	r.mark(ctx, Scope(e, before, r.terms()))
 }
 
 func (r *siteRefresher) RefreshAll(ctx context.Context) {
 	r.reread(ctx, true, true)
-	r.mark(blog.Change{All: true})
+	r.mark(ctx, blog.Change{All: true, Searches: true})
 }
 
 // terms is the snapshot in use, nil when the server gave none.
@@ -123,10 +123,12 @@ func (r *siteRefresher) reread(ctx context.Context, options, terms bool) {
 }
 
 // mark marks the listings ch touches stale.
-func (r *siteRefresher) mark(ch blog.Change) {
+func (r *siteRefresher) mark(ctx context.Context, ch blog.Change) {
 	switch p := r.pages.(type) {
-	case interface{ MarkChanged(blog.Change) }:
-		p.MarkChanged(ch)
+	case interface {
+		MarkChanged(context.Context, blog.Change)
+	}:
+		p.MarkChanged(ctx, ch)
 	case interface{ MarkStale() }:
 		p.MarkStale()
 	}

@@ -10,19 +10,23 @@ import (
 // IDs it names looked up in the snapshots before and after it (a term
 // deleted is only in the one before), and All when e names something no
 // listing's scope can be told from:
-//   - an option or the registry, which every listing is formatted or
-//     chosen by;
+//   - an option, which every listing is formatted by;
 //   - a featured image or an attachment's metadata: the image may be the
 //     featured one of posts the event does not name;
-//   - the plugin activated or deactivated, which may have missed changes.
+//   - the registry (the types listed and searched), or the plugin
+//     activated or deactivated, which may have missed changes: these
+//     make every search find anew too (Searches).
 //
 // A user's change names only the author, whose posts may be in any
 // listing but another author's archive.
 func Scope(e Event, before, after *blog.Terms) blog.Change {
-	for _, k := range []string{KindOption, KindRegistry, KindMedia, KindActivated, KindDeactivated} {
+	for _, k := range []string{KindRegistry, KindActivated, KindDeactivated} {
 		if e.Has(k) {
-			return blog.Change{All: true}
+			return blog.Change{All: true, Searches: true}
 		}
+	}
+	if e.Has(KindOption) || e.Has(KindMedia) {
+		return blog.Change{All: true}
 	}
 	c := blog.Change{Posts: e.Posts}
 	if len(e.Terms) > 0 {

@@ -55,7 +55,8 @@ func scopeSite(t *testing.T) (cfg wpdb.Config, store *wpdb.Store, proxy *wpdbtes
 		t.Fatal(err)
 	}
 	defer w.Close()
-	for _, err := range []error{w.Insert(ctx, posts), w.InsertTerms(ctx, terms), w.InsertTermRelationships(ctx, rels), w.InsertUsers(ctx, users)} {
+	wpdbtest.Insert(t, cfg, posts...)
+	for _, err := range []error{w.InsertTerms(ctx, terms), w.InsertTermRelationships(ctx, rels), w.InsertUsers(ctx, users)} {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,8 +72,8 @@ type marks struct {
 	changes []blog.Change
 }
 
-func (m *marks) MarkChanged(ch blog.Change) {
-	m.Cache.MarkChanged(ch)
+func (m *marks) MarkChanged(ctx context.Context, ch blog.Change) {
+	m.Cache.MarkChanged(ctx, ch)
 	m.mu.Lock()
 	m.changes = append(m.changes, ch)
 	m.mu.Unlock()
