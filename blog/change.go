@@ -1,6 +1,9 @@
 package blog
 
-import "slices"
+import (
+	"context"
+	"slices"
+)
 
 // Change is what a change event from WordPress says changed, in the terms
 // an archive holds its posts to: a cache refreshes the listings it
@@ -14,13 +17,18 @@ type Change struct {
 	// Searches: posts may have changed that it does not name (a gap in
 	// the events, the registry's types): every search finds anew.
 	Searches bool
+	// Burst: it came within a burst of changes (an import), which a
+	// cache follows at most once per freshness bound.
+	Burst bool
 	// TermsOnly: only terms themselves changed (created, renamed), no
 	// post's place in a listing: it touches the archives of those terms
 	// and the blog alone.
 	TermsOnly bool
 	// Posts are the posts it names: their place in a listing or what a
-	// listing shows of them changed.
-	Posts []uint64
+	// listing shows of them changed. AnyPost: what a listing shows of
+	// posts it does not name may have changed too (an author's name).
+	Posts   []uint64
+	AnyPost bool
 	// TermTaxonomyIDs are the term_taxonomy_ids of the terms it names, a
 	// post's before and after; AnyTerm is set when it named a term the
 	// snapshot does not have, or none it knows of.
@@ -31,6 +39,34 @@ type Change struct {
 	Authors   []uint64
 	Dates     []string
 	PostTypes []string
+}
+
+// TouchesPage reports whether c may change a page of listing l, which
+// holds the posts holds tells: the blog's always (its head holds the
+// newest of every change); an archive's when c touches what it is held to
+// (Touches); a search's when it holds a post c names, or c.AnyPost (a
+// search finds posts by their own text, which a term does not change).
+func (c Change) TouchesPage(l Listing, holds func(id uint64) bool) bool {
+	v := &touchVisit{c: c, holds: holds}
+	l.visit(context.Background(), v)
+	return v.out
+}
+
+// touchVisit is TouchesPage's visitor.
+type touchVisit struct {
+	c     Change
+	holds func(id uint64) bool
+	out   bool
+}
+
+func (v *touchVisit) home(context.Context) { v.out = true }
+
+func (v *touchVisit) archive(_ context.Context, a Archive) {
+	v.out = a.IsZero() || v.c.Touches(a.filter)
+}
+
+func (v *touchVisit) search(context.Context, Search) {
+	v.out = v.c.All || !v.c.TermsOnly && (v.c.AnyPost || slices.ContainsFunc(v.c.Posts, v.holds))
 }
 
 // Touches reports whether c may change an archive held to f: each of the
@@ -72,6 +108,53 @@ func (c Change) Touches(f Filter) bool {
 		return false
 	}
 	return true
+}
+
+// MaxChangePosts is the most posts a merged Change names; past it, it
+// names any post.
+const MaxChangePosts = 1024
+
+// Merge returns a change that touches whatever c or o touches, and maybe
+// more: each part the union of theirs, any when either's is any. A burst
+// of events is served as one.
+func (c Change) Merge(o Change) Change {
+	m := Change{
+		All: c.All || o.All, Searches: c.Searches || o.Searches, Burst: c.Burst || o.Burst, TermsOnly: c.TermsOnly && o.TermsOnly,
+		Posts: union(c.Posts, o.Posts), AnyPost: c.AnyPost || o.AnyPost,
+		TermTaxonomyIDs: union(c.TermTaxonomyIDs, o.TermTaxonomyIDs), AnyTerm: c.AnyTerm || o.AnyTerm,
+	}
+	if len(m.Posts) > MaxChangePosts {
+		// Too many to match one by one: every search finds anew, and
+		// shows anew whatever post it lists.
+		m.Posts, m.AnyPost, m.Searches = nil, true, true
+	}
+	// A change of terms alone names no authors, dates or types: merged
+	// with one of posts, they may be any (nil).
+	if !c.TermsOnly && !o.TermsOnly {
+		m.Authors = unionKnown(c.Authors, o.Authors)
+		m.Dates = unionKnown(c.Dates, o.Dates)
+		m.PostTypes = unionKnown(c.PostTypes, o.PostTypes)
+	}
+	return m
+}
+
+// union is a and b's members, each once.
+func union[T comparable](a, b []T) []T {
+	out := slices.Clone(a)
+	for _, v := range b {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// unionKnown is union, but nil (any) when either is nil.
+func unionKnown[T comparable](a, b []T) []T {
+	if a == nil || b == nil {
+		return nil
+	}
+	return append(make([]T, 0, len(a)+len(b)), union(a, b)...)
 }
 
 // holdsDate tells whether a post dated day (YYYY-MM-DD) is in f's dates.

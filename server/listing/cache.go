@@ -59,6 +59,7 @@ type Cache struct {
 	pages    *lru.Cache[pageRange, *cachedPage]   // under mu
 	flights  flight.Group[pageRange, *cachedPage] // the queries in the air
 	searches *rankings                            // see search.go
+	marks    eventMarks                           // under mu: how change events paced (pace.go)
 }
 
 // pageRange names a page as blog.Page does, its listing by Key: the

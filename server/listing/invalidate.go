@@ -35,54 +35,58 @@ func (s *Sticky) MarkStale() {
 	}
 }
 
-// MarkChanged makes the pages ch touches be read again by their next
-// reader, and keeps the others: the blog's pages always (its head holds
-// the newest of every change); an archive's when ch touches what it is
-// held to (blog.Change.Touches: a category's parents hold its posts, as
-// their term groups hold its ID); a search's page that holds a post ch
-// names, or any search page when ch names an author and no posts. Kept
+// MarkChanged makes the pages ch touches (blog.Change.TouchesPage: a
+// category's parents hold its posts, as their term groups hold its ID) be
+// read again by their next reader, and keeps the others. Kept
 // searches follow ch first (searchchange.go), which may read the posts
-// ch names once, within ctx. A change of unknown scope (ch.All) is
-// MarkStale.
+// ch names once, within ctx; a change of unknown scope (ch.All) touches
+// every page. Within a burst of changes, each listing is dropped at most
+// once per TTL (pace.go).
 func (c *Cache) MarkChanged(ctx context.Context, ch blog.Change) {
-	c.followSearches(ctx, ch)
-	if ch.All {
-		c.MarkStale()
-		return
-	}
+	c.followSearchesPaced(ctx, ch)
+	now := c.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	drops := map[string]bool{} // by listing: each paced once an event
 	var keys []pageRange
 	for k, p := range c.pages.All() {
-		if touched(p, ch) {
+		if !ch.All && !touched(p, ch) {
+			continue
+		}
+		drop, ok := drops[k.listing]
+		if !ok {
+			drop = c.dropLocked(k.listing, now, ch.Burst)
+			drops[k.listing] = drop
+		}
+		if drop {
 			keys = append(keys, k)
 		}
 	}
 	for _, k := range keys {
 		c.pages.Remove(k)
 	}
+	c.prunePacesLocked(now)
 }
 
 // touched tells whether ch may change page p.
 func touched(p *cachedPage, ch blog.Change) bool {
-	switch l := p.in.(type) {
-	case blog.Archive:
-		return l.IsZero() || ch.Touches(l.Filter())
-	case blog.Search:
-		if ch.TermsOnly {
-			return false
-		}
-		return len(ch.Posts) == 0 || slices.ContainsFunc(p.posts, func(post Post) bool { return slices.Contains(ch.Posts, post.ID) })
+	if p.in == nil {
+		return true
 	}
-	return true // the blog, or a listing of unknown kind
+	return ch.TouchesPage(p.in, func(id uint64) bool {
+		return slices.ContainsFunc(p.posts, func(post Post) bool { return post.ID == id })
+	})
 }
 
 // MarkChanged makes the next reader read the sticky posts again, which
-// head the blog every change touches, and the pages underneath ch
+// head the blog every change touches (within a burst, at most once per
+// its bound, as the cache's listings), and the pages underneath ch
 // touches, when they can be marked.
 func (s *Sticky) MarkChanged(ctx context.Context, ch blog.Change) {
 	s.mu.Lock()
-	s.last = nil
+	if s.marks.drop(s.now(), ch.Burst, s.ttl) {
+		s.last = nil
+	}
 	s.mu.Unlock()
 	if p, ok := s.pages.(interface {
 		MarkChanged(context.Context, blog.Change)

@@ -38,6 +38,10 @@ type Start struct {
 	UseOptions func(blog.Options)
 	UseTerms   func(*blog.Terms)
 	Terms      func() *blog.Terms
+	// Bound is the listings' freshness bound (-cache-ttl): within a burst
+	// of events, the options and terms are read again, and each listing
+	// refreshed, at most once per Bound (1 s when 0).
+	Bound time.Duration
 	// Register registers the subscriber's metrics (metrics.ObservePush).
 	Register func(interface{ Stats() Stats }) error
 	Logger   *slog.Logger
@@ -57,7 +61,9 @@ func (f *Follower) Start(ctx context.Context, s Start) (stop func()) {
 		s.Logger.Error("push: off", "err", err)
 		return func() {}
 	}
-	sub := New(feed, &siteRefresher{s: s, pages: f.Pages}, Config{Channel: s.Channel}, s.Logger)
+	r := newSiteRefresher(s, f.Pages)
+	go r.run(ctx)
+	sub := New(feed, r, Config{Channel: s.Channel}, s.Logger)
 	if err := s.Register(sub); err != nil {
 		s.Logger.Error("push: metrics not registered", "err", err)
 	}
@@ -73,63 +79,4 @@ func (f *Follower) Mode() string {
 		return string(sub.Mode())
 	}
 	return ""
-}
-
-// siteRefresher is the Refresher of a server: the options and terms when
-// an event names them, then the kept listings it touches (Scope), whose
-// posts were formatted with the options read before.
-type siteRefresher struct {
-	s     Start
-	pages any
-}
-
-func (r *siteRefresher) Refresh(ctx context.Context, e Event) {
-	before := r.terms()
-	r.reread(ctx, e.Has(KindOption) || e.Has(KindRegistry), e.Has(KindTerm) || e.Has(KindUser) || e.Has(KindRegistry))
-	r.mark(ctx, Scope(e, before, r.terms()))
-}
-
-func (r *siteRefresher) RefreshAll(ctx context.Context) {
-	r.reread(ctx, true, true)
-	r.mark(ctx, blog.Change{All: true, Searches: true})
-}
-
-// terms is the snapshot in use, nil when the server gave none.
-func (r *siteRefresher) terms() *blog.Terms {
-	if r.s.Terms == nil {
-		return nil
-	}
-	return r.s.Terms()
-}
-
-// reread reads the options and the terms again when asked. A read that
-// fails is logged and left to the server's watches, which read them
-// again on their timers.
-func (r *siteRefresher) reread(ctx context.Context, options, terms bool) {
-	if options {
-		if o, err := r.s.Reader.Options(ctx); err != nil {
-			r.s.Logger.Warn("push: options not read again; the watch will", "err", err)
-		} else {
-			r.s.UseOptions(o)
-		}
-	}
-	if terms {
-		if ts, err := r.s.Reader.Terms(ctx); err != nil {
-			r.s.Logger.Warn("push: terms not read again; the watch will", "err", err)
-		} else {
-			r.s.UseTerms(ts)
-		}
-	}
-}
-
-// mark marks the listings ch touches stale.
-func (r *siteRefresher) mark(ctx context.Context, ch blog.Change) {
-	switch p := r.pages.(type) {
-	case interface {
-		MarkChanged(context.Context, blog.Change)
-	}:
-		p.MarkChanged(ctx, ch)
-	case interface{ MarkStale() }:
-		p.MarkStale()
-	}
 }

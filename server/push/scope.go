@@ -6,16 +6,14 @@ import (
 	"github.com/wploadmore/wploadmore/blog"
 )
 
-// Scope is what e says changed, as the listings are held to it: the term
-// IDs it names looked up in the snapshots before and after it (a term
-// deleted is only in the one before), and All when e names something no
-// listing's scope can be told from:
+// Scope is what e says changed, as the listings are held to it: its term
+// IDs looked up in the snapshots before and after it (a term deleted is
+// only in the one before), and All when no listing's scope can be told:
 //   - an option, which every listing is formatted by;
-//   - a featured image or an attachment's metadata: the image may be the
-//     featured one of posts the event does not name;
-//   - the registry (the types listed and searched), or the plugin
-//     activated or deactivated, which may have missed changes: these
-//     make every search find anew too (Searches).
+//   - a featured image or an attachment's metadata, which may be the
+//     featured image of posts e does not name;
+//   - the registry, or the plugin activated or deactivated (it may have
+//     missed changes): every search finds anew too (Searches).
 //
 // A user's change names only the author, whose posts may be in any
 // listing but another author's archive.
@@ -53,7 +51,7 @@ func Scope(e Event, before, after *blog.Terms) blog.Change {
 		// dates are not named.
 		c.AnyTerm = true
 	case e.Has(KindUser):
-		c.AnyTerm, c.Authors = true, nonNil(e.Authors)
+		c.AnyTerm, c.AnyPost, c.Authors = true, true, nonNil(e.Authors)
 	default:
 		return blog.Change{All: true}
 	}

@@ -115,6 +115,7 @@ func TestKeptSearchesFollow(t *testing.T) {
 		}, `"v":1,"kinds":["post"],"posts":[9],"post_types":["post"],"terms":[],"authors":[1],"dates":["2024-02-01"]}`,
 			[]string{"gardening", "zebra"}},
 	} {
+		time.Sleep(quiet) // each event its own, not a burst
 		tc.change()
 		publish(tc.body)
 		waitFor(t, tc.name+" handled", func() bool { return pages.count() == i+1 })
