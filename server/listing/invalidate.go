@@ -37,13 +37,19 @@ func (s *Sticky) MarkStale() {
 
 // MarkChanged makes the pages ch touches (blog.Change.TouchesPage: a
 // category's parents hold its posts, as their term groups hold its ID) be
-// read again by their next reader, and keeps the others. Kept
-// searches follow ch first (searchchange.go), which may read the posts
-// ch names once, within ctx; a change of unknown scope (ch.All) touches
+// read again by their next reader, and keeps the others. Kept searches
+// then follow ch (searchchange.go), which may read the posts ch names
+// once, within ctx: a search's page read meanwhile is read again once its
+// ranking is patched. A change of unknown scope (ch.All) touches
 // every page. Within a burst of changes, each listing is dropped at most
 // once per TTL (pace.go).
 func (c *Cache) MarkChanged(ctx context.Context, ch blog.Change) {
+	c.markPages(ch)
 	c.followSearchesPaced(ctx, ch)
+}
+
+// markPages drops the pages ch touches, paced (pace.go).
+func (c *Cache) markPages(ch blog.Change) {
 	now := c.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
