@@ -73,3 +73,25 @@ func TestResolveUnknownExclusions(t *testing.T) {
 		})
 	}
 }
+
+// TestResolveNamingNothing: vars that parse but name no archive on this
+// site, such as post_type=post read without the plugin's registry, resolve
+// to the whole blog, the zero Archive, never to a panic or a 404.
+func TestResolveNamingNothing(t *testing.T) {
+	t.Parallel()
+	ts := blog.NewTerms(nil, nil, 7, time.Now())
+	for _, query := range []string{"post_type=post", "post_type=post&author=-999999"} {
+		q, err := blog.ParseArchive(testkit.PHPQueryVars(t, query))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := ts.Resolve(q)
+		if query == "post_type=post" && (err != nil || a.Key() != "") {
+			t.Errorf("%s: archive %q, %v; want the blog", query, a.Key(), err)
+		}
+		var nf *blog.NotFoundError
+		if query != "post_type=post" && !errors.As(err, &nf) {
+			t.Errorf("%s: %v; want no author 999999", query, err)
+		}
+	}
+}
