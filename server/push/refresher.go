@@ -12,14 +12,17 @@ import (
 // Serving events: the subscriber hands each event over at once, and one
 // goroutine serves them, merging those that arrived while it worked: a
 // burst costs one pass over the kept listings per minPass, not one per
-// event. Events that arrive less than burstGap after the one before are a
+// event. Events that arrive faster than burstEvents within burstWindow are a
 // burst (blog.Change.Burst), which the listings follow at most once per
 // Bound; the options and terms a burst names are read again at most once
 // per Bound too, its events waiting meanwhile and served together after
-// the read. An event after a quiet spell is served at once.
+// the read. Any other event is served at once: a burst is a rate that
+// only many requests at once reach (an import, a bulk edit), never one
+// editor saving twice, nor scripts publishing one post after another.
 const (
-	minPass  = 10 * time.Millisecond
-	burstGap = 250 * time.Millisecond
+	minPass     = 10 * time.Millisecond
+	burstEvents = 8
+	burstWindow = time.Second
 	// maxQueued events wait at most; past them, everything is refreshed.
 	maxQueued = 1 << 14
 )
@@ -34,12 +37,12 @@ type siteRefresher struct {
 	wake  chan struct{}
 
 	mu     sync.Mutex
-	queue  []Event   // under mu: events not yet served
-	all    bool      // under mu: everything is to be refreshed
-	first  time.Time // under mu: when the first of queue arrived
-	last   time.Time // under mu: when the last event handed over arrived
-	served time.Time // under mu: when the last event served arrived
-	reread time.Time // the worker's: when options or terms were last read for an event
+	queue  []Event                // under mu: events not yet served
+	all    bool                   // under mu: everything is to be refreshed
+	burst  bool                   // under mu: an event of queue arrived within a burst
+	recent [burstEvents]time.Time // under mu: the last events' arrivals, a ring
+	next   int                    // under mu: recent's oldest
+	reread time.Time              // the worker's: when options or terms were last read for an event
 }
 
 func newSiteRefresher(s Start, pages any) *siteRefresher {
@@ -48,7 +51,7 @@ func newSiteRefresher(s Start, pages any) *siteRefresher {
 
 func (r *siteRefresher) Refresh(_ context.Context, e Event) {
 	r.mu.Lock()
-	r.arrivedLocked()
+	r.arrivedLocked(time.Now())
 	if len(r.queue) < maxQueued {
 		r.queue = append(r.queue, e)
 	} else {
@@ -58,26 +61,29 @@ func (r *siteRefresher) Refresh(_ context.Context, e Event) {
 	r.signal()
 }
 
+// RefreshAll is no arrival of an event: a gap or a change of mode does not
+// make the next event part of a burst.
 func (r *siteRefresher) RefreshAll(context.Context) {
 	r.mu.Lock()
-	r.arrivedLocked()
 	r.all, r.queue = true, nil
 	r.mu.Unlock()
 	r.signal()
 }
 
-// arrivedLocked notes an event's arrival. The caller holds mu.
-func (r *siteRefresher) arrivedLocked() {
-	now := time.Now()
-	if len(r.queue) == 0 && !r.all {
-		r.first = now
+// arrivedLocked notes an event's arrival at now, and whether it came
+// within a burst: more than burstEvents events, itself included, within
+// burstWindow. The caller holds mu.
+func (r *siteRefresher) arrivedLocked(now time.Time) {
+	oldest := r.recent[r.next]
+	r.recent[r.next], r.next = now, (r.next+1)%burstEvents
+	if !oldest.IsZero() && now.Sub(oldest) < burstWindow {
+		r.burst = true
 	}
-	r.last = now
 }
 
-// burstLocked tells whether the events waiting are a burst: the first
-// came less than burstGap after the last one served. The caller holds mu.
-func (r *siteRefresher) burstLocked() bool { return r.first.Sub(r.served) < burstGap }
+// burstLocked tells whether the events waiting are a burst. The caller
+// holds mu.
+func (r *siteRefresher) burstLocked() bool { return r.burst }
 
 func (r *siteRefresher) signal() {
 	select {
@@ -99,7 +105,7 @@ func (r *siteRefresher) run(ctx context.Context) {
 		}
 		r.mu.Lock()
 		events, all, burst := r.queue, r.all, r.burstLocked()
-		r.queue, r.all, r.served = nil, false, r.last
+		r.queue, r.all, r.burst = nil, false, false
 		r.mu.Unlock()
 		r.serve(ctx, events, all, burst)
 		if !sleep(ctx, minPass) {
