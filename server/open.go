@@ -131,7 +131,7 @@ func (w *wiring) serverHandler(ctx context.Context, closers *closeStack) (http.H
 	closers.push(stopWatching)
 	go listing.WatchOptions(watchCtx, st.posts, listing.OptionsEvery, srv.useOptions, logger)
 	go listing.WatchTerms(watchCtx, st.posts, listing.TermsEvery(cfg.CacheTTL), srv.useTerms, logger)
-	closers.push(srv.follow.Start(watchCtx, push.Start{URL: cfg.Redis, Channel: cfg.PushChannel, Timeout: cfg.Sessions.OpTimeout, Reader: st.posts, UseOptions: srv.useOptions, UseTerms: srv.useTerms, Register: w.metrics.ObservePush, Logger: logger}))
+	closers.push(srv.follow.Start(watchCtx, push.Start{URL: cfg.Redis, Channel: cfg.PushChannel, Timeout: cfg.Sessions.OpTimeout, Reader: st.posts, UseOptions: srv.useOptions, UseTerms: srv.useTerms, Terms: srv.terms.get, Bound: cfg.CacheTTL, Register: w.metrics.ObservePush, Logger: logger}))
 	return srv, nil
 }
 

@@ -59,6 +59,7 @@ type Cache struct {
 	pages    *lru.Cache[pageRange, *cachedPage]   // under mu
 	flights  flight.Group[pageRange, *cachedPage] // the queries in the air
 	searches *rankings                            // see search.go
+	marks    eventMarks                           // under mu: how change events paced (pace.go)
 }
 
 // pageRange names a page as blog.Page does, its listing by Key: the
@@ -74,6 +75,7 @@ type pageRange struct {
 // readers keep using a page that a refresh has replaced.
 type cachedPage struct {
 	key     pageRange
+	in      blog.Listing // what change events are scoped by (invalidate.go)
 	posts   []Post
 	ids     map[uint64]int // the head only: the position of each post
 	fetched time.Time      // when its query started
@@ -315,7 +317,7 @@ func (c *Cache) load(ctx context.Context, key pageRange, in listed) (*cachedPage
 	if err != nil {
 		return nil, err
 	}
-	p := &cachedPage{key: key, posts: formatted, fetched: fetched}
+	p := &cachedPage{key: key, in: in.listing, posts: formatted, fetched: fetched}
 	for i := range p.posts {
 		p.size += postBytes(&p.posts[i])
 	}

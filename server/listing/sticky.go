@@ -41,6 +41,7 @@ type Sticky struct {
 	ids   atomic.Pointer[[]uint64] // the option as last read
 	mu    sync.Mutex
 	last  *stickyRead // under mu
+	marks pace        // under mu: how change events paced (pace.go)
 	reads flight.Group[struct{}, *stickyRead]
 }
 

@@ -49,7 +49,7 @@ func (s *Subscriber) checkCounter(ctx context.Context) {
 // has sent nothing since the key went.
 func (s *Subscriber) check(ctx context.Context) {
 	s.mu.Lock()
-	connected := s.connected
+	connected, last := s.connected, s.last
 	s.mu.Unlock()
 	if !connected {
 		return
@@ -69,10 +69,17 @@ func (s *Subscriber) check(ctx context.Context) {
 	case n == s.last:
 		s.counterOK, s.gapped, s.ahead = true, false, time.Time{}
 		s.setModeLocked("counter matches")
-	case n > s.last && s.ahead.IsZero():
+	case n < last:
+		gap = true // behind: the key was removed and counted again
+	case n < s.last:
+		// Events that came while the counter was read passed it: in a
+		// burst, every read is overtaken so.
+	case s.ahead.IsZero():
 		s.ahead = s.now()
 	default:
 		gap = true
+	}
+	if gap {
 		s.stats.Gaps++
 		s.last, s.ahead, s.gapped, s.counterOK = n, time.Time{}, true, true
 		s.setModeLocked("gap")
