@@ -175,15 +175,19 @@ func (f Filter) holdsDate(day string) bool {
 func atoi2(s string) int { return int(s[0]-'0')*10 + int(s[1]-'0') }
 
 // TaxonomyIDs returns the term_taxonomy_ids of the terms termIDs names
-// (term_id), in every taxonomy the snapshot holds, and whether it knew
-// each of them.
+// (term_id), in every taxonomy the snapshot holds, with those of their
+// parents, grandparents and so on, and whether it knew each of them: a
+// change to a term (its posts, or its parent) is one to its parents'
+// archives too.
 func (ts *Terms) TaxonomyIDs(termIDs []uint64) (ids []uint64, known bool) {
 	known = true
 	txs := append([]taxonomy{ts.categories, ts.tags}, mapValues(ts.others)...)
 	for _, id := range termIDs {
 		found := false
 		for _, tx := range txs {
-			if t, ok := tx.byID[id]; ok {
+			seen := map[uint64]bool{}
+			for t, ok := tx.byID[id]; ok && !seen[t.ID]; t, ok = tx.byID[t.Parent] {
+				seen[t.ID] = true
 				ids, found = append(ids, t.TaxonomyID), true
 			}
 		}

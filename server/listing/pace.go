@@ -87,7 +87,11 @@ func (c *Cache) followSearchesPaced(ctx context.Context, ch blog.Change) {
 		c.marks.waiting = &ch
 		wait := c.marks.searches.dropped.Add(c.ttl).Sub(now)
 		c.mu.Unlock()
-		time.AfterFunc(wait, func() { c.followWaiting(context.WithoutCancel(ctx)) })
+		time.AfterFunc(wait, func() {
+			if ctx.Err() == nil { // not once the server stops
+				c.followWaiting(ctx)
+			}
+		})
 		return
 	}
 	c.mu.Unlock()

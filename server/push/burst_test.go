@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -111,7 +112,7 @@ func TestBurst(t *testing.T) {
 	if _, err := cache.Posts(ctx, blog.Page{In: search, Limit: 3}); err != nil {
 		t.Fatal(err)
 	}
-	before, selects := source.counts(), proxy.Selects()
+	before, selects, texts := source.counts(), proxy.Selects(), len(proxy.QueryTexts())
 
 	// The reader, without pause, until the burst is served.
 	done := make(chan struct{})
@@ -165,19 +166,27 @@ func TestBurst(t *testing.T) {
 			t.Errorf("listing %q read %d times in the burst, want %d", key, n, want)
 		}
 	}
-	var gaps []time.Duration
+	var longest time.Duration // between two passes
 	for i := 1; i < len(pages.times); i++ {
-		gaps = append(gaps, pages.times[i].Sub(pages.times[i-1]).Round(time.Millisecond))
+		longest = max(longest, pages.times[i].Sub(pages.times[i-1]))
 	}
-	t.Logf("between passes: %v", gaps)
 	st := (*stats.Load()).Stats()
-	t.Logf("%d events sent in %v; %d reads of the %d listings; %d passes over the listings; %d reads of heads, %d statements through the proxy; %d rematches; gaps %d",
-		events, sent.Round(time.Millisecond), reads.Load(), len(listings), pages.count(), queried, proxy.Selects()-selects, source.rematches.Load(), st.Gaps)
+	t.Logf("%d events sent in %v; %d reads of the %d listings; %d passes over the listings, at most %v apart; %d reads of heads, %d statements through the proxy; %d rematches; gaps %d",
+		events, sent.Round(time.Millisecond), reads.Load(), len(listings), pages.count(), longest.Round(time.Millisecond),
+		queried, proxy.Selects()-selects, source.rematches.Load(), st.Gaps)
 	if st.Gaps != 0 {
 		t.Errorf("%d gaps: the subscriber fell behind", st.Gaps)
 	}
-	if got := proxy.Selects() - selects; got > statements+1 {
-		t.Errorf("%d statements through the proxy, want the %d of the reads of heads and one rematch at most", got, statements)
+	// A connection the pool opens meanwhile (the reader and the rematch
+	// at once) asks its id and version first: not a read of posts.
+	opened := 0
+	for _, q := range proxy.QueryTexts()[texts:] {
+		if strings.HasPrefix(q, "SELECT CONNECTION_ID()") {
+			opened++
+		}
+	}
+	if got := proxy.Selects() - selects - opened; got > statements+1 {
+		t.Errorf("%d statements through the proxy (besides %d connections' opening), want the %d of the reads of heads and one rematch at most", got, opened, statements)
 	}
 	if n := pages.count(); n > events/20 {
 		t.Errorf("%d passes over the listings for %d events: not coalesced", n, events)

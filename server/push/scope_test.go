@@ -24,12 +24,12 @@ const quiet = 300 * time.Millisecond
 
 // The terms of scopeSite: category A under P, category B, tag T.
 const (
-	termP, termA, termB, termT = 10, 11, 12, 20
+	termP, termA, termB, termQ, termT = 10, 11, 12, 13, 20
 )
 
 // scopeSite is a real MariaDB database, read through a proxy that counts
 // the queries: posts 1-4 in A (post 1 tagged T) by author 1 in January
-// 2024, posts 5-8 in B by author 2 in March 2025.
+// 2024, posts 5-8 in B by author 2 in March 2025; Q is empty.
 func scopeSite(t *testing.T) (cfg wpdb.Config, store *wpdb.Store, proxy *wpdbtest.Proxy) {
 	t.Helper()
 	cfg = wpdbtest.MySQL(t)
@@ -51,6 +51,7 @@ func scopeSite(t *testing.T) (cfg wpdb.Config, store *wpdb.Store, proxy *wpdbtes
 		{ID: termP, Name: "P", Slug: "p", Taxonomy: "category"},
 		{ID: termA, Name: "A", Slug: "a", Taxonomy: "category", Parent: termP, Count: 4},
 		{ID: termB, Name: "B", Slug: "b", Taxonomy: "category", Count: 4},
+		{ID: termQ, Name: "Q", Slug: "q", Taxonomy: "category"},
 		{ID: termT, Name: "T", Slug: "t", Taxonomy: "post_tag", Count: 1},
 	}
 	users := []wpsite.User{{ID: 1, Login: "one", Nicename: "one", DisplayName: "One"}, {ID: 2, Login: "two", Nicename: "two", DisplayName: "Two"}}
@@ -145,7 +146,7 @@ func TestTargetedRefresh(t *testing.T) {
 	publish := followSite(t, store, pages)
 
 	listings := map[string]blog.Listing{"blog": blog.Home{}}
-	for _, q := range []string{"cat=10", "cat=11", "cat=12", "tag=t", "author=1", "author=2", "year=2024", "year=2025", "year=2024&monthnum=2"} {
+	for _, q := range []string{"cat=10", "cat=11", "cat=12", "cat=13", "tag=t", "author=1", "author=2", "year=2024", "year=2025", "year=2024&monthnum=2"} {
 		listings[q] = wpdbtest.ResolveArchive(t, terms, q)
 	}
 	// read reads the head of each listing and returns those that sent a
@@ -188,12 +189,19 @@ func TestTargetedRefresh(t *testing.T) {
 		{"a child category renamed", `"v":1,"kinds":["term"],"terms":[11],"taxonomies":["category"]}`,
 			[]string{"blog", "cat=10", "cat=11"}},
 		{"author 2 renamed", `"v":1,"kinds":["user"],"authors":[2]}`,
-			[]string{"author=2", "blog", "cat=10", "cat=11", "cat=12", "tag=t", "year=2024", "year=2024&monthnum=2", "year=2025"}},
+			[]string{"author=2", "blog", "cat=10", "cat=11", "cat=12", "cat=13", "tag=t", "year=2024", "year=2024&monthnum=2", "year=2025"}},
 		{"an unknown term", `"v":1,"kinds":["post"],"posts":[3],"post_types":["post"],"terms":[999],"authors":[1],"dates":["2024-01-03"]}`,
-			[]string{"author=1", "blog", "cat=10", "cat=11", "cat=12", "tag=t", "year=2024"}},
+			[]string{"author=1", "blog", "cat=10", "cat=11", "cat=12", "cat=13", "tag=t", "year=2024"}},
+		{"A moved from P to Q", `"v":1,"kinds":["term"],"terms":[11],"taxonomies":["category"]}`,
+			[]string{"blog", "cat=10", "cat=11", "cat=13"}},
 		{"an option", `"v":1,"kinds":["option"],"options":["blogname"]}`,
-			[]string{"author=1", "author=2", "blog", "cat=10", "cat=11", "cat=12", "tag=t", "year=2024", "year=2024&monthnum=2", "year=2025"}},
+			[]string{"author=1", "author=2", "blog", "cat=10", "cat=11", "cat=12", "cat=13", "tag=t", "year=2024", "year=2024&monthnum=2", "year=2025"}},
 	} {
+		if tc.name == "A moved from P to Q" {
+			if _, err := db.Exec("UPDATE wp_term_taxonomy SET parent = ? WHERE term_id = ?", termQ, termA); err != nil {
+				t.Fatal(err)
+			}
+		}
 		time.Sleep(quiet) // each event its own, not a burst
 		publish(tc.body)
 		waitFor(t, tc.name+" handled", func() bool { return pages.count() == i+1 })
