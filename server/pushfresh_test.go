@@ -89,7 +89,8 @@ func quantile(ds []time.Duration, q float64) time.Duration {
 // kind of change made by WordPress's own function (publish, update, trash,
 // untrash, a scheduled post published by its WP-Cron event, a post's
 // category, its featured image, the blog's name) shows in the JSON of
-// both of two instances, and in the page, far within the freshness bound,
+// both of two instances, in a kept search where one finds the post, and
+// in the page, far within the freshness bound,
 // set to 20 s so that only the event explains it; the times, from the
 // function's return to the server's answer (the later instance's for the
 // JSON), are logged as p50 and p99.
@@ -102,7 +103,7 @@ func TestPushFreshness(t *testing.T) {
 	t.Cleanup(func() { rds.Do("DEL", channel+":seq") })
 	env := map[string]string{"LOADMORE_DB": dbURL(t, wp.Config), "LOADMORE_TABLE_PREFIX": "wp_",
 		"LOADMORE_REDIS": rds.URL, "LOADMORE_SESSION_PREFIX": rds.Prefix, "LOADMORE_PUSH_CHANNEL": channel,
-		"LOADMORE_CACHE_TTL": "20s"}
+		"LOADMORE_CACHE_TTL": "20s", "LOADMORE_SEARCH_TTL": "5m"}
 	servers := []*testServer{startServer(t, env), startServer(t, env)} // two instances
 	src, err := os.ReadFile("../testdata/wordpress/push-changes.php")
 	if err != nil {
@@ -140,6 +141,7 @@ func TestPushFreshness(t *testing.T) {
 	head := jsonPath(0, 3)
 	page := func(query string) string { return servers[0].get(t, "/load-more.php"+query).Body }
 	catPath := func(cat uint64) string { return fmt.Sprintf("%s&cat=%d", jsonPath(0, 3), cat) }
+	search := func(s string) string { return jsonPath(0, 3) + "&s=" + s } // kept from its first poll
 	l := latencies{}
 	change := func(op map[string]any) (changed, time.Time) {
 		time.Sleep(freshGap)
@@ -152,31 +154,34 @@ func TestPushFreshness(t *testing.T) {
 		got, at := change(map[string]any{"op": "publish", "title": title})
 		newest = got.ID
 		l.wait(t, "publish", at, map[string]func() bool{
-			"json": func() bool { return all(head, firstIs(got.ID)) },
-			"page": func() bool { return strings.Contains(page(""), title) }})
+			"json":   func() bool { return all(head, firstIs(got.ID)) },
+			"search": func() bool { return all(search("published"), firstIs(got.ID)) },
+			"page":   func() bool { return strings.Contains(page(""), title) }})
 	}
 	title := ""
+	titled := func(ps []listing.Post) bool { return len(ps) > 0 && ps[0].Title == title }
 	for k := range freshChanges {
 		title = fmt.Sprintf("Updated %d", k)
 		_, at := change(map[string]any{"op": "update", "id": newest, "title": title})
 		l.wait(t, "update", at, map[string]func() bool{
-			"json": func() bool {
-				return all(head, func(ps []listing.Post) bool { return len(ps) > 0 && ps[0].Title == title })
-			},
-			"page": func() bool { return strings.Contains(page(""), title) }})
+			"json":   func() bool { return all(head, titled) },
+			"search": func() bool { return all(search("updated"), titled) },
+			"page":   func() bool { return strings.Contains(page(""), title) }})
 	}
 	for range freshChanges {
 		_, at := change(map[string]any{"op": "trash", "id": newest})
 		l.wait(t, "trash", at, map[string]func() bool{
-			"json": func() bool { return all(head, lacks(newest)) },
-			"page": func() bool { return !strings.Contains(page(""), title) }})
+			"json":   func() bool { return all(head, lacks(newest)) },
+			"search": func() bool { return all(search("updated"), lacks(newest)) },
+			"page":   func() bool { return !strings.Contains(page(""), title) }})
 		got, at := change(map[string]any{"op": "untrash", "id": newest})
 		if got.Status != "publish" {
 			t.Fatalf("untrashed post %d is %q, want publish", newest, got.Status)
 		}
 		l.wait(t, "untrash", at, map[string]func() bool{
-			"json": func() bool { return all(head, firstIs(newest)) },
-			"page": func() bool { return strings.Contains(page(""), title) }})
+			"json":   func() bool { return all(head, firstIs(newest)) },
+			"search": func() bool { return all(search("updated"), firstIs(newest)) },
+			"page":   func() bool { return strings.Contains(page(""), title) }})
 	}
 	for k := range freshChanges {
 		cat, other := setup.CatA, setup.CatB
@@ -208,7 +213,12 @@ func TestPushFreshness(t *testing.T) {
 		_, at := change(map[string]any{"op": "blogname", "title": name})
 		l.wait(t, "blogname", at, map[string]func() bool{"page": func() bool { return strings.Contains(page(""), name) }})
 	}
-	publishScheduled(t, c, l, scheduled, func(id uint64) bool { return all(head, firstIs(id)) }, page)
+	publishScheduled(t, c, l, scheduled, func(id uint64, title string) map[string]func() bool {
+		return map[string]func() bool{
+			"json":   func() bool { return all(head, firstIs(id)) },
+			"search": func() bool { return all(search("scheduled"), firstIs(id)) },
+			"page":   func() bool { return strings.Contains(page(""), title) }}
+	})
 	report(t, l)
 }
 
@@ -235,7 +245,7 @@ type scheduledPosts struct {
 // publishScheduled waits until the scheduled posts are due, then runs
 // each one's WP-Cron event, which publishes it, and times it as the
 // other changes.
-func publishScheduled(t *testing.T, c changer, l latencies, s scheduledPosts, first func(uint64) bool, page func(string) string) {
+func publishScheduled(t *testing.T, c changer, l latencies, s scheduledPosts, checks func(id uint64, title string) map[string]func() bool) {
 	time.Sleep(time.Until(s.due))
 	for k, id := range s.ids {
 		time.Sleep(freshGap)
@@ -243,10 +253,7 @@ func publishScheduled(t *testing.T, c changer, l latencies, s scheduledPosts, fi
 		if !got.Ran || got.Status != "publish" {
 			t.Fatalf("post %d's cron event: ran %v, status %q; want ran, publish", id, got.Ran, got.Status)
 		}
-		title := fmt.Sprintf("Scheduled %d", k)
-		l.wait(t, "cron", at, map[string]func() bool{
-			"json": func() bool { return first(id) },
-			"page": func() bool { return strings.Contains(page(""), title) }})
+		l.wait(t, "cron", at, checks(id, fmt.Sprintf("Scheduled %d", k)))
 	}
 }
 
