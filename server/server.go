@@ -91,15 +91,15 @@ type server struct {
 	follow     push.Follower // the change events, marking views stale
 }
 
-// pushedBound is the listings', sticky posts' and terms' freshness bound
+// stretchedBound is the listings', sticky posts' and terms' freshness bound
 // while the plugin's change events flow (docs/push.md): each change then
 // shows at once, and a minute cuts the idle reads of the database
 // tenfold and more, while a change an event missed still shows within it.
-const pushedBound = time.Minute
+const stretchedBound = time.Minute
 
 // stretch is the bounds' stretch while events flow.
 func (s *server) stretch() listing.Stretch {
-	return listing.Stretch{Bound: pushedBound, Pushed: s.follow.Stretched}
+	return listing.Stretch{Bound: stretchedBound, Pushed: s.follow.Stretched}
 }
 
 // newServer builds the whole HTTP handler. Everything a request needs that
