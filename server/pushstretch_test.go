@@ -28,7 +28,8 @@ return n`
 // A post inserted without an event then shows once the heartbeats stop,
 // within -push-heartbeat-window (2 s here) and the bound after the last
 // one, and not before the window (the stretch held), with one log line;
-// again pushed, Redis killed ends the stretch within the PING's bound.
+// the refreshes are counted by kind, a heartbeat's not at all; again
+// pushed, Redis killed ends the stretch within the PING's bound.
 func TestPushStretch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: counts idle queries for seconds")
@@ -42,17 +43,18 @@ func TestPushStretch(t *testing.T) {
 	channel := "wploadmore:events"
 	env := map[string]string{"LOADMORE_DB": dbURL(t, cfg), "LOADMORE_REDIS": rds.URL, "LOADMORE_PUSH_CHANNEL": channel,
 		"LOADMORE_PUSH_HEARTBEAT_WINDOW": window.String(), "LOADMORE_METRICS_ADDR": "127.0.0.1:0"}
-	beat := func() {
+	send := func(cmd string, args ...any) {
 		c, err := redis.DialURL(rds.URL)
 		if err != nil {
 			t.Error(err)
 			return
 		}
 		defer c.Close()
-		if _, err := c.Do("EVAL", stretchScript, 1, channel+":seq", channel, `"v":1,"kinds":["heartbeat"]}`); err != nil {
+		if _, err := c.Do(cmd, args...); err != nil {
 			t.Error(err)
 		}
 	}
+	beat := func() { send("EVAL", stretchScript, 1, channel+":seq", channel, `"v":1,"kinds":["heartbeat"]}`) }
 	beat() // the counter, as the plugin's activation leaves it
 	srv := startServer(t, env)
 	waitReady(t, srv, `"push":"pushed"`)
@@ -111,6 +113,21 @@ func TestPushStretch(t *testing.T) {
 	waitReady(t, srv, `"push":"polling"`)
 	if n := strings.Count(srv.Logs.String()[logged:], `"mode":"polling","why":"no event nor heartbeat for 2s"`); n != 1 {
 		t.Errorf("%d log lines of the silence, want 1", n)
+	}
+
+	// Refreshes by kind: a publish, and a gap (a message lost); the
+	// heartbeats refreshed nothing.
+	send("EVAL", stretchScript, 1, channel+":seq", channel, `"v":1,"kinds":["post"],"posts":[999],"post_types":["post"],"authors":[1],"dates":["2025-06-03"]}`)
+	send("INCR", channel+":seq")
+	beat()
+	refreshes := map[string]float64{}
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end) && refreshes["all"] == 0; time.Sleep(20 * time.Millisecond) {
+		for _, m := range scrape(t, metricsURL(t, srv))["wploadmore_push_refreshes_total"].GetMetric() {
+			refreshes[m.GetLabel()[0].GetValue()] = m.GetCounter().GetValue()
+		}
+	}
+	if refreshes["post"] != 1 || refreshes["all"] != 1 || refreshes["term"] != 0 || len(refreshes) != 9 {
+		t.Errorf("wploadmore_push_refreshes_total %v, want post 1, all 1 (the gap), each other kind 0", refreshes)
 	}
 
 	// Pushed again, then Redis killed (readers then get 503s: sessions
