@@ -345,9 +345,9 @@ func (c *Cache) load(ctx context.Context, key pageRange, in listed) (*cachedPage
 		p.size += len(p.posts) * idBytes
 	}
 	c.mu.Lock()
-	// An event that marked pages while the query ran may name a change it
-	// did not read.
-	p.short = !c.marked.Before(fetched)
+	// An event that marked pages while the query ran, or shortly before,
+	// may name a change it did not read (stretch.go).
+	p.short = missed(c.marked, fetched, c.ttl)
 	c.pages.Add(key, p, p.size)
 	c.mu.Unlock()
 	return p, nil

@@ -128,7 +128,7 @@ func (s *Sticky) read(ids []uint64, ahead bool) flight.Work[*stickyRead] {
 		}
 		read := &stickyRead{ids: ids, posts: posts, fetched: fetched}
 		s.mu.Lock()
-		read.short = !s.marked.Before(fetched) // an event came while it ran
+		read.short = missed(s.marked, fetched, s.ttl) // an event came while it ran, or shortly before
 		s.last = read
 		s.mu.Unlock()
 		return read, nil

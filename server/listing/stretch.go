@@ -10,12 +10,20 @@ import "time"
 // for pages already kept too. The zero Stretch never stretches.
 //
 // A page keeps the TTL, stretched or not, when a change event may have
-// missed it: its query was running when an event marked pages (it may
-// have read the database before the change), or an event in a burst
-// touched it and was left to the bound (pace.go).
+// missed it: its query started less than the TTL after an event marked
+// pages, or before (it was running: it may have read the database before
+// the change, or a replica that had not applied it yet), or an event in a
+// burst touched it and was left to the bound (pace.go).
 type Stretch struct {
 	Bound  time.Duration
 	Pushed func() bool
+}
+
+// missed tells whether a read that started at fetched may have missed
+// the change of an event that marked pages at marked: it started less
+// than ttl after it, or before it.
+func missed(marked, fetched time.Time, ttl time.Duration) bool {
+	return !marked.IsZero() && fetched.Before(marked.Add(ttl))
 }
 
 // bound is the freshness bound now: ttl, or Bound while pushed when it is
