@@ -35,9 +35,10 @@ func (b *lockedBuffer) lines(substr string) int {
 // TestHeartbeat: a heartbeat is received and counted, refreshes nothing,
 // and stretches the bounds while pushed; an event refreshes and is
 // counted by its kinds; silent for the Window, the subscriber polls, with
-// one log line, and no longer stretches from that moment, then is pushed
-// again at the next heartbeat; "deactivated" and a gap end the stretch at
-// once; a counter that matches but no event seen yet does not stretch.
+// one log line (a replay meanwhile changes nothing), and no longer
+// stretches from that moment, then is pushed again at the next
+// heartbeat; "deactivated" and a gap end the stretch at once; a counter
+// that matches but no event seen yet does not stretch.
 func TestHeartbeat(t *testing.T) {
 	t.Parallel()
 	const window = 600 * time.Millisecond
@@ -76,10 +77,15 @@ func TestHeartbeat(t *testing.T) {
 		t.Errorf("handed on %d events, %d RefreshAll; stats %+v; want the post alone, counted as one refresh of kind post, stretched", len(ev), all, st)
 	}
 
-	// Silent: polling once the Window has passed since the last event.
+	// Silent: polling once the Window has passed since the last event;
+	// a replay of an old heartbeat meanwhile does not keep it pushed.
 	last := time.Now()
+	time.Sleep(window * 3 / 4)
+	if _, err := conn.Do("PUBLISH", channel, `{"seq":1,`+heartbeat); err != nil {
+		t.Fatal(err)
+	}
 	waitFor(t, "polling after the window", func() bool { return s.Mode() == push.Polling })
-	if silent := time.Since(last); silent < window-50*time.Millisecond || silent > window+500*time.Millisecond {
+	if silent := time.Since(last); silent < window-50*time.Millisecond || silent > window+250*time.Millisecond {
 		t.Errorf("polling %v after the last event, want about the window, %v", silent, window)
 	}
 	if s.Stretched() {
@@ -101,8 +107,8 @@ func TestHeartbeat(t *testing.T) {
 	conn.Do("INCR", channel+push.CounterSuffix) // a message lost
 	send(t, conn, channel, heartbeat)
 	waitFor(t, "a gap", func() bool { _, all := rec.got(); return all == 1 })
-	if st := s.Stats(); st.Refreshes[push.RefreshAllKind] != 1 || st.Refreshes["post"] != 1 || st.Refreshes["deactivated"] != 1 || st.Received != 6 {
-		t.Errorf("stats %+v; want one refresh of everything, one of kind post, one deactivated, 6 received", st)
+	if st := s.Stats(); st.Refreshes[push.RefreshAllKind] != 1 || st.Refreshes["post"] != 1 || st.Refreshes["deactivated"] != 1 || st.Received != 7 {
+		t.Errorf("stats %+v; want one refresh of everything, one of kind post, one deactivated, 7 received (a replay too)", st)
 	}
 	if ev, _ := rec.got(); len(ev) != 2 || !ev[0].Has(push.KindPost) || !ev[1].Has(push.KindDeactivated) {
 		t.Errorf("events handed on %+v, want the post and the deactivation alone: a heartbeat refreshes nothing", ev)

@@ -74,7 +74,7 @@ type Stats struct {
 	Received  uint64    // events decoded
 	Malformed uint64    // payloads ignored
 	Gaps      uint64    // gaps seen, each a RefreshAll
-	LastEvent time.Time // when the last event arrived; zero before one
+	LastEvent time.Time // when the last event arrived (a replay aside); zero before one
 	// Refreshes are the events handed on to refresh, by kind (a
 	// heartbeat refreshes nothing), and the refreshes of everything,
 	// RefreshAllKind.
@@ -227,12 +227,14 @@ func (s *Subscriber) onMessage(ctx context.Context, payload []byte) {
 		return
 	}
 	s.stats.Received++
-	s.stats.LastEvent = s.now()
-	s.heard = s.stats.LastEvent
 	if e.Seq <= s.last {
+		// A replay says nothing of the plugin now: it neither refreshes
+		// nor keeps the bounds stretched.
 		s.mu.Unlock()
 		return
 	}
+	s.stats.LastEvent = s.now()
+	s.heard = s.stats.LastEvent
 	gap := e.Seq != s.last+1
 	s.last, s.counterOK, s.ahead = e.Seq, true, time.Time{}
 	if gap {
