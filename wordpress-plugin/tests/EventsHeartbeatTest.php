@@ -128,8 +128,8 @@ echo json_encode( array( wp_next_scheduled( 'wploadmore_heartbeat' ), \$s, isset
 	 * due (as the system cron docs/push.md advises does) sends one event
 	 * of kind heartbeat naming nothing, the counter one more; the beat
 	 * writes no option, and Redis sees only the script (EVAL, INCR,
-	 * PUBLISH) and no key but the counter; deactivation removes the
-	 * schedule, and only "deactivated" is sent.
+	 * PUBLISH) and no key but the counter; a schedule lost is made again
+	 * by wp-admin; deactivation removes it, and only "deactivated" is sent.
 	 */
 	public function test_heartbeat() {
 		$r       = $this->start_redis();
@@ -164,6 +164,12 @@ echo json_encode( array( wp_next_scheduled( 'wploadmore_heartbeat' ), \$s, isset
 		sort( $stats );
 		$this->assertSame( array( 'cmdstat_config|resetstat', 'cmdstat_eval', 'cmdstat_get', 'cmdstat_incr', 'cmdstat_keys', 'cmdstat_publish' ), $stats, 'the plugin ran commands besides its script (config, get and keys are the test\'s)' );
 		$this->assertGreaterThan( time(), $this->scheduled()[0], 'the run did not schedule the next beat' );
+
+		// Lost (an update runs no activation): wp-admin schedules it again.
+		$this->site->php( "wp_clear_scheduled_hook( 'wploadmore_heartbeat' );" );
+		$this->assertFalse( $this->scheduled()[0] );
+		$this->site->php( "require_once ABSPATH . 'wp-admin/includes/admin.php'; do_action( 'admin_init' );", array( 'admin' => true, 'user' => 1 ) );
+		$this->assertSame( array( 'wploadmore_minute', 60 ), array_slice( $this->scheduled(), 1 ), 'wp-admin did not schedule the missing heartbeat' );
 
 		$this->site->deactivate( 'wploadmore/wploadmore.php' );
 		$this->assertSame( array( false, false, null ), $this->scheduled(), 'the heartbeat is still scheduled after deactivation' );

@@ -28,11 +28,13 @@ class WPLoadMore_Events_Heartbeat {
 	const SCHEDULE = 'wploadmore_minute';
 
 	/**
-	 * Hooks the schedule and the beat.
+	 * Hooks the schedule and the beat. An update of the plugin runs no
+	 * activation: wp-admin's next page schedules a beat that is missing.
 	 */
 	public static function hook() {
 		add_filter( 'cron_schedules', array( __CLASS__, 'schedules' ) );
 		add_action( self::HOOK, array( __CLASS__, 'beat' ) );
+		add_action( 'admin_init', array( __CLASS__, 'schedule' ) );
 	}
 
 	/**
@@ -58,7 +60,7 @@ class WPLoadMore_Events_Heartbeat {
 	}
 
 	/**
-	 * Schedules the beat, at the plugin's activation.
+	 * Schedules the beat, at the plugin's activation, unless it is.
 	 */
 	public static function schedule() {
 		if ( ! wp_next_scheduled( self::HOOK ) ) {
