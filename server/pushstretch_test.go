@@ -29,7 +29,8 @@ return n`
 // within -push-heartbeat-window (2 s here) and the bound after the last
 // one, and not before the window (the stretch held), with one log line;
 // the refreshes are counted by kind, a heartbeat's not at all; again
-// pushed, Redis killed ends the stretch within the PING's bound.
+// pushed, Redis killed ends the stretch within the PING's bound, and an
+// archive shows a post inserted without an event within it and the bound.
 func TestPushStretch(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: counts idle queries for seconds")
@@ -130,16 +131,31 @@ func TestPushStretch(t *testing.T) {
 		t.Errorf("wploadmore_push_refreshes_total %v, want post 1, all 1 (the gap), each other kind 0", refreshes)
 	}
 
-	// Pushed again, then Redis killed (readers then get 503s: sessions
-	// need it): the stretch ends within the PING's bound.
+	// Pushed again, an archive read and kept past the bound, a post
+	// inserted in it without an event, then Redis killed: the stretch
+	// ends within the PING's bound, and the archive, which needs no
+	// session, shows the post within it and the bound (the blog's JSON
+	// answers 503 meanwhile: sessions need Redis).
 	beat()
 	waitStretched(t, srv, true)
+	archived := func() uint64 { return postIDs(srv.get(t, archive).posts(t))[0] }
+	for end := time.Now().Add(1500 * time.Millisecond); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		archived()
+	}
+	beat() // the window would hold the stretch past the kill
+	lost := wpdbtest.Insert(t, direct, wpsite.Post{Title: "Lost", Name: "lost", Date: "2024-01-20 10:00:00"})[0]
+	time.Sleep(100 * time.Millisecond)
+	if archived() == lost {
+		t.Error("the archive showed the post inserted without an event while stretched: the stretch did not hold")
+	}
 	rds.Stop()
 	stopped := time.Now()
+	shown = waitShown(t, archived, lost, 5*time.Second)
 	waitStretched(t, srv, false)
-	t.Logf("Redis killed: stretched no more %v after", time.Since(stopped).Round(time.Millisecond))
-	if d := time.Since(stopped); d > 3*time.Second+500*time.Millisecond {
-		t.Errorf("stretched %v after Redis was killed, want within the PING's 3 s", d)
+	t.Logf("Redis killed: the archive showed the post %v after", shown.Sub(stopped).Round(time.Millisecond))
+	// A Redis killed closes the connection: noticed at once.
+	if d := shown.Sub(stopped); d > 1500*time.Millisecond {
+		t.Errorf("the archive showed the post %v after Redis was killed, want within the 1 s bound", d)
 	}
 	if t.Failed() {
 		t.Logf("logs:\n%s", srv.Logs)
