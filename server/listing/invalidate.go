@@ -15,6 +15,7 @@ import (
 func (c *Cache) MarkStale() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.marked = c.now()
 	keys := make([]pageRange, 0, c.pages.Len())
 	for k := range c.pages.All() {
 		keys = append(keys, k)
@@ -28,7 +29,7 @@ func (c *Cache) MarkStale() {
 // pages underneath, when they too can be marked.
 func (s *Sticky) MarkStale() {
 	s.mu.Lock()
-	s.last = nil
+	s.last, s.marked = nil, s.now()
 	s.mu.Unlock()
 	if p, ok := s.pages.(interface{ MarkStale() }); ok {
 		p.MarkStale()
@@ -53,6 +54,7 @@ func (c *Cache) markPages(ch blog.Change) {
 	now := c.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.marked = now
 	drops := map[string]bool{} // by listing: each paced once an event
 	var keys []pageRange
 	for k, p := range c.pages.All() {
@@ -66,6 +68,8 @@ func (c *Cache) markPages(ch blog.Change) {
 		}
 		if drop {
 			keys = append(keys, k)
+		} else {
+			p.short = true // left to the TTL, which stretching must keep
 		}
 	}
 	for _, k := range keys {
@@ -90,8 +94,14 @@ func touched(p *cachedPage, ch blog.Change) bool {
 // touches, when they can be marked.
 func (s *Sticky) MarkChanged(ctx context.Context, ch blog.Change) {
 	s.mu.Lock()
-	if s.marks.drop(s.now(), ch.Burst, s.ttl) {
+	s.marked = s.now()
+	switch {
+	case s.marks.drop(s.marked, ch.Burst, s.ttl):
 		s.last = nil
+	case s.last != nil:
+		short := *s.last // left to the TTL, which stretching must keep
+		short.short = true
+		s.last = &short
 	}
 	s.mu.Unlock()
 	if p, ok := s.pages.(interface {

@@ -42,6 +42,9 @@ type Start struct {
 	// of events, the options and terms are read again, and each listing
 	// refreshed, at most once per Bound (1 s when 0).
 	Bound time.Duration
+	// Window is how long the plugin may be silent before the server polls
+	// again (Config.Window; DefaultWindow when 0).
+	Window time.Duration
 	// Register registers the subscriber's metrics (metrics.ObservePush).
 	Register func(interface{ Stats() Stats }) error
 	Logger   *slog.Logger
@@ -63,13 +66,23 @@ func (f *Follower) Start(ctx context.Context, s Start) (stop func()) {
 	}
 	r := newSiteRefresher(s, f.Pages)
 	go r.run(ctx)
-	sub := New(feed, r, Config{Channel: s.Channel}, s.Logger)
+	sub := New(feed, r, Config{Channel: s.Channel, Window: s.Window}, s.Logger)
 	if err := s.Register(sub); err != nil {
 		s.Logger.Error("push: metrics not registered", "err", err)
 	}
 	f.sub.Store(sub)
 	go sub.Run(ctx)
 	return func() { feed.Close() }
+}
+
+// Stretched tells whether the listings, options and terms may be kept
+// past their bounds now (Subscriber.Stretched); false before Start or when
+// following nothing.
+func (f *Follower) Stretched() bool {
+	if sub := f.sub.Load(); sub != nil {
+		return sub.Stretched()
+	}
+	return false
 }
 
 // Mode is the subscriber's mode, "pushed" or "polling", or "" before

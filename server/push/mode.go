@@ -7,9 +7,11 @@ import (
 
 // setModeLocked sets the mode from the state, and logs a change once,
 // with why: pushed only while subscribed, the counter there and matched,
-// no gap since, and the plugin not deactivated.
+// no gap since, the plugin not deactivated, and not silent for the
+// Window. The caller holds mu.
 func (s *Subscriber) setModeLocked(why string) {
 	mode := Polling
+	now := s.now()
 	switch {
 	case !s.connected:
 	case !s.counterOK:
@@ -17,9 +19,18 @@ func (s *Subscriber) setModeLocked(why string) {
 		why = "gap: events were lost"
 	case s.off:
 		why = "the plugin was deactivated"
+	case now.Sub(s.heard) >= s.cfg.Window:
+		why = "no event nor heartbeat for " + s.cfg.Window.String()
 	default:
 		mode = Pushed
 	}
+	// The bounds stretch only on an event seen: a counter that matches
+	// may be the last word of a plugin long gone.
+	until := int64(0)
+	if mode == Pushed && !s.stats.LastEvent.IsZero() {
+		until = s.stats.LastEvent.Add(s.cfg.Window).UnixNano()
+	}
+	s.stretch.Store(until)
 	if mode == s.stats.Mode {
 		return
 	}
@@ -86,6 +97,6 @@ func (s *Subscriber) check(ctx context.Context) {
 	}
 	s.mu.Unlock()
 	if gap {
-		s.refresher.RefreshAll(ctx)
+		s.refreshAll(ctx)
 	}
 }
