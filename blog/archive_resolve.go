@@ -180,10 +180,16 @@ func (ts *Terms) Resolve(q ArchiveQuery) (Archive, error) {
 		// Only excluded categories or authors the site does not have:
 		// WordPress lists the whole blog, but as an archive, with no
 		// sticky posts, which an archive spelled as nothing would not be.
-		if len(q.notCategories) > 0 {
+		switch {
+		case len(q.notCategories) > 0:
 			return Archive{}, &NotFoundError{Kind: "category", Name: idString(q.notCategories[0])}
+		case len(q.notAuthors) > 0:
+			return Archive{}, &NotFoundError{Kind: "author", Name: idString(q.notAuthors[0])}
 		}
-		return Archive{}, &NotFoundError{Kind: "author", Name: idString(q.notAuthors[0])}
+		// Vars that name nothing here, such as post_type=post read
+		// without the plugin's registry: the blog, as ParseArchiveIn
+		// would have said.
+		return Archive{}, nil
 	}
 	a.query, a.key = found, found.Values().Encode()
 	return a, nil

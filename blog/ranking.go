@@ -96,3 +96,22 @@ func (q Search) Ranked(r *Ranking) Search {
 // Ranking is the ranking q pages through, nil when a page of q starts
 // with its scan.
 func (q Search) Ranking() *Ranking { return q.ranking }
+
+// Patched returns r with the posts ids left out and entries, what a
+// search finds of those posts now, put in their places: r following a
+// change to those posts without another scan. It is r itself when that
+// changes nothing.
+func (r *Ranking) Patched(ids []uint64, entries []RankEntry) *Ranking {
+	kept := make([]RankEntry, 0, len(r.entries)+len(entries))
+	for _, e := range r.entries {
+		if !slices.Contains(ids, e.ID) {
+			kept = append(kept, e)
+		}
+	}
+	kept = append(kept, entries...)
+	p := NewRanking(kept, r.read)
+	if slices.Equal(p.entries, r.entries) {
+		return r
+	}
+	return p
+}

@@ -69,6 +69,9 @@ func newArchiveTerms(first *blog.Terms) *archiveTerms {
 
 func (a *archiveTerms) set(ts *blog.Terms) { a.terms.Store(ts) }
 
+// get returns the snapshot in use.
+func (a *archiveTerms) get() *blog.Terms { return a.terms.Load() }
+
 // resolve looks the archive vars of a request up in the snapshot, never
 // in the database. It returns the zero archiveRequest when vars name none,
 // a *blog.QueryVarError for a malformed one (400) and a

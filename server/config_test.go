@@ -222,6 +222,7 @@ func TestParseConfigRefusals(t *testing.T) {
 		{"base path needing escapes", []string{"-base-path", "/my blog"}, nil, "-base-path"},
 		{"bad cookie name", []string{"-session-name", "PHP SESSID"}, nil, "-session-name"},
 		{"bad cookie path", []string{"-cookie-path", "blog"}, nil, "-cookie-path"},
+		{"no heartbeat window", []string{"-push-heartbeat-window", "0s"}, nil, "-push-heartbeat-window: 0s is not positive"},
 		{"short lifetime", []string{"-session-lifetime", "10ms"}, nil, "-session-lifetime: 10ms is under one second"},
 		{"empty session prefix", []string{"-session-prefix", ""}, nil, "-session-prefix: is empty"},
 		{"negative new-session bound", []string{"-new-session-bytes", "-1"}, nil, "-new-session-bytes: -1 is negative"},

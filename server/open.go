@@ -130,8 +130,8 @@ func (w *wiring) serverHandler(ctx context.Context, closers *closeStack) (http.H
 	watchCtx, stopWatching := context.WithCancel(ctx)
 	closers.push(stopWatching)
 	go listing.WatchOptions(watchCtx, st.posts, listing.OptionsEvery, srv.useOptions, logger)
-	go listing.WatchTerms(watchCtx, st.posts, listing.TermsEvery(cfg.CacheTTL), srv.useTerms, logger)
-	closers.push(srv.follow.Start(watchCtx, push.Start{URL: cfg.Redis, Channel: cfg.PushChannel, Timeout: cfg.Sessions.OpTimeout, Reader: st.posts, UseOptions: srv.useOptions, UseTerms: srv.useTerms, Register: w.metrics.ObservePush, Logger: logger}))
+	go listing.WatchTerms(watchCtx, st.posts, listing.TermsEvery(cfg.CacheTTL), srv.stretch(), srv.useTerms, logger)
+	closers.push(srv.follow.Start(watchCtx, push.Start{URL: cfg.Redis, Channel: cfg.PushChannel, Timeout: cfg.Sessions.OpTimeout, Reader: st.posts, UseOptions: srv.useOptions, UseTerms: srv.useTerms, Terms: srv.terms.get, Bound: cfg.CacheTTL, Window: cfg.PushWindow, Register: w.metrics.ObservePush, Logger: logger}))
 	return srv, nil
 }
 

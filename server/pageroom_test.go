@@ -3,14 +3,18 @@ package main
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 
 	"github.com/wploadmore/wploadmore/blog"
+	"github.com/wploadmore/wploadmore/public"
 	"github.com/wploadmore/wploadmore/session"
+	"github.com/wploadmore/wploadmore/templates"
 )
 
 // stalledWriter is a client that reads nothing until release is closed:
@@ -131,5 +135,62 @@ func TestArchivePageRevalidation(t *testing.T) {
 				t.Errorf("304 with %d bytes, Content-Security-Policy %q", got.Body.Len(), got.Header().Get("Content-Security-Policy"))
 			}
 		})
+	}
+}
+
+// TestPageOverItsBoundHoldsItsHTML: a page rendered larger than the bound
+// it took room for (an operator's template showing a title four times)
+// takes room for its HTML before it is compressed: while another answer
+// being written holds some of the room, it is refused, though compressed
+// it would fit; once that answer is written, it is served.
+func TestPageOverItsBoundHoldsItsHTML(t *testing.T) {
+	t.Parallel()
+	var posts []blog.Post
+	for id := uint64(30); id >= 1; id-- {
+		posts = append(posts, blog.Post{
+			ID: id, Title: fmt.Sprintf("Post %d ", id) + strings.Repeat("word ", 2_400), Name: fmt.Sprintf("post-%d", id),
+			Excerpt: "Text.", Date: "2024-01-01 00:00:00", Type: "post",
+		})
+	}
+	cfg, err := parseConfig([]string{"wploadmore", "-unsent-bytes", "1048576"}, envFunc(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := session.NewMemory(cfg.sessionConfig(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	fourTitles := "{{#data}}<h2>{{title}}</h2><p>{{title}}</p><p>{{title}}</p><p>{{title}}</p>{{post_content}}{{/data}}"
+	h, err := newServer(serverDeps{Config: cfg, Logger: slog.New(slog.DiscardHandler), Posts: fakePosts{posts: posts},
+		Sessions: store, Public: public.FS, Options: blog.Options{},
+		Templates: overlayFS{top: fstest.MapFS{"load-more.mustache": {Data: []byte(fourTitles)}}, base: templates.FS}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask := func(w http.ResponseWriter, url, coding string) {
+		r := httptest.NewRequest(http.MethodGet, url, nil)
+		r.Header.Set("Accept-Encoding", coding)
+		h.ServeHTTP(w, r)
+	}
+	const page = "/load-more.php?year=2024&posts=30"
+	stalled := &stalledWriter{ResponseRecorder: httptest.NewRecorder(), writing: make(chan struct{}), release: make(chan struct{})}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ask(stalled, "/load-more.php?start=0&desiredPosts=2", "identity") // some 50 KB
+	}()
+	<-stalled.writing
+	refused := httptest.NewRecorder()
+	ask(refused, page, "gzip")
+	close(stalled.release)
+	<-done
+	if refused.Code != http.StatusServiceUnavailable {
+		t.Errorf("the page while a JSON answer is written: %d, %d KB; want 503", refused.Code, refused.Body.Len()>>10)
+	}
+	served := httptest.NewRecorder()
+	ask(served, page, "gzip")
+	if served.Code != http.StatusOK || served.Header().Get("Content-Encoding") != "gzip" {
+		t.Errorf("the page once the JSON is written: %d, Content-Encoding %q; want 200, gzip", served.Code, served.Header().Get("Content-Encoding"))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"testing"
 	"time"
 
@@ -91,5 +92,25 @@ func TestSearchClientsShare(t *testing.T) {
 	searchAs(t, srv, "192.0.2.2", "post 7.")
 	if hits, misses := cacheReads(t, srv); hits != 1 || misses != 10 {
 		t.Errorf("192.0.2.2's search again after 192.0.2.1's nine: %d hits, %d misses in all; want 1 and 10, answered from memory", hits, misses)
+	}
+}
+
+// TestSearchBytesSetting: -search-bytes bounds the rankings kept. The
+// search of each of 3 000 posts, a ranking of about 72 KB, past 64 KiB of
+// -search-bytes, is answered and not kept: asked again, it waits for the
+// database again; a small search is kept, and repeated from memory.
+func TestSearchBytesSetting(t *testing.T) {
+	t.Parallel()
+	srv := keptSearchServer(t, 3000, "-search-bytes", "65536", "-search-ttl", "1m")
+	for range 2 {
+		if got := postIDs(srv.get(t, "/load-more.php?s=post&start=0&desiredPosts=2").posts(t)); !slices.Equal(got, []uint64{3000, 2999}) {
+			t.Errorf("the search of every post: %v, want [3000 2999]", got)
+		}
+	}
+	for range 2 {
+		searchAs(t, srv, "192.0.2.1", "post 7.")
+	}
+	if hits, misses := cacheReads(t, srv); hits != 1 || misses != 3 {
+		t.Errorf("the search of every post twice, then a small one twice: %d hits, %d misses; want 1 and 3: the first not kept, the second kept", hits, misses)
 	}
 }

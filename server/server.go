@@ -93,6 +93,17 @@ type server struct {
 	follow     push.Follower // the change events, marking views stale
 }
 
+// stretchedBound is the listings', sticky posts' and terms' freshness bound
+// while the plugin's change events flow (docs/push.md): each change then
+// shows at once, and a minute cuts the idle reads of the database
+// tenfold and more, while a change an event missed still shows within it.
+const stretchedBound = time.Minute
+
+// stretch is the bounds' stretch while events flow.
+func (s *server) stretch() listing.Stretch {
+	return listing.Stretch{Bound: stretchedBound, Pushed: s.follow.Stretched}
+}
+
 // newServer builds the whole HTTP handler. Everything a request needs that
 // can be prepared once (parsed templates, static files, their ETags) is
 // prepared here, so a broken template fails the start, not a request.
@@ -127,11 +138,14 @@ func newServer(deps serverDeps) (*server, error) {
 	if cfg.CacheTTL > 0 {
 		// One cache for the blog and its archives: each hot archive's head
 		// is kept as the blog's, within the same bounds.
-		views = listing.NewCache(deps.Posts, s.format, cfg.cacheLimits(deps.PoolSize), deps.Logger, deps.Metrics)
+		limits := cfg.cacheLimits(deps.PoolSize)
+		limits.Stretch = s.stretch()
+		views = listing.NewCache(deps.Posts, s.format, limits, deps.Logger, deps.Metrics)
 	}
 	if cfg.StickyPosts {
 		// The blog only: archives never put sticky posts first.
 		s.sticky = listing.NewSticky(views, cfg.CacheTTL, deps.Options.StickyPosts, deps.Logger)
+		s.sticky.Stretch(s.stretch())
 		views = s.sticky
 	}
 	s.follow.Pages = views

@@ -97,17 +97,44 @@ func TestSiteWords(t *testing.T) {
 
 	// The site's own file replaces the shipped one whole, as
 	// load_plugin_textdomain() loads it and returns.
-	site := pluginMO(t, `msgid ""
+	const site0PO = `msgid ""
 msgstr "Content-Type: text/plain; charset=UTF-8\n"
 
 msgid "More posts"
 msgstr "Mehr lesen"
-`)
+`
+	site := pluginMO(t, site0PO)
 	if err := os.WriteFile(siteFile, site, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	h.useOptions(german)
 	says("the site's file", []string{">Mehr lesen<", ">Posts shown<", `"noMore":"No more data"`}, []string{"Weitere Beiträge"})
+
+	// Rewritten in place with the same size, a millisecond later, then
+	// under an older time (unpacked with its archive's times): read again
+	// each time.
+	start := time.Now().Add(-time.Hour)
+	for _, step := range []struct {
+		name, more string
+		mod        time.Time
+	}{
+		{"the file as it was, an hour ago", "Mehr lesen", start},
+		{"rewritten, same size, a millisecond later", "Mehr sehen", start.Add(time.Millisecond)},
+		{"rewritten, same size, an older time", "Mehr laden", start.Add(-24 * time.Hour)},
+	} {
+		mo := pluginMO(t, strings.Replace(site0PO, "Mehr lesen", step.more, 1))
+		if len(mo) != len(site) {
+			t.Fatalf("%s: %d bytes, want %d, the size of the last", step.name, len(mo), len(site))
+		}
+		if err := os.WriteFile(siteFile, mo, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(siteFile, step.mod, step.mod); err != nil {
+			t.Fatal(err)
+		}
+		h.useOptions(german)
+		says(step.name, []string{">" + step.more + "<"}, []string{"Weitere Beiträge"})
+	}
 
 	// Broken on disk: the shipped words, and one warning naming the file
 	// for as long as it stays so.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/session/sessiontest"
 )
 
@@ -49,18 +50,18 @@ func openCarrying(t *testing.T, url string, cfg Config) *Store {
 // instance itself replaced (the store's key changed under it) is still
 // accepted by it, for -session-lifetime, though the store no longer
 // keeps that key as the previous one and an instance that never knew it
-// refuses it.
+// refuses it. That instance runs on the test's clock, so PHP's lifetime of
+// 24 minutes passes at once.
 func TestCarryKeyReplacedHere(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: waits 3 s into a companion's lifetime")
-	}
 	t.Parallel()
 	rs := sessiontest.StartServer(t)
-	const lifetime = 5 * time.Second
+	const lifetime = 24 * time.Minute
 	cfg := php(Config{NewSessionBytes: DefaultNewSessionBytes, MaxLifetime: lifetime})
 	a := openCarrying(t, rs.URL, cfg)
+	clock := testkit.NewClock(time.Now())
+	a.now = clock.Now
+	sealed := clock.Now()
 	old := mustVisit(t, a, Visitor{}, 4) // 6, sealed under the first key
-	sealed := time.Now()
 
 	redisDo(t, rs.URL, "FLUSHALL")
 	b := openCarrying(t, rs.URL, cfg) // makes the new key
@@ -73,8 +74,8 @@ func TestCarryKeyReplacedHere(t *testing.T) {
 	// The store forgets the old key, and a reads that, at its next
 	// refused companion a second later.
 	redisDo(t, rs.URL, "DEL", cfg.KeyPrefix+carryPreviousKeyName)
-	time.Sleep(carryKeyRecheck + 100*time.Millisecond)
-	forged := Visitor{ID: old.ID, Carried: fmt.Sprintf("40.%d.AAAAAAAAAAAAAAAAAAAAAA", time.Now().Unix())}
+	clock.Advance(carryKeyRecheck)
+	forged := Visitor{ID: old.ID, Carried: fmt.Sprintf("40.%d.AAAAAAAAAAAAAAAAAAAAAA", clock.Now().Unix())}
 	if got := mustVisit(t, a, forged, 0); got.ID == old.ID {
 		t.Fatalf("a forged companion was taken: %+v", got)
 	}
@@ -82,10 +83,10 @@ func TestCarryKeyReplacedHere(t *testing.T) {
 	if got := mustVisit(t, b, old.Visitor(), 0); got.ID == old.ID {
 		t.Fatalf("b, which never knew the old key, took a companion sealed under it: %+v", got)
 	}
-	// Now, and well into the companion's lifetime, short of its end (its
+	// Now, and through the companion's lifetime, to its last second (its
 	// time is in whole seconds).
-	for _, at := range []time.Duration{time.Since(sealed), lifetime - 2*time.Second} {
-		time.Sleep(time.Until(sealed.Add(at)))
+	for _, at := range []time.Duration{carryKeyRecheck, lifetime / 2, lifetime - time.Second} {
+		clock.Advance(sealed.Add(at).Sub(clock.Now()))
 		if got := mustVisit(t, a, old.Visitor(), 0); got.ID != old.ID || got.PostsStart != 6 {
 			t.Errorf("%v after it was sealed, a took its own companion sealed under the key it replaced as %+v; want %s at 6", at, got, old.ID)
 		}
@@ -129,5 +130,74 @@ func TestCarryKeyRecheck(t *testing.T) {
 	time.Sleep(carryKeyRecheck + 100*time.Millisecond) // since the last refusal
 	if got := mustVisit(t, a, fromB.Visitor(), 0); got.ID != fromB.ID || got.PostsStart != 3 {
 		t.Errorf("a companion under the store's new key, a second after the last refusal: %+v, want %s at 3", got, fromB.ID)
+	}
+}
+
+// heldRead is a route that, once armed, runs during before it passes on
+// the next read of the companion key: what happens while that read is
+// under way.
+type heldRead struct {
+	redisRoute
+	key    string
+	armed  atomic.Bool
+	during func()
+}
+
+func (h *heldRead) alone(ctx context.Context, key, cmd string, args ...any) (any, error) {
+	if cmd == "GET" && key == h.key && h.armed.CompareAndSwap(true, false) {
+		h.during()
+	}
+	return h.redisRoute.alone(ctx, key, cmd, args...)
+}
+
+// TestCarryKeyRecheckJoined: a companion refused while the instance reads
+// the store's keys again for another, within the second that throttles
+// the reads, waits for that read rather than being refused without it:
+// two visitors who bring companions sealed under a key the store took
+// since, at once, are both accepted.
+func TestCarryKeyRecheckJoined(t *testing.T) {
+	t.Parallel()
+	rs := sessiontest.StartServer(t)
+	cfg := php(Config{NewSessionBytes: DefaultNewSessionBytes})
+	a := openCarrying(t, rs.URL, cfg)
+	mustVisit(t, a, Visitor{}, 0) // a reads the first key
+	redisDo(t, rs.URL, "FLUSHALL")
+	b := openCarrying(t, rs.URL, cfg) // makes a new key
+	one, two := mustVisit(t, b, Visitor{}, 1), mustVisit(t, b, Visitor{}, 2)
+
+	r := redisSessionsOf(t, a)
+	held := &heldRead{redisRoute: r.route, key: cfg.KeyPrefix + carryKeyName}
+	r.route = held
+	var second State
+	var secondErr error
+	secondDone := make(chan struct{})
+	held.during = func() {
+		go func() {
+			defer close(secondDone)
+			second, secondErr = a.Visit(context.Background(), two.Visitor(), 0)
+		}()
+		// Joined, the second cannot end before the read does; refused,
+		// it ends at once.
+		select {
+		case <-secondDone:
+		case <-time.After(testkit.Scale(500 * time.Millisecond)):
+		}
+	}
+	held.armed.Store(true)
+	first := mustVisit(t, a, one.Visitor(), 0)
+	if held.armed.Load() {
+		t.Fatalf("a took the first companion, sealed under a key it has not read, as %+v without reading the store's keys", first)
+	}
+	select {
+	case <-secondDone:
+	case <-time.After(testkit.Scale(10 * time.Second)):
+		t.Fatal("the second visit did not end")
+	}
+	// Accepted, each count goes on in a companion: a's budget is spent.
+	if first.ID != one.ID || first.PostsStart != 3 {
+		t.Errorf("the first companion under the new key: %+v, want %s at 3", first, one.ID)
+	}
+	if secondErr != nil || second.ID != two.ID || second.PostsStart != 4 {
+		t.Errorf("the second, come while the first's read was under way: %+v, %v; want %s at 4", second, secondErr, two.ID)
 	}
 }

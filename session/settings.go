@@ -3,6 +3,7 @@ package session
 import (
 	"fmt"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/wploadmore/wploadmore/internal/setting"
@@ -20,7 +21,14 @@ type Settings struct {
 	// PushChannel is the channel of the WordPress plugin's change events
 	// on the Redis of Redis (see Feed); "" follows none.
 	PushChannel string
+	// PushWindow is how long the plugin may send nothing, no event nor
+	// heartbeat, before the server polls again (push.Config.Window).
+	PushWindow time.Duration
 }
+
+// DefaultPushWindow is PushWindow's default: the plugin's heartbeat comes
+// once a minute, so two may be late or lost.
+const DefaultPushWindow = 3 * time.Minute
 
 // DefaultPushChannel is the channel the WordPress plugin publishes its
 // change events on unless WPLOADMORE_REDIS_CHANNEL says another.
@@ -63,6 +71,8 @@ func (s *Settings) Group() setting.Group {
 				Usage: "session cookie `path` (PHP's session.cookie_path)"},
 			{Name: "push-channel", Value: setting.String(&s.PushChannel, DefaultPushChannel),
 				Usage: "Redis pub/sub `channel` of the WordPress plugin's change events (its WPLOADMORE_REDIS_CHANNEL), followed on the -redis Redis when set; the counter key beside it is its name with :seq; empty to follow none and poll only (see docs/push.md)"},
+			{Name: "push-heartbeat-window", Value: setting.Duration(&s.PushWindow, DefaultPushWindow), Check: s.checkPushWindow,
+				Usage: "how long the plugin may send nothing, no change nor its once-a-minute heartbeat, before the server stops relying on its events and reads the database on its usual bounds again"},
 		},
 		Finish: s.finish,
 	}
@@ -83,6 +93,13 @@ func notCookieNameRune(r rune) bool {
 func (s *Settings) checkMaxSessions() error {
 	if s.Sessions.MaxSessions < 1 {
 		return fmt.Errorf("%d is not positive", s.Sessions.MaxSessions)
+	}
+	return nil
+}
+
+func (s *Settings) checkPushWindow() error {
+	if s.PushWindow <= 0 {
+		return fmt.Errorf("%v is not positive", s.PushWindow)
 	}
 	return nil
 }

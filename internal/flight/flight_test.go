@@ -151,17 +151,18 @@ func TestLastWaiterCancels(t *testing.T) {
 func TestDetached(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
-		name  string
-		start func(g *Group[string, int], w Work[int]) <-chan result
+		name     string
+		detached bool // w.Detached
+		start    func(g *Group[string, int], w Work[int]) <-chan result
 	}{
-		{"Do", func(g *Group[string, int], w Work[int]) <-chan result {
+		{"Do", true, func(g *Group[string, int], w Work[int]) <-chan result {
 			ctx, leave := context.WithCancel(context.Background())
 			done := call(ctx, g, "a", w)
 			testkit.WaitFor(t, func() bool { return g.Waiters("a") == 1 })
 			leave()
 			return done
 		}},
-		{"Go", func(g *Group[string, int], w Work[int]) <-chan result {
+		{"Go", true, func(g *Group[string, int], w Work[int]) <-chan result {
 			if started, err := g.Go(context.Background(), "a", w); !started || err != nil {
 				t.Fatalf("Go: %v, %v; want started", started, err)
 			}
@@ -170,12 +171,24 @@ func TestDetached(t *testing.T) {
 			}
 			return nil
 		}},
+		// Go detaches whatever w says: a caller that joins its flight
+		// and leaves does not cancel it.
+		{"Go, left by a caller", false, func(g *Group[string, int], w Work[int]) <-chan result {
+			if started, err := g.Go(context.Background(), "a", w); !started || err != nil {
+				t.Fatalf("Go: %v, %v; want started", started, err)
+			}
+			ctx, leave := context.WithCancel(context.Background())
+			done := call(ctx, g, "a", w)
+			testkit.WaitFor(t, func() bool { return g.Waiters("a") == 1 })
+			leave()
+			return done
+		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			var g Group[string, int]
 			h := newHeld()
-			w := Work[int]{Run: h.run, Detached: true}
+			w := Work[int]{Run: h.run, Detached: tt.detached}
 			if done := tt.start(&g, w); done != nil {
 				if r := <-done; !errors.Is(r.err, context.Canceled) {
 					t.Fatalf("the waiter that left got %v; want context.Canceled", r.err)

@@ -78,3 +78,66 @@ func TestSprintfWidthBound(t *testing.T) {
 		}
 	}
 }
+
+// TestSprintfAnswerBound: fields each within maxWidth cannot together
+// build more than maxWidth bytes beyond the format and its arguments: a
+// translation that pads or repeats an argument thousands of times, which
+// PHP would build to hundreds of megabytes, is returned untouched at the
+// cost of little more than the bound. Up to the bound, the answer is
+// PHP's.
+func TestSprintfAnswerBound(t *testing.T) {
+	big := strings.Repeat("x", maxWidth)
+	half := strconv.Itoa(maxWidth / 2)
+	within := []struct {
+		format string
+		args   []string
+	}{
+		{"%1$s %1$s", []string{big}},
+		{"%1$" + strconv.Itoa(maxWidth) + "s|%2$s", []string{"Fish!", big}},
+		{"%" + half + "s%" + half + "s", []string{"Fish!", "Chips"}},
+		{"%-" + half + "s%'*" + half + "s%2$s", []string{"Fish!", "Chips"}},
+	}
+	for _, c := range within {
+		if got := Sprintf(c.format, c.args...); got == c.format {
+			t.Errorf("Sprintf(%.40q…) was refused, want it padded", c.format)
+		}
+	}
+	var most uint64
+	for _, c := range []struct {
+		format string
+		args   []string
+	}{
+		{strings.Repeat("%1$"+strconv.Itoa(maxWidth)+"s", 4000), []string{"Fish!"}}, // 36 KB, 262 MB in PHP
+		{strings.Repeat("%1$s", 10000), []string{big}},                              // 40 KB, 655 MB in PHP
+		{"%" + half + "s%" + half + "s%" + half + "s", []string{"Fish!", "Chips", "Peas!"}},
+		{"%1$s %1$s %1$s", []string{big}},
+		{strings.Repeat("%1$.53f", 2000), []string{"1e308"}}, // 14 KB, 726 KB in PHP
+	} {
+		var got string
+		bytes := allocated(func() { got = Sprintf(c.format, c.args...) })
+		if got != c.format {
+			t.Errorf("Sprintf(%.40q…): %d bytes, want the format untouched", c.format, len(got))
+		}
+		if bytes > 1<<20 {
+			t.Errorf("Sprintf(%.40q…) allocated %d bytes", c.format, bytes)
+		}
+		most = max(most, bytes)
+	}
+	t.Logf("past the bound: at most %d bytes allocated", most)
+
+	needOracle(t)
+	var reqs []oracleRequest
+	for _, c := range within {
+		req := oracleRequest{Op: "sprintf", Format: []byte(c.format)}
+		for _, a := range c.args {
+			req.Args = append(req.Args, []byte(a))
+		}
+		reqs = append(reqs, req)
+	}
+	for i, a := range askWordPress(t, reqs) {
+		c := within[i]
+		if got := Sprintf(c.format, c.args...); got != string(a.Out) || a.Throws != "" {
+			t.Errorf("Sprintf(%.40q…): %d bytes, PHP %d bytes %s", c.format, len(got), len(a.Out), a.Throws)
+		}
+	}
+}

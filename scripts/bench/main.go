@@ -226,7 +226,15 @@ func (b *bench) measureAll(ctx context.Context, dbCfg wpdb.Config, rep *report) 
 	if err != nil {
 		return err
 	}
+	if regexp.MustCompile(b.o.run).MatchString(pushRow) {
+		if err := b.measurePush(ctx, rep); err != nil {
+			return err
+		}
+	}
 	if table = selectScenarios(table, b.o.run); len(table) == 0 {
+		if rep.Push != nil {
+			return nil // -run chose the push row alone
+		}
 		return fmt.Errorf("-run %q matches no scenario", b.o.run)
 	}
 	if rep.Scenarios, err = b.runAll(ctx, table); err != nil {
@@ -247,7 +255,7 @@ func (b *bench) measureAll(ctx context.Context, dbCfg wpdb.Config, rep *report) 
 		return err
 	}
 	rep.Fetch2KB, rep.Fetch200KB = fetch[0], fetch[1]
-	rep.Targets = targets(rep, table)
+	rep.Targets = append(targets(rep, table), pushTargets(rep.Push)...)
 	return nil
 }
 

@@ -36,10 +36,14 @@ type report struct {
 	// The head refresh: Store.Posts of the cache's head with everything
 	// the cards need, its statements the first time (excerpts not yet in
 	// the memo) and then each time, as the server refreshes it.
-	HeadRefreshFirst int      `json:"head_refresh_first_statements"`
-	HeadRefreshNext  int      `json:"head_refresh_statements"`
-	HeadRefresh      ms       `json:"head_refresh_mean_ms"`
-	Targets          []target `json:"targets"`
+	HeadRefreshFirst int `json:"head_refresh_first_statements"`
+	HeadRefreshNext  int `json:"head_refresh_statements"`
+	HeadRefresh      ms  `json:"head_refresh_mean_ms"`
+
+	// Push is the push row (push.go): none when -run left it out.
+	Push *pushFigures `json:"push,omitempty"`
+
+	Targets []target `json:"targets"`
 }
 
 // result is one scenario's figures. Its unexported fields are what runs
@@ -157,7 +161,7 @@ type target struct {
 	Measured  float64 `json:"measured"`
 	Threshold float64 `json:"threshold"`
 	AtMost    bool    `json:"at_most"` // Measured must be <= Threshold (else >=)
-	Unit      string  `json:"unit"`    // "×", "%", "MB", "req/s" or ""
+	Unit      string  `json:"unit"`    // "×", "%", "MB", "ms", "req/s" or ""
 	Met       bool    `json:"met"`
 	Detail    string  `json:"detail"`
 }
@@ -233,6 +237,11 @@ func (rep *report) markdown() string {
 	}
 	writeTable(&b, []string{"scenario", "conns", "requests", "req/s", "p50", "p90", "p99", "errors",
 		"server RSS peak (MB)", "server CPU s / 1000 req", "Redis round trips / req", "SQL SELECTs / 1000 req"}, rows...)
+	if p := rep.Push; p != nil {
+		fmt.Fprintf(&b, "\nChange events, the WordPress plugin on Debian's WordPress: publish → JSON over %d publishes p50 %s, p99 %s, max %s; "+
+			"idle, a visitor asking the JSON %d times a second, the server's own queries a second: %.1f following no channel, %.1f pushed.\n",
+			p.Publishes, p.P50, p.P99, p.Max, p.ReadsPerSecond, p.IdleQueriesPolling, p.IdleQueriesPushed)
+	}
 	rows, met := nil, 0
 	for _, t := range rep.Targets {
 		rows = append(rows, t.row())

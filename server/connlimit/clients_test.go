@@ -1,11 +1,15 @@
 package connlimit
 
 import (
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/wploadmore/wploadmore/internal/testkit"
 )
 
 // addrConn is one end of a pipe that says it comes from addr, as a
@@ -45,31 +49,53 @@ func (l *queueListener) Close() error {
 
 func (l *queueListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)} }
 
+// acceptFrom has slots take a connection from peer through ql: it returns
+// the connection the server holds, and the client's end. A place that
+// never comes fails the test within a few seconds, rather than hanging it.
+func acceptFrom(t *testing.T, ql *queueListener, slots *Listener, peer netip.Addr) (net.Conn, net.Conn) {
+	t.Helper()
+	server, client := net.Pipe()
+	go func() {
+		ql.conns <- addrConn{Conn: server, addr: net.TCPAddrFromAddrPort(netip.AddrPortFrom(peer, 40000))}
+	}()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := slots.Accept()
+		if err != nil {
+			c = nil
+		}
+		accepted <- c
+	}()
+	bound := testkit.Scale(5 * time.Second)
+	select {
+	case c := <-accepted:
+		if c == nil {
+			t.Fatal("the listener closed")
+		}
+		return c, client
+	case <-time.After(bound):
+		t.Fatalf("%s: no place within %v", peer, bound)
+		return nil, nil
+	}
+}
+
 // TestConnsClientsForgotten: the per-client records are deleted when a
 // client's last connection closes, whether it closed busy, idle between
-// requests or silent, so after 10 000 clients have come and gone the
-// table holds none of them; a client with a connection still open keeps
-// its record, and its count.
+// requests or silent, or the listener closed it to make room, so after
+// 10 000 clients have come and gone the table holds none of them; a
+// client with a connection still open keeps its record, and its count.
 func TestConnsClientsForgotten(t *testing.T) {
 	t.Parallel()
 	const clients = 10_000
 	ql := newQueueListener()
-	slots := New(ql, Limits{Max: 100, PerClient: 4}, nil)
+	// Room for the client that stays and two more connections: a client
+	// that leaves its two open makes the next one's take their places.
+	slots := New(ql, Limits{Max: 3, PerClient: 4}, slog.New(slog.DiscardHandler))
 	t.Cleanup(func() { slots.Close() })
 
-	// accept has the listener take a connection from peer: it returns the
-	// connection the server holds, and the client's end.
 	accept := func(peer netip.Addr) (net.Conn, net.Conn) {
 		t.Helper()
-		server, client := net.Pipe()
-		go func() {
-			ql.conns <- addrConn{Conn: server, addr: net.TCPAddrFromAddrPort(netip.AddrPortFrom(peer, 40000))}
-		}()
-		c, err := slots.Accept()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c, client
+		return acceptFrom(t, ql, slots, peer)
 	}
 	clientsHeld := func() int {
 		slots.mu.Lock()
@@ -93,14 +119,23 @@ func TestConnsClientsForgotten(t *testing.T) {
 		// Two connections: the record stays while either is open.
 		first, firstClient := accept(peer)
 		second, secondClient := accept(peer)
-		switch i % 3 {
+		switch i % 4 {
 		case 0: // closed while silent
 			slots.Track(first, http.StateNew)
-		case 1: // closed idle in keep-alive, after a request
+		case 1: // both left idle in keep-alive: the next client's take their places
+			for _, c := range []net.Conn{first, second} {
+				slots.Track(c, http.StateNew)
+				slots.Track(c, http.StateActive)
+				slots.Track(c, http.StateIdle)
+			}
+			firstClient.Close()
+			secondClient.Close()
+			continue
+		case 2: // closed idle in keep-alive, after a request
 			slots.Track(first, http.StateNew)
 			slots.Track(first, http.StateActive)
 			slots.Track(first, http.StateIdle)
-		case 2: // closed busy
+		case 3: // closed busy
 			slots.Track(first, http.StateNew)
 			slots.Track(first, http.StateActive)
 		}
@@ -123,6 +158,9 @@ func TestConnsClientsForgotten(t *testing.T) {
 	}
 	if open != 1 {
 		t.Errorf("%d connections counted open, want 1", open)
+	}
+	if n := slots.evicted.Load(); n != clients/2 {
+		t.Errorf("%d connections closed to make room, want %d: two of every fourth client's", n, clients/2)
 	}
 	kept.Close()
 	if n := clientsHeld(); n != 0 {

@@ -32,15 +32,25 @@ func TermsEvery(ttl time.Duration) time.Duration {
 // read is logged and the snapshot in use stays, as WatchOptions keeps the
 // options: the next read may succeed, and meanwhile the posts of an
 // archive are read (or fail) as any page is.
-func WatchTerms(ctx context.Context, db TermsReader, every time.Duration, use func(*blog.Terms), logger *slog.Logger) {
+//
+// While stretch says change events flow, the terms are read every half
+// of its Bound instead (an event naming a term reads them at once); the
+// ticks still come every period, so the reads follow every again at the
+// first tick after it no longer does.
+func WatchTerms(ctx context.Context, db TermsReader, every time.Duration, stretch Stretch, use func(*blog.Terms), logger *slog.Logger) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	failing := false
+	last := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case now := <-tick.C:
+			if p := stretch.period(every); p > every && now.Sub(last) < p {
+				continue
+			}
+			last = now
 		}
 		ts, err := db.Terms(ctx)
 		if err != nil {

@@ -48,6 +48,7 @@ type Cache struct {
 	logger   *slog.Logger
 	observer CacheObserver
 	ttl      time.Duration
+	stretch  Stretch
 	depth    int
 	now      func() time.Time // the clock freshness is measured by
 
@@ -59,6 +60,8 @@ type Cache struct {
 	pages    *lru.Cache[pageRange, *cachedPage]   // under mu
 	flights  flight.Group[pageRange, *cachedPage] // the queries in the air
 	searches *rankings                            // see search.go
+	marks    eventMarks                           // under mu: how change events paced (pace.go)
+	marked   time.Time                            // under mu: when change events last marked pages
 }
 
 // pageRange names a page as blog.Page does, its listing by Key: the
@@ -74,12 +77,14 @@ type pageRange struct {
 // readers keep using a page that a refresh has replaced.
 type cachedPage struct {
 	key     pageRange
+	in      blog.Listing // what change events are scoped by (invalidate.go)
 	posts   []Post
 	ids     map[uint64]int // the head only: the position of each post
 	fetched time.Time      // when its query started
 	size    int            // postBytes of posts, plus ids
 
 	refreshing bool // the head's background refresh was started
+	short      bool // kept for ttl even while stretched: an event may have missed it (stretch.go)
 }
 
 // CacheObserver hears how each read of the cache went, for metrics. A hit
@@ -120,6 +125,8 @@ type CacheLimits struct {
 	// (0: TTL): a scan of every post's text costs seconds on a large
 	// site, and a reader clicks for the next page minutes later.
 	SearchTTL time.Duration
+	// Stretch lengthens TTL while change events flow (stretch.go).
+	Stretch Stretch
 }
 
 // NewCache wraps next in a cache. limits.TTL must be positive: with no
@@ -139,6 +146,7 @@ func newCache(next Source, format *Format, limits CacheLimits, logger *slog.Logg
 		logger:   logger,
 		observer: observer,
 		ttl:      limits.TTL,
+		stretch:  limits.Stretch,
 		depth:    max(limits.Depth, 1),
 		now:      now,
 		misses:   make(admission, max(limits.MaxMisses, 1)),
@@ -263,11 +271,12 @@ func (c *Cache) get(ctx context.Context, key pageRange, in listed) (p *cachedPag
 	var stale *cachedPage
 	if kept, ok := c.pages.Peek(key); ok {
 		age := now.Sub(kept.fetched)
-		if c.fresh(kept, in, age) {
+		bound := c.bound(kept)
+		if c.fresh(kept, in, age, bound) {
 			c.pages.Get(key) // now the most recently used
 			// A search's head is cut from its ranking, which a refresh
 			// would not renew.
-			refresh := !kept.refreshing && age >= c.ttl/2 && c.isHead(key) && in.ranked.IsZero()
+			refresh := !kept.refreshing && age >= bound/2 && c.isHead(key) && in.ranked.IsZero()
 			kept.refreshing = kept.refreshing || refresh
 			c.mu.Unlock()
 			if refresh {
@@ -292,12 +301,21 @@ func (c *Cache) get(ctx context.Context, key pageRange, in listed) (p *cachedPag
 // fresh tells whether kept, age old, may be served to a reader of in: a
 // page cut from a search's ranking for as long as that ranking is (rank
 // hands out only fresh ones), as an archive's pages are for their head;
-// any other page while under ttl.
-func (c *Cache) fresh(kept *cachedPage, in listed, age time.Duration) bool {
+// any other page while under bound.
+func (c *Cache) fresh(kept *cachedPage, in listed, age, bound time.Duration) bool {
 	if !in.ranked.IsZero() {
 		return kept.fetched.Equal(in.ranked)
 	}
-	return age < c.ttl
+	return age < bound
+}
+
+// bound is kept's freshness bound now: the TTL, stretched while change
+// events flow unless kept is short. The caller holds mu.
+func (c *Cache) bound(kept *cachedPage) time.Duration {
+	if kept.short {
+		return c.ttl
+	}
+	return c.stretch.bound(c.ttl)
 }
 
 // load queries next for key, in listing in, and keeps
@@ -315,7 +333,7 @@ func (c *Cache) load(ctx context.Context, key pageRange, in listed) (*cachedPage
 	if err != nil {
 		return nil, err
 	}
-	p := &cachedPage{key: key, posts: formatted, fetched: fetched}
+	p := &cachedPage{key: key, in: in.listing, posts: formatted, fetched: fetched}
 	for i := range p.posts {
 		p.size += postBytes(&p.posts[i])
 	}
@@ -327,6 +345,9 @@ func (c *Cache) load(ctx context.Context, key pageRange, in listed) (*cachedPage
 		p.size += len(p.posts) * idBytes
 	}
 	c.mu.Lock()
+	// An event that marked pages while the query ran, or shortly before,
+	// may name a change it did not read (stretch.go).
+	p.short = missed(c.marked, fetched, c.ttl)
 	c.pages.Add(key, p, p.size)
 	c.mu.Unlock()
 	return p, nil

@@ -27,12 +27,12 @@ func (r cachePages) Search(ctx context.Context, q blog.Search, p blog.Page) ([]P
 		r.c.observer.CacheMiss()
 		return nil, err
 	}
-	return r.c.posts(ctx, p, listed{listing: q.Ranked(kept.ranking), ranked: kept.fetched})
+	return r.c.posts(ctx, p, listed{listing: q.Ranked(kept.ranking), ranked: kept.stamp})
 }
 
 // listed is the listing a page's key names, as the cache reads it: ranked
-// is when the scan of the ranking a search's page is cut from started,
-// zero for any other listing.
+// is the stamp of the ranking a search's page is cut from (when its scan
+// started, or when a change patched it), zero for any other listing.
 type listed struct {
 	listing blog.Listing
 	ranked  time.Time

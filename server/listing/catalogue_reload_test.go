@@ -7,13 +7,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wploadmore/wploadmore/internal/pomo"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
 // TestCataloguesRewrittenSameSize: a site's catalogue, and its locale's
 // .php file, rewritten in place with the same size but a new modification
 // time, as a language pack's update can be, are read again at the next
-// Load.
+// Load: a second later, a millisecond later, and with a time older than
+// the last (a pack unpacked with its archive's times, or restored from a
+// backup). An unchanged file is not read again.
 func TestCataloguesRewrittenSameSize(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -34,7 +37,15 @@ func TestCataloguesRewrittenSameSize(t *testing.T) {
 		if err := os.Chtimes(path, mod, mod); err != nil {
 			t.Fatal(err)
 		}
+		// A file system that kept a coarser time could not tell a
+		// rewrite a millisecond later from the last one.
+		if fi, err := os.Stat(path); err != nil {
+			t.Fatal(err)
+		} else if !fi.ModTime().Equal(mod) {
+			t.Fatalf("%s: modification time %v, want %v", name, fi.ModTime(), mod)
+		}
 	}
+	var last *pomo.Catalogue
 	check := func(step, wantProtected, wantDirection string) {
 		t.Helper()
 		lang := c.Load(dir, locale)
@@ -44,14 +55,23 @@ func TestCataloguesRewrittenSameSize(t *testing.T) {
 		if lang.TextDirection != wantDirection {
 			t.Errorf("%s: text direction %q, want %q", step, lang.TextDirection, wantDirection)
 		}
+		if lang.Catalogue == last {
+			t.Errorf("%s: the catalogue was not read again", step)
+		}
+		last = lang.Catalogue
+	}
+	rewrite := func(step string, mo []byte, protected, direction string, mod time.Time) {
+		t.Helper()
+		write(locale+".mo", mo, mod)
+		write(locale+".php", []byte("<?php\n$text_direction = '"+direction+"';\n"), mod)
+		check(step, protected, direction)
 	}
 
-	write(locale+".mo", before, start)
-	write(locale+".php", []byte("<?php\n$text_direction = 'ltr';\n"), start)
-	check("first read", "Geschützt: %s", "ltr")
-	check("unchanged", "Geschützt: %s", "ltr")
-
-	write(locale+".mo", after, start.Add(time.Second))
-	write(locale+".php", []byte("<?php\n$text_direction = 'rtl';\n"), start.Add(time.Second))
-	check("rewritten, same size, a second later", "Beschützt: %s", "rtl")
+	rewrite("first read", before, "Geschützt: %s", "ltr", start)
+	if lang := c.Load(dir, locale); lang.Catalogue != last || lang.TextDirection != "ltr" {
+		t.Errorf("unchanged: the catalogue was read again (%p, was %p), or its direction %q changed", lang.Catalogue, last, lang.TextDirection)
+	}
+	rewrite("rewritten, same size, a second later", after, "Beschützt: %s", "rtl", start.Add(time.Second))
+	rewrite("rewritten, same size, a millisecond later", before, "Geschützt: %s", "ltr", start.Add(time.Second+time.Millisecond))
+	rewrite("rewritten, same size, an older time", after, "Beschützt: %s", "rtl", start.Add(-24*time.Hour))
 }

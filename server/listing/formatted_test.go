@@ -157,3 +157,34 @@ func TestFormattedPostsBound(t *testing.T) {
 		t.Errorf("the first 5 posts read again: %d formatted in all, want 35 (they were dropped)", got)
 	}
 }
+
+// TestFormattedPostsRecalledStay: a post read again is the most recently
+// used of the kept: the oldest two kept, read again, stay when new posts
+// take room, and others give way.
+func TestFormattedPostsRecalledStay(t *testing.T) {
+	t.Parallel()
+	f := NewFormat(formattedSite(blog.Options{}, Language{Locale: "en_US"}))
+	posts := storedPosts(30)
+	largest := 0
+	for i, p := range mustPosts(t, posts, NewFormat(*f.Site())) {
+		largest = max(largest, postBytes(&p)+inputBytes(&posts[i]))
+	}
+	f.kept = newFormattedPosts(10 * largest)
+	mustPosts(t, storedCopy(posts), f)
+	_, oldest, ok := f.kept.kept.Oldest()
+	if !ok {
+		t.Fatal("no post kept")
+	}
+	from := len(posts) - int(oldest.from.ID) // posts[i] is post n-i
+	recalled := posts[from : from+2]
+	mustPosts(t, storedCopy(recalled), f)
+	mustPosts(t, storedCopy(posts[:5]), f) // dropped long ago: formatted anew, taking room
+	if got := f.kept.formats.Load(); got != 35 {
+		t.Fatalf("%d formatted in all, want 35", got)
+	}
+	mustPosts(t, storedCopy(recalled), f)
+	if got := f.kept.formats.Load(); got != 35 {
+		t.Errorf("posts %d and %d, read again before new posts took room: formatted anew (%d in all, want 35)",
+			recalled[0].ID, recalled[1].ID, got)
+	}
+}

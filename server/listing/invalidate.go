@@ -1,5 +1,12 @@
 package listing
 
+import (
+	"context"
+	"slices"
+
+	"github.com/wploadmore/wploadmore/blog"
+)
+
 // MarkStale makes every page the cache keeps, heads and deeper ones, be
 // read again by its next reader, as if its freshness bound had run out:
 // what the WordPress plugin's change events call for (see server/push).
@@ -8,6 +15,7 @@ package listing
 func (c *Cache) MarkStale() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.marked = c.now()
 	keys := make([]pageRange, 0, c.pages.Len())
 	for k := range c.pages.All() {
 		keys = append(keys, k)
@@ -21,9 +29,86 @@ func (c *Cache) MarkStale() {
 // pages underneath, when they too can be marked.
 func (s *Sticky) MarkStale() {
 	s.mu.Lock()
-	s.last = nil
+	s.last, s.marked = nil, s.now()
 	s.mu.Unlock()
 	if p, ok := s.pages.(interface{ MarkStale() }); ok {
+		p.MarkStale()
+	}
+}
+
+// MarkChanged makes the pages ch touches (blog.Change.TouchesPage: a
+// category's parents hold its posts, as their term groups hold its ID) be
+// read again by their next reader, and keeps the others. Kept searches
+// then follow ch (searchchange.go), which may read the posts ch names
+// once, within ctx: a search's page read meanwhile is read again once its
+// ranking is patched. A change of unknown scope (ch.All) touches
+// every page. Within a burst of changes, each listing is dropped at most
+// once per TTL (pace.go).
+func (c *Cache) MarkChanged(ctx context.Context, ch blog.Change) {
+	c.markPages(ch)
+	c.followSearchesPaced(ctx, ch)
+}
+
+// markPages drops the pages ch touches, paced (pace.go).
+func (c *Cache) markPages(ch blog.Change) {
+	now := c.now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.marked = now
+	drops := map[string]bool{} // by listing: each paced once an event
+	var keys []pageRange
+	for k, p := range c.pages.All() {
+		if !ch.All && !touched(p, ch) {
+			continue
+		}
+		drop, ok := drops[k.listing]
+		if !ok {
+			drop = c.dropLocked(k.listing, now, ch.Burst)
+			drops[k.listing] = drop
+		}
+		if drop {
+			keys = append(keys, k)
+		} else {
+			p.short = true // left to the TTL, which stretching must keep
+		}
+	}
+	for _, k := range keys {
+		c.pages.Remove(k)
+	}
+	c.prunePacesLocked(now)
+}
+
+// touched tells whether ch may change page p.
+func touched(p *cachedPage, ch blog.Change) bool {
+	if p.in == nil {
+		return true
+	}
+	return ch.TouchesPage(p.in, func(id uint64) bool {
+		return slices.ContainsFunc(p.posts, func(post Post) bool { return post.ID == id })
+	})
+}
+
+// MarkChanged makes the next reader read the sticky posts again, which
+// head the blog every change touches (within a burst, at most once per
+// its bound, as the cache's listings), and the pages underneath ch
+// touches, when they can be marked.
+func (s *Sticky) MarkChanged(ctx context.Context, ch blog.Change) {
+	s.mu.Lock()
+	s.marked = s.now()
+	switch {
+	case s.marks.drop(s.marked, ch.Burst, s.ttl):
+		s.last = nil
+	case s.last != nil:
+		short := *s.last // left to the TTL, which stretching must keep
+		short.short = true
+		s.last = &short
+	}
+	s.mu.Unlock()
+	if p, ok := s.pages.(interface {
+		MarkChanged(context.Context, blog.Change)
+	}); ok {
+		p.MarkChanged(ctx, ch)
+	} else if p, ok := s.pages.(interface{ MarkStale() }); ok {
 		p.MarkStale()
 	}
 }

@@ -49,11 +49,15 @@ type rankings struct {
 // keptRanking is one search's ranking; immutable once kept, but for read.
 type keptRanking struct {
 	ranking *blog.Ranking
-	fetched time.Time     // when its scan started
-	cost    time.Duration // what its scan took
-	client  string        // whose request scanned it (see WithClient)
-	size    int           // what keeping it takes
-	read    time.Time     // under Cache.mu: when it was last read
+	q       blog.Search // the search it ranks, which change events are matched against
+	fetched time.Time   // when its scan started
+	// stamp is when ranking was last scanned or patched (searchchange.go):
+	// the pages cut from it are kept for as long as it is the same.
+	stamp  time.Time
+	cost   time.Duration // what its scan took
+	client string        // whose request scanned it (see WithClient)
+	size   int           // what keeping it takes
+	read   time.Time     // under Cache.mu: when it was last read
 }
 
 func newRankings(maxBytes int, ttl time.Duration) *rankings {
@@ -96,7 +100,7 @@ func (c *Cache) scan(ctx context.Context, key string, q blog.Search, client stri
 	if err != nil {
 		return nil, err
 	}
-	k := &keptRanking{ranking: ranking, fetched: fetched, cost: time.Since(began), client: client,
+	k := &keptRanking{ranking: ranking, q: q, fetched: fetched, stamp: fetched, cost: time.Since(began), client: client,
 		size: ranking.Bytes() + 2*len(key) + len(client) + rankOverhead}
 	c.mu.Lock()
 	k.read = c.now()

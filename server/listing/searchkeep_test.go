@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/internal/testkit"
 	"github.com/wploadmore/wploadmore/wpdb"
@@ -116,5 +118,96 @@ func TestSearchClientShare(t *testing.T) {
 	}
 	if n := search(t, c, store, "a", "content -z9"); n != 10 {
 		t.Errorf("a's last search: %d scans in all; want 10, kept within its share", n)
+	}
+}
+
+// TestSearchKeptAmongClients: rankings of several clients, each of the
+// same size L, within SearchBytes and the clients' shares: room is made
+// from the least recently read of all, a read counting; a client whose
+// rankings are all gone no longer takes a share; and the rankings of all
+// clients together stay within SearchBytes, though each is within its
+// client's share. Each step searches for client and counts the scans in
+// all: a ranking kept costs none.
+func TestSearchKeptAmongClients(t *testing.T) {
+	t.Parallel()
+	type step struct {
+		after     time.Duration // the clock advanced first
+		client, s string
+		scans     int64
+	}
+	for _, tt := range []struct {
+		name  string
+		large int // SearchBytes, in L
+		steps []step
+	}{
+		{"room from the least recently read", 4, []step{
+			{0, "b", "content -z1", 1}, {0, "b", "content -z2", 2}, {0, "b", "content -z3", 3},
+			{0, "b", "content -z1", 3}, // read: now the most recently used
+			{0, "a", "content -z4", 4},
+			{0, "a", "content -z5", 5}, // drops z2, read least recently
+			{0, "b", "content -z1", 5}, {0, "b", "content -z3", 5},
+			{0, "b", "content -z2", 6},
+		}},
+		{"a client with nothing kept takes no share", 2, []step{
+			{0, "b", "content -z1", 1},
+			{time.Hour + time.Second, "a", "content -z1", 2}, // b's, past SearchTTL, is a's now
+			{0, "a", "content -z2", 3},                       // a alone: its share is the whole
+			{0, "a", "content -z1", 3},
+		}},
+		{"all clients within SearchBytes", 2, []step{
+			{0, "b", "content -z1", 1}, {0, "b", "content -z2", 2},
+			{0, "a", "content -z3", 3}, // within a's share, but not the whole: drops b's z1
+			{0, "b", "content -z2", 3},
+			{0, "b", "content -z1", 4},
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c, store, clock := keepTest(t, "a", func(_, large int) int { return tt.large * large })
+			for i, s := range tt.steps {
+				clock.Advance(s.after)
+				if n := search(t, c, store, s.client, s.s); n != s.scans {
+					t.Fatalf("step %d, %s searching %q: %d scans in all; want %d", i+1, s.client, s.s, n, s.scans)
+				}
+			}
+		})
+	}
+}
+
+// TestSearchNoRoom: a ranking that fits within SearchBytes but has no
+// room, the ranking in its way read within the minute and worth more,
+// answers its request in full and is not kept, and no ranking is dropped
+// for it: the kept ones stay within SearchBytes and are still served.
+func TestSearchNoRoom(t *testing.T) {
+	t.Parallel()
+	c, store, _ := keepTest(t, "", func(small, large int) int { return small + large - 1 })
+	store.slow = map[string]time.Duration{blog.ParseSearch("post 7", nil).Key(): 400 * time.Millisecond}
+	search(t, c, store, "", "post 7") // expensive, and read now
+	search(t, c, store, "", "post 8") // cheap: room could be made of it, but not enough
+	ctx := context.Background()
+	large := blog.ParseSearch("content -z1", nil)
+	all, err := store.Store.Rank(ctx, large)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, offset := range []int{0, 30} {
+		posts, err := c.Posts(ctx, blog.Page{In: large, Offset: offset, Limit: 3})
+		if err != nil {
+			t.Fatalf("the search with no room, at %d: %v", offset, err)
+		}
+		if diff := cmp.Diff(all.IDs()[offset:offset+3], postIDs(posts)); diff != "" {
+			t.Errorf("the search with no room, at %d (-want +got):\n%s", offset, diff)
+		}
+		if n := store.scans.Load(); n != int64(3+i) {
+			t.Errorf("the search with no room asked %d times: %d scans in all, want %d: it must not be kept", i+1, n, 3+i)
+		}
+	}
+	if kept, most := c.searches.kept.Bytes(), c.searches.maxBytes; kept > most {
+		t.Errorf("rankings take %d bytes, over SearchBytes %d", kept, most)
+	}
+	for _, s := range []string{"post 7", "post 8"} {
+		if n := search(t, c, store, "", s); n != 4 {
+			t.Errorf("%q again: %d scans in all, want 4: it stays kept", s, n)
+		}
 	}
 }

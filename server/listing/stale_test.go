@@ -113,14 +113,16 @@ func TestCacheReservedHeads(t *testing.T) {
 	news, sport, books := keyed{key: "category_name=news"}, keyed{key: "category_name=sport"}, keyed{key: "category_name=books"}
 	ctx := context.Background()
 	// read reads in's head, its query taking took on the clock. A head
-	// served without a query (stale, say) fails within a few seconds,
-	// and a query that starts later is ended by the read's deadline.
+	// served without a query (stale, say) fails within a few seconds
+	// (bound, longer on a loaded machine), and a query that starts later
+	// is ended by the read's deadline.
+	bound := testkit.Scale(3 * time.Second)
 	read := func(what string, in blog.Listing, took time.Duration, want string) {
 		t.Helper()
 		calls := next.calls.Load()
 		started := make(chan bool, 1)
 		go func() {
-			for deadline := time.Now().Add(3 * time.Second); next.calls.Load() == calls; time.Sleep(time.Millisecond) {
+			for deadline := time.Now().Add(bound); next.calls.Load() == calls; time.Sleep(time.Millisecond) {
 				if time.Now().After(deadline) {
 					started <- false
 					return
@@ -130,14 +132,14 @@ func TestCacheReservedHeads(t *testing.T) {
 			next.release <- struct{}{}
 			started <- true
 		}()
-		rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		rctx, cancel := context.WithTimeout(ctx, bound+2*time.Second)
 		defer cancel()
 		got, err := c.Posts(rctx, blog.Page{In: in, Limit: 2})
 		if err != nil {
 			t.Fatalf("%s, the misses full: %v", what, err)
 		}
 		if !<-started {
-			t.Fatalf("%s: served %q, and no query started within 3 s; want a fresh head from %s", what, got[0].Title, want)
+			t.Fatalf("%s: served %q, and no query started within %v; want a fresh head from %s", what, got[0].Title, bound, want)
 		}
 		if got[0].Title != want {
 			t.Errorf("%s: served %q, want a fresh head from %s", what, got[0].Title, want)

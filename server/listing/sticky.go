@@ -33,15 +33,18 @@ type Pages interface {
 // ID, again after ttl, so one unpublished shows as the listing does. It is
 // safe for concurrent use.
 type Sticky struct {
-	pages  Pages
-	ttl    time.Duration
-	now    func() time.Time
-	logger *slog.Logger
+	pages   Pages
+	ttl     time.Duration
+	stretch Stretch
+	now     func() time.Time
+	logger  *slog.Logger
 
-	ids   atomic.Pointer[[]uint64] // the option as last read
-	mu    sync.Mutex
-	last  *stickyRead // under mu
-	reads flight.Group[struct{}, *stickyRead]
+	ids    atomic.Pointer[[]uint64] // the option as last read
+	mu     sync.Mutex
+	last   *stickyRead // under mu
+	marks  pace        // under mu: how change events paced (pace.go)
+	marked time.Time   // under mu: when change events last marked it
+	reads  flight.Group[struct{}, *stickyRead]
 }
 
 // stickyRead is one read of the sticky posts.
@@ -49,6 +52,7 @@ type stickyRead struct {
 	ids     []uint64
 	posts   []Post
 	fetched time.Time // when its query started
+	short   bool      // kept for ttl even while stretched, as a cache's page (stretch.go)
 }
 
 // NewSticky puts the posts ids names (the sticky_posts option) first in
@@ -60,6 +64,10 @@ func NewSticky(pages Pages, ttl time.Duration, ids []uint64, logger *slog.Logger
 	s.SetIDs(ids)
 	return s
 }
+
+// Stretch lengthens the bound while change events flow, as a Cache's
+// (stretch.go). Call it before the first read.
+func (s *Sticky) Stretch(st Stretch) { s.stretch = st }
 
 // SetIDs takes the sticky_posts option read again: the pages read after it
 // follow it.
@@ -82,8 +90,12 @@ func (s *Sticky) sticky(ctx context.Context) ([]Post, error) {
 	last := s.last
 	s.mu.Unlock()
 	if last != nil && slices.Equal(last.ids, ids) {
-		if age := s.now().Sub(last.fetched); age < s.ttl {
-			if age >= s.ttl/2 {
+		bound := s.ttl
+		if !last.short {
+			bound = s.stretch.bound(s.ttl)
+		}
+		if age := s.now().Sub(last.fetched); age < bound {
+			if age >= bound/2 {
 				s.reads.Go(ctx, struct{}{}, s.read(ids, true))
 			}
 			return last.posts, nil
@@ -116,6 +128,7 @@ func (s *Sticky) read(ids []uint64, ahead bool) flight.Work[*stickyRead] {
 		}
 		read := &stickyRead{ids: ids, posts: posts, fetched: fetched}
 		s.mu.Lock()
+		read.short = missed(s.marked, fetched, s.ttl) // an event came while it ran, or shortly before
 		s.last = read
 		s.mu.Unlock()
 		return read, nil

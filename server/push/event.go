@@ -32,9 +32,10 @@ const (
 	KindRegistry    = "registry"    // the plugin's registry of post types and taxonomies
 	KindActivated   = "activated"   // the plugin activated: events flow from now on
 	KindDeactivated = "deactivated" // the plugin deactivated: no more events
+	KindHeartbeat   = "heartbeat"   // nothing changed: the plugin is alive (WP-Cron, once a minute)
 )
 
-var kinds = []string{KindPost, KindTerm, KindMedia, KindUser, KindOption, KindRegistry, KindActivated, KindDeactivated}
+var kinds = []string{KindPost, KindTerm, KindMedia, KindUser, KindOption, KindRegistry, KindActivated, KindDeactivated, KindHeartbeat}
 
 // Event is one request's changes, as the plugin sent it: what changed,
 // never content. Only Seq and Kinds are always set.
@@ -54,6 +55,12 @@ type Event struct {
 
 // Has tells whether e names kind.
 func (e Event) Has(kind string) bool { return slices.Contains(e.Kinds, kind) }
+
+// Heartbeat tells whether e only says the plugin is alive: it changes
+// nothing, so it refreshes nothing.
+func (e Event) Heartbeat() bool {
+	return !slices.ContainsFunc(e.Kinds, func(k string) bool { return k != KindHeartbeat })
+}
 
 // ErrMalformed is wrapped by Decode's errors.
 var ErrMalformed = errors.New("push: malformed event")

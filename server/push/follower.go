@@ -13,8 +13,9 @@ import (
 // Follower is a server's follow of the change events: zero, it follows
 // none and says so; Start subscribes. Set Pages before Start.
 type Follower struct {
-	// Pages are the listings every event marks stale, when they have a
-	// MarkStale method (listing.Cache, listing.Sticky over one).
+	// Pages are the listings events mark stale: those an event touches
+	// when they have a MarkChanged method, else all of them when they have
+	// a MarkStale one (listing.Cache, listing.Sticky over one).
 	Pages any
 	sub   atomic.Pointer[Subscriber]
 }
@@ -31,9 +32,19 @@ type Start struct {
 	Channel string        // the -push-channel; none: Start follows nothing
 	Timeout time.Duration // each Redis command's
 	Reader  SiteReader
-	// UseOptions and UseTerms take the options and terms read again.
+	// UseOptions and UseTerms take the options and terms read again;
+	// Terms returns the terms in use, which an event's term IDs are
+	// looked up in.
 	UseOptions func(blog.Options)
 	UseTerms   func(*blog.Terms)
+	Terms      func() *blog.Terms
+	// Bound is the listings' freshness bound (-cache-ttl): within a burst
+	// of events, the options and terms are read again, and each listing
+	// refreshed, at most once per Bound (1 s when 0).
+	Bound time.Duration
+	// Window is how long the plugin may be silent before the server polls
+	// again (Config.Window; DefaultWindow when 0).
+	Window time.Duration
 	// Register registers the subscriber's metrics (metrics.ObservePush).
 	Register func(interface{ Stats() Stats }) error
 	Logger   *slog.Logger
@@ -53,13 +64,25 @@ func (f *Follower) Start(ctx context.Context, s Start) (stop func()) {
 		s.Logger.Error("push: off", "err", err)
 		return func() {}
 	}
-	sub := New(feed, &siteRefresher{s: s, pages: f.Pages}, Config{Channel: s.Channel}, s.Logger)
+	r := newSiteRefresher(s, f.Pages)
+	go r.run(ctx)
+	sub := New(feed, r, Config{Channel: s.Channel, Window: s.Window}, s.Logger)
 	if err := s.Register(sub); err != nil {
 		s.Logger.Error("push: metrics not registered", "err", err)
 	}
 	f.sub.Store(sub)
 	go sub.Run(ctx)
 	return func() { feed.Close() }
+}
+
+// Stretched tells whether the listings, options and terms may be kept
+// past their bounds now (Subscriber.Stretched); false before Start or when
+// following nothing.
+func (f *Follower) Stretched() bool {
+	if sub := f.sub.Load(); sub != nil {
+		return sub.Stretched()
+	}
+	return false
 }
 
 // Mode is the subscriber's mode, "pushed" or "polling", or "" before
@@ -69,42 +92,4 @@ func (f *Follower) Mode() string {
 		return string(sub.Mode())
 	}
 	return ""
-}
-
-// siteRefresher is the Refresher of a server: the options and terms when
-// an event names them, then every kept listing, whose posts were
-// formatted with the options read before. Refreshing only the listings an
-// event names is the next step (docs/push.md, "Not yet").
-type siteRefresher struct {
-	s     Start
-	pages any
-}
-
-func (r *siteRefresher) Refresh(ctx context.Context, e Event) {
-	r.reread(ctx, e.Has(KindOption) || e.Has(KindRegistry), e.Has(KindTerm) || e.Has(KindUser) || e.Has(KindRegistry))
-}
-
-func (r *siteRefresher) RefreshAll(ctx context.Context) { r.reread(ctx, true, true) }
-
-// reread reads the options and the terms again when asked, then marks
-// the listings stale. A read that fails is logged and left to the
-// server's watches, which read them again on their timers.
-func (r *siteRefresher) reread(ctx context.Context, options, terms bool) {
-	if options {
-		if o, err := r.s.Reader.Options(ctx); err != nil {
-			r.s.Logger.Warn("push: options not read again; the watch will", "err", err)
-		} else {
-			r.s.UseOptions(o)
-		}
-	}
-	if terms {
-		if ts, err := r.s.Reader.Terms(ctx); err != nil {
-			r.s.Logger.Warn("push: terms not read again; the watch will", "err", err)
-		} else {
-			r.s.UseTerms(ts)
-		}
-	}
-	if p, ok := r.pages.(interface{ MarkStale() }); ok {
-		p.MarkStale()
-	}
 }

@@ -7,9 +7,11 @@ import (
 
 // setModeLocked sets the mode from the state, and logs a change once,
 // with why: pushed only while subscribed, the counter there and matched,
-// no gap since, and the plugin not deactivated.
+// no gap since, the plugin not deactivated, and not silent for the
+// Window. The caller holds mu.
 func (s *Subscriber) setModeLocked(why string) {
 	mode := Polling
+	now := s.now()
 	switch {
 	case !s.connected:
 	case !s.counterOK:
@@ -17,9 +19,18 @@ func (s *Subscriber) setModeLocked(why string) {
 		why = "gap: events were lost"
 	case s.off:
 		why = "the plugin was deactivated"
+	case now.Sub(s.heard) >= s.cfg.Window:
+		why = "no event nor heartbeat for " + s.cfg.Window.String()
 	default:
 		mode = Pushed
 	}
+	// The bounds stretch only on an event seen: a counter that matches
+	// may be the last word of a plugin long gone.
+	until := int64(0)
+	if mode == Pushed && !s.stats.LastEvent.IsZero() {
+		until = s.stats.LastEvent.Add(s.cfg.Window).UnixNano()
+	}
+	s.stretch.Store(until)
 	if mode == s.stats.Mode {
 		return
 	}
@@ -49,7 +60,7 @@ func (s *Subscriber) checkCounter(ctx context.Context) {
 // has sent nothing since the key went.
 func (s *Subscriber) check(ctx context.Context) {
 	s.mu.Lock()
-	connected := s.connected
+	connected, last := s.connected, s.last
 	s.mu.Unlock()
 	if !connected {
 		return
@@ -69,16 +80,23 @@ func (s *Subscriber) check(ctx context.Context) {
 	case n == s.last:
 		s.counterOK, s.gapped, s.ahead = true, false, time.Time{}
 		s.setModeLocked("counter matches")
-	case n > s.last && s.ahead.IsZero():
+	case n < last:
+		gap = true // behind: the key was removed and counted again
+	case n < s.last:
+		// Events that came while the counter was read passed it: in a
+		// burst, every read is overtaken so.
+	case s.ahead.IsZero():
 		s.ahead = s.now()
 	default:
 		gap = true
+	}
+	if gap {
 		s.stats.Gaps++
 		s.last, s.ahead, s.gapped, s.counterOK = n, time.Time{}, true, true
 		s.setModeLocked("gap")
 	}
 	s.mu.Unlock()
 	if gap {
-		s.refresher.RefreshAll(ctx)
+		s.refreshAll(ctx)
 	}
 }

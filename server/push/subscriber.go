@@ -3,7 +3,9 @@ package push
 import (
 	"context"
 	"log/slog"
+	"maps"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wploadmore/wploadmore/session"
@@ -53,7 +55,18 @@ type Config struct {
 	CheckEvery time.Duration
 	// RetryMax bounds the wait before subscribing again (2 s when 0).
 	RetryMax time.Duration
+	// Window is how long the plugin may be silent, no event nor
+	// heartbeat, before the server polls again (DefaultWindow when 0):
+	// a plugin gone without its deactivation hook sends nothing.
+	Window time.Duration
 }
+
+// DefaultWindow is Config.Window's default (-push-heartbeat-window).
+const DefaultWindow = session.DefaultPushWindow
+
+// RefreshAllKind is the kind Stats.Refreshes counts each refresh of
+// everything by (a gap, a subscription made again).
+const RefreshAllKind = "all"
 
 // Stats are what the metrics show.
 type Stats struct {
@@ -61,7 +74,13 @@ type Stats struct {
 	Received  uint64    // events decoded
 	Malformed uint64    // payloads ignored
 	Gaps      uint64    // gaps seen, each a RefreshAll
-	LastEvent time.Time // when the last event arrived; zero before one
+	LastEvent time.Time // when the last event arrived (a replay aside); zero before one
+	// Refreshes are the events handed on to refresh, by kind (a
+	// heartbeat refreshes nothing), and the refreshes of everything,
+	// RefreshAllKind.
+	Refreshes map[string]uint64
+	// Stretched: the listings may be kept past their bound (Stretched).
+	Stretched bool
 }
 
 // Subscriber follows the events of one channel. Create it with New, then
@@ -82,6 +101,10 @@ type Subscriber struct {
 	ahead      time.Time // when the counter was first seen ahead of last
 	gapped     bool      // a gap seen, and the counter not matched since
 	off        bool      // the last event said the plugin was deactivated
+	heard      time.Time // the last event, or the subscription if later: silence counts from it
+	// stretch is until when, Unix nanoseconds, the listings may be kept
+	// past their bound: pushed and an event within Window; 0 when not.
+	stretch atomic.Int64
 }
 
 // New returns a Subscriber of cfg.Channel on feed handing events to
@@ -96,16 +119,36 @@ func New(feed Feed, refresher Refresher, cfg Config, logger *slog.Logger) *Subsc
 	if cfg.RetryMax <= 0 {
 		cfg.RetryMax = 2 * time.Second
 	}
+	if cfg.Window <= 0 {
+		cfg.Window = DefaultWindow
+	}
+	// Every kind counted from 0, so that each has its series at once.
+	refreshes := map[string]uint64{RefreshAllKind: 0}
+	for _, k := range kinds {
+		if k != KindHeartbeat {
+			refreshes[k] = 0
+		}
+	}
 	return &Subscriber{feed: feed, refresher: refresher, cfg: cfg, logger: logger, now: time.Now,
-		stats: Stats{Mode: Polling}}
+		stats: Stats{Mode: Polling, Refreshes: refreshes}}
 }
 
 // Stats returns the counts and the mode now.
 func (s *Subscriber) Stats() Stats {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.stats
+	st := s.stats
+	st.Refreshes = maps.Clone(s.stats.Refreshes)
+	st.Stretched = s.Stretched()
+	return st
 }
+
+// Stretched tells whether the listings, options and terms may be kept
+// past their bounds now: pushed, and an event or heartbeat arrived within
+// the Window. It is false at once when the mode turns to polling, or the
+// Window runs out, whichever is first. It takes no lock: every read of a
+// kept listing asks it.
+func (s *Subscriber) Stretched() bool { return s.now().UnixNano() < s.stretch.Load() }
 
 // Mode returns the mode now.
 func (s *Subscriber) Mode() Mode { return s.Stats().Mode }
@@ -147,6 +190,9 @@ func (s *Subscriber) onSubscribed(ctx context.Context, n int64, ok bool) {
 	again := s.subscribed
 	s.connected, s.subscribed = true, true
 	s.last, s.counterOK, s.gapped, s.ahead = n, ok, false, time.Time{}
+	if now := s.now(); now.After(s.heard) {
+		s.heard = now
+	}
 	why := "subscribed"
 	if !ok {
 		why = "no counter: the plugin has sent no event"
@@ -154,15 +200,23 @@ func (s *Subscriber) onSubscribed(ctx context.Context, n int64, ok bool) {
 	s.setModeLocked(why)
 	s.mu.Unlock()
 	if again {
-		s.refresher.RefreshAll(ctx)
+		s.refreshAll(ctx)
 	}
+}
+
+// refreshAll counts a refresh of everything and makes it.
+func (s *Subscriber) refreshAll(ctx context.Context) {
+	s.mu.Lock()
+	s.stats.Refreshes[RefreshAllKind]++
+	s.mu.Unlock()
+	s.refresher.RefreshAll(ctx)
 }
 
 func (s *Subscriber) counterKey() string { return s.cfg.Channel + CounterSuffix }
 
 // onMessage decodes one payload and hands it on: Refresh when it follows
 // the last seq, RefreshAll when some were skipped, nothing when it is old
-// (a replay) or malformed.
+// (a replay) or malformed, or a heartbeat.
 func (s *Subscriber) onMessage(ctx context.Context, payload []byte) {
 	e, err := Decode(payload)
 	s.mu.Lock()
@@ -173,11 +227,14 @@ func (s *Subscriber) onMessage(ctx context.Context, payload []byte) {
 		return
 	}
 	s.stats.Received++
-	s.stats.LastEvent = s.now()
 	if e.Seq <= s.last {
+		// A replay says nothing of the plugin now: it neither refreshes
+		// nor keeps the bounds stretched.
 		s.mu.Unlock()
 		return
 	}
+	s.stats.LastEvent = s.now()
+	s.heard = s.stats.LastEvent
 	gap := e.Seq != s.last+1
 	s.last, s.counterOK, s.ahead = e.Seq, true, time.Time{}
 	if gap {
@@ -187,10 +244,18 @@ func (s *Subscriber) onMessage(ctx context.Context, payload []byte) {
 	s.off = e.Has(KindDeactivated)
 	s.gapped = gap
 	s.setModeLocked("event " + e.Kinds[0])
-	s.mu.Unlock()
-	if gap {
-		s.refresher.RefreshAll(ctx)
-		return
+	if !gap && !e.Heartbeat() {
+		for _, k := range e.Kinds {
+			if k != KindHeartbeat {
+				s.stats.Refreshes[k]++
+			}
+		}
 	}
-	s.refresher.Refresh(ctx, e)
+	s.mu.Unlock()
+	switch {
+	case gap:
+		s.refreshAll(ctx)
+	case !e.Heartbeat():
+		s.refresher.Refresh(ctx, e)
+	}
 }

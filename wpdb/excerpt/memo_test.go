@@ -46,6 +46,26 @@ func TestExcerptMemoLRU(t *testing.T) {
 		}
 	})
 
+	t.Run("an excerpt of the whole budget", func(t *testing.T) {
+		m := NewMemo(10, size)
+		m.Put(key(1), "x...")
+		if got, ok := m.Get(key(1)); !ok || got != "x..." {
+			t.Errorf("get = %q, %v; want the excerpt, which fits the budget exactly", got, ok)
+		}
+	})
+
+	t.Run("the version's date takes room", func(t *testing.T) {
+		// Three entries of over 1 KB each, their dates, in 2.5 KB.
+		long := func(id uint64) Version { return Version{ID: id, Modified: strings.Repeat("9", 1000), Length: 10} }
+		m := NewMemo(100, 2500)
+		for id := range uint64(3) {
+			m.Put(long(id), "x...")
+		}
+		if n, b := m.Usage(); n != 2 {
+			t.Errorf("usage = %d entries, %d bytes; want 2, each over 1 000 bytes", n, b)
+		}
+	})
+
 	t.Run("a new version replaces nothing else", func(t *testing.T) {
 		m := NewMemo(10, 1<<20)
 		m.Put(key(1), "old...")

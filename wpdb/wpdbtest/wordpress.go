@@ -121,6 +121,23 @@ func (wp *WordPress) PHP(t testing.TB, code string) []byte {
 
 func (wp *WordPress) run(t testing.TB, installing bool, code string) []byte {
 	t.Helper()
+	file := wp.script(t, installing, code)
+	defer os.Remove(file)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "php", "-d", "display_errors=stderr", "-d", "error_reporting=E_ALL & ~E_DEPRECATED", file)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil || stderr.Len() > 0 {
+		t.Fatalf("wpdbtest: php (WordPress): %v\nstderr: %s\nstdout: %.2000s", err, stderr.String(), stdout.String())
+	}
+	return stdout.Bytes()
+}
+
+// script writes code after the site's bootstrap to a file of the site's
+// and returns its path.
+func (wp *WordPress) script(t testing.TB, installing bool, code string) string {
+	t.Helper()
 	var script strings.Builder
 	script.WriteString("<?php\n")
 	script.WriteString(wp.config())
@@ -141,20 +158,11 @@ $_SERVER['SERVER_PROTOCOL'] = 'HTTP/1.1';
 	if err != nil {
 		t.Fatalf("wpdbtest: %v", err)
 	}
-	defer os.Remove(file.Name())
+	defer file.Close()
 	if _, err := file.WriteString(script.String()); err != nil {
 		t.Fatalf("wpdbtest: %v", err)
 	}
-	file.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "php", "-d", "display_errors=stderr", "-d", "error_reporting=E_ALL & ~E_DEPRECATED", file.Name())
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil || stderr.Len() > 0 {
-		t.Fatalf("wpdbtest: php (WordPress): %v\nstderr: %s\nstdout: %.2000s", err, stderr.String(), stdout.String())
-	}
-	return stdout.Bytes()
+	return file.Name()
 }
 
 // config is what wp-config.php says of the site, for php-cli and for

@@ -112,7 +112,7 @@ class WPLoadMore_Events {
 	/**
 	 * Notes a change of $kind.
 	 *
-	 * @param string $kind The kind: post, term, media, user, option, registry, activated, deactivated.
+	 * @param string $kind The kind: post, term, media, user, option, registry, activated, deactivated, heartbeat.
 	 */
 	public static function note( $kind ) {
 		self::add( 'kinds', array( $kind ) );
@@ -374,16 +374,20 @@ class WPLoadMore_Events {
 	}
 
 	/**
-	 * The plugin activated: the server learns events flow again.
+	 * The plugin activated: the server learns events flow again, and the
+	 * heartbeat starts.
 	 */
 	public static function activate() {
 		self::note( 'activated' );
+		WPLoadMore_Events_Heartbeat::schedule();
 	}
 
 	/**
-	 * The plugin deactivated: sent at once, so the server polls again.
+	 * The plugin deactivated: sent at once, so the server polls again; the
+	 * heartbeat stops.
 	 */
 	public static function deactivate() {
+		WPLoadMore_Events_Heartbeat::unschedule();
 		self::note( 'deactivated' );
 		self::send();
 	}
