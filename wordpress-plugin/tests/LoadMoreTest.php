@@ -77,9 +77,9 @@ echo json_encode( array( "html" => $html, "main" => array_map( "intval", wp_list
 	 * @return array
 	 */
 	private function parse( $html ) {
-		$this->assertSame( 1, preg_match( '/^<div class="([^"]*)" data-wploadmore="([^"]*)">/', $html, $root ), "no listing: $html" );
+		$this->assertSame( 1, preg_match( '/^<wploadmore-listing class="([^"]*)" data-wploadmore="([^"]*)">/', $html, $root ), "no listing: $html" );
 		preg_match_all( '/<article class="wploadmore-card" id="wploadmore-post-(\d+)" tabindex="-1">/', $html, $cards );
-		$next = preg_match( '#<a class="wploadmore-more wp-element-button" href="([^"]*)" rel="next">([^<]*)</a></div>$#', $html, $m ) ? $m : array( '', '', '' );
+		$next = preg_match( '#<a class="wploadmore-more wp-element-button" href="([^"]*)" rel="next">([^<]*)</a></wploadmore-listing>$#', $html, $m ) ? $m : array( '', '', '' );
 		$this->assertSame( 1, preg_match( '#<script type="text/x-mustache" class="wploadmore-template">(.*?)</script><p class="wploadmore-status screen-reader-text" role="status" aria-live="polite"></p>#s', $html, $template ), 'no template or live region' );
 		return array(
 			'class'    => $root[1],
@@ -167,7 +167,7 @@ echo json_encode( array( "html" => $html, "main" => array_map( "intval", wp_list
 		$this->assertSame( 'wploadmore is-style-x wp-block-wploadmore-load-more', $got['class'] );
 		$this->assertSame( 'tag_id=' . $site['red'], $got['data']['query'] );
 		$this->assertSame( array( $site['ids'][1] ), $got['ids'] ); // Post 3, tagged red.
-		$this->assertSame( preg_replace( '/^<div class="[^"]*"/', '', $code ), preg_replace( '/^<div class="[^"]*"/', '', $block ) );
+		$this->assertSame( preg_replace( '/^<wploadmore-listing class="[^"]*"/', '', $code ), preg_replace( '/^<wploadmore-listing class="[^"]*"/', '', $block ) );
 		$registered = $this->site->php( 'echo json_encode( WP_Block_Type_Registry::get_instance()->get_registered( "wploadmore/load-more" )->attributes );' );
 		$this->assertSame( array( 'post_type', 'category', 'tag', 'taxonomy', 'terms', 'author', 'search', 'inherit', 'first', 'batch', 'more' ), array_slice( array_keys( json_decode( $registered, true ) ), 0, 11 ), "the block's attributes are not the shortcode's" );
 	}

@@ -72,7 +72,7 @@ echo json_encode( array( "html" => $html, "main" => array_map( "intval", wp_list
 	 * @return int[]|null
 	 */
 	private static function listing_ids( $html ) {
-		if ( ! preg_match( '/<div class="wploadmore" data-wploadmore="[^"]*">(.*?)<script type="text\/x-mustache"/s', $html, $m ) ) {
+		if ( ! preg_match( '/<wploadmore-listing class="wploadmore" data-wploadmore="[^"]*">(.*?)<script type="text\/x-mustache"/s', $html, $m ) ) {
 			return null;
 		}
 		preg_match_all( '/<article class="wploadmore-card" id="wploadmore-post-(\d+)"/', $m[1], $ids );
@@ -118,7 +118,7 @@ echo json_encode( array( "html" => $html, "main" => array_map( "intval", wp_list
 			}
 		}
 		// The block theme keeps the Query block's element and alignment.
-		$this->assertStringContainsString( '<div class="wp-block-query wploadmore-replaced alignwide is-layout-constrained"><div class="wploadmore"', $on['html'] );
+		$this->assertStringContainsString( '<div class="wp-block-query wploadmore-replaced alignwide is-layout-constrained"><wploadmore-listing class="wploadmore"', $on['html'] );
 	}
 
 	/**

@@ -40,7 +40,7 @@
 	/**
 	 * Wires one listing.
 	 *
-	 * @param {HTMLElement} root The div.wploadmore.
+	 * @param {HTMLElement} root The listing, .wploadmore.
 	 */
 	function mount( root ) {
 		var config = settings( root );

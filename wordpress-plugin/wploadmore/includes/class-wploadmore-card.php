@@ -67,7 +67,20 @@ class WPLoadMore_Card {
 			return null;
 		}
 		$size = apply_filters( 'wploadmore_image_size', 'medium_large' );
-		$html = wp_get_attachment_image( $id, $size );
+		// image_downsize() passes medium_large and large through
+		// image_constrain_size_for_editor(), which caps them at the theme's
+		// $content_width in every context, 'display' included (other sizes
+		// only in 'edit', in wp-admin): 750 in Twenty Twenty-One. The server
+		// knows no theme and sends the size's own dimensions, so the first
+		// batch is built with no content width, as the later ones are.
+		global $content_width;
+		$theme_width   = $content_width;
+		$content_width = 0; // phpcs:ignore WordPress.WP.GlobalVariablesOverride.Prohibited -- restored below.
+		try {
+			$html = wp_get_attachment_image( $id, $size );
+		} finally {
+			$content_width = $theme_width; // phpcs:ignore WordPress.WP.GlobalVariablesOverride.Prohibited -- the theme's, restored.
+		}
 		if ( ! preg_match_all( '/ ([a-z-]+)="([^"]*)"/', $html, $m, PREG_SET_ORDER ) ) {
 			return null;
 		}

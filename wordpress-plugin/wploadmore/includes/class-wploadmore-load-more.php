@@ -15,11 +15,36 @@ defined( 'ABSPATH' ) || exit;
 class WPLoadMore_Load_More {
 
 	/**
+	 * The listing's outer element: a custom element, so that
+	 * no_texturize_tags can name it (see no_texturize()).
+	 */
+	const ELEMENT = 'wploadmore-listing';
+
+	/**
 	 * Registers the shortcode, the block, the assets and the words.
 	 */
 	public static function hook() {
 		add_action( 'init', array( __CLASS__, 'register' ) );
 		add_action( 'wp_enqueue_scripts', array( __CLASS__, 'enqueue_early' ) );
+		add_filter( 'no_texturize_tags', array( __CLASS__, 'no_texturize' ) );
+	}
+
+	/**
+	 * Keeps wptexturize() out of the listing. A block theme texturizes the
+	 * whole rendered template (get_the_block_template_html()), and the_content
+	 * a block in a post, so the first batch would read "…" and curled quotes
+	 * where the cards the script adds from the server's JSON read "..." and
+	 * straight ones. wptexturize() names an element by what follows "<" up
+	 * to the first space (_wptexturize_pushpop_element()), so only an element
+	 * of our own, never a div, can be named here without touching the theme's.
+	 *
+	 * @param string[] $tags The elements wptexturize() leaves alone.
+	 * @return string[]
+	 */
+	public static function no_texturize( $tags ) {
+		$tags   = (array) $tags;
+		$tags[] = self::ELEMENT;
+		return $tags;
 	}
 
 	/**
@@ -103,9 +128,9 @@ class WPLoadMore_Load_More {
 		if ( 0 === strpos( $html, '<!--' ) ) {
 			return $html;
 		}
-		// The block's wrapper classes and styles go on the listing's div.
+		// The block's wrapper classes and styles go on the listing's element.
 		$wrapper = get_block_wrapper_attributes( array( 'class' => 'wploadmore' ) );
-		return preg_replace( '/^<div class="wploadmore"/', '<div ' . $wrapper, $html, 1 );
+		return preg_replace( '/^<' . self::ELEMENT . ' class="wploadmore"/', '<' . self::ELEMENT . ' ' . $wrapper, $html, 1 );
 	}
 
 	/**
@@ -160,14 +185,14 @@ class WPLoadMore_Load_More {
 		$more  = '' !== $atts['more'] ? $atts['more'] : __( 'More posts', 'wploadmore' );
 		wp_enqueue_style( 'wploadmore' );
 		wp_enqueue_script( 'wploadmore' );
-		$html  = '<div class="wploadmore" data-wploadmore="' . esc_attr( wp_json_encode( $data ) ) . '">';
+		$html  = '<' . self::ELEMENT . ' class="wploadmore" data-wploadmore="' . esc_attr( wp_json_encode( $data ) ) . '">';
 		$html .= '<div class="wploadmore-list">' . $cards . '</div>';
 		$html .= '<script type="text/x-mustache" class="wploadmore-template">' . self::script_text( $template['text'] ) . '</script>';
 		$html .= '<p class="wploadmore-status screen-reader-text" role="status" aria-live="polite"></p>';
 		if ( '' !== $listing->next ) {
 			$html .= '<a class="wploadmore-more wp-element-button" href="' . esc_url( $listing->next ) . '" rel="next">' . esc_html( $more ) . '</a>';
 		}
-		return $html . '</div>';
+		return $html . '</' . self::ELEMENT . '>';
 	}
 
 	/**
