@@ -225,6 +225,11 @@ func scenarios(ctx context.Context, store *wpdb.Store, setup setupDB, sessions *
 	table = append(table, deepArchives...)
 	table = append(table, scenario{name: offsetName(deep), path: json(deep), cookies: visitors[:c], conns: c, flags: uncached})
 	table = append(table, searchScenarios(o)...)
+	widget, err := widgetScenarios(ctx, setup, visitors[:c], c)
+	if err != nil {
+		return nil, err
+	}
+	table = append(table, widget...)
 	languages, err := languageScenarios(visitors[:c], pagers, c)
 	return append(table, languages...), err
 }
@@ -328,7 +333,7 @@ func targets(rep *report, table []scenario) []target {
 		newTarget(fmt.Sprintf("head refresh of %d posts with their cards: statements", headDepth),
 			measured(float64(rep.HeadRefreshNext), rep.HeadRefreshNext > 0), 6, true, "",
 			fmt.Sprintf("%d the first time, mean %s", rep.HeadRefreshFirst, rep.HeadRefresh)),
-	}, slices.Concat(floodTargets(row, table), archiveTargets(row, table, first, keyset), typeTargets(row, first), searchTargets(row), languageTargets(row), mixedTargets(row))...)
+	}, slices.Concat(floodTargets(row, table), archiveTargets(row, table, first, keyset), typeTargets(row, first), searchTargets(row), widgetTargets(row), languageTargets(row), mixedTargets(row))...)
 }
 
 // measured is v, or NaN when it was not measured (ok false): the target
