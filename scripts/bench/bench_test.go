@@ -128,7 +128,7 @@ func TestTargets(t *testing.T) {
 			rep.Scenarios = append(rep.Scenarios, result{Name: sc.limit, RPS: 1})
 		}
 		if sc.versus != nil {
-			rep.Scenarios = append(rep.Scenarios, result{Name: sc.versus.name, RPS: 1})
+			rep.Scenarios = append(rep.Scenarios, result{Name: sc.versus.name, RPS: 1, P50: one})
 		}
 		if sc.twin != nil {
 			rep.Scenarios = append(rep.Scenarios, result{Name: sc.twin(sc).name, RPS: 1, P50: one, P99: one})
