@@ -12,7 +12,7 @@ import (
 )
 
 // TestRenderSite: the render rows' site, behind php-fpm and nginx,
-// renders the seeded kind of category archive in both themes, with the
+// renders the seeded kind of category archives in both themes, with the
 // theme's own pagination or, the variant switched, with the plugin's
 // listing of ten cards in its place; render fails an answer of the other
 // way; and the plugin's registry options, written by its first request,
@@ -32,7 +32,7 @@ func TestRenderSite(t *testing.T) {
 	}
 	t.Parallel()
 	ctx, cfg := context.Background(), wpdbtest.MySQL(t)
-	insertArchiveSite(t, ctx, cfg, 24) // all in news: three pages of ten
+	insertArchiveSite(t, ctx, cfg, 24) // all in both categories: three pages of ten
 	insertOptions(t, ctx, cfg)
 	b := &bench{dbCfg: cfg, setup: setupDB{db: wpdbtest.OpenDB(t, cfg), prefix: cfg.TablePrefix}}
 	restore, err := keepRegistryOptions(ctx, b.setup)
@@ -48,16 +48,18 @@ func TestRenderSite(t *testing.T) {
 			t.Error(err)
 		}
 	})
-	for _, theme := range renderThemes {
-		for _, replaced := range []bool{false, true} {
-			if err := s.setVariant(theme, replaced); err != nil {
-				t.Fatal(err)
-			}
-			if err := s.render(ctx, http.DefaultClient, replaced); err != nil {
-				t.Errorf("%s: %v", renderName(theme, replaced), err)
-			}
-			if err := s.render(ctx, http.DefaultClient, !replaced); err == nil {
-				t.Errorf("%s: render of the other way passed", renderName(theme, replaced))
+	for _, l := range renderListings {
+		for _, theme := range renderThemes {
+			for _, replaced := range []bool{false, true} {
+				if err := s.setVariant(theme, replaced); err != nil {
+					t.Fatal(err)
+				}
+				if err := s.render(ctx, http.DefaultClient, l.path, replaced); err != nil {
+					t.Errorf("%s: %v", renderName(l.path, theme, replaced), err)
+				}
+				if err := s.render(ctx, http.DefaultClient, l.path, !replaced); err == nil {
+					t.Errorf("%s: render of the other way passed", renderName(l.path, theme, replaced))
+				}
 			}
 		}
 	}
