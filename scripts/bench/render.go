@@ -175,7 +175,7 @@ func (b *bench) measureRenders(ctx context.Context, l renderListing, theme strin
 		return nil, err
 	}
 	defer func() { err = errors.Join(err, restore()) }()
-	s, err := b.startRenderSite(ctx, filepath.Join(b.dir, "render-"+theme), filepath.Join("wordpress-plugin", "wploadmore"))
+	s, err := b.startRenderSite(ctx, filepath.Join(b.dir, "render-"+theme+strings.ReplaceAll(strings.TrimSuffix(l.path, "/"), "/", "-")), filepath.Join("wordpress-plugin", "wploadmore"))
 	if err != nil {
 		return nil, err
 	}
