@@ -15,24 +15,13 @@ import (
 	"github.com/wploadmore/wploadmore/internal/wpserve"
 )
 
-// The render rows: what WordPress takes to render a category's archive
-// with the theme's own numbered pagination and with the pagination
-// replaced by the wploadmore plugin (its first batch rendered in PHP, the
-// cards from the plugin's template), in Twenty Twenty-One and Twenty
-// Twenty-Three, on the seeded database. Each request is timed alone, one
-// after another on one connection, so its time is the render's, and the
-// two ways take turns in rounds.
-//
-// The sparse category is the measure: its main query is quick, so the
-// page's time is the theme's and the plugin's. The dense one, half the
-// posts, is timed too, a few requests: WordPress's main query
-// (SQL_CALC_FOUND_ROWS over 50 000 posts) takes seconds there, and
-// whatever the plugin costs, it must not add a second such query.
-//
-// The site without the plugin is the baseline: the plugin is active only
-// in the replaced rows, so they carry all it costs a page (its hooks on
-// every request, its catalogue, its registry's check), not only its
-// listing.
+// The render rows: WordPress's render of a category's archive with the
+// theme's own pagination, the plugin inactive, and with the pagination
+// replaced by the plugin, in Twenty Twenty-One and Twenty Twenty-Three,
+// each request timed alone on one connection, the two ways in turns
+// (docs/performance.md). The sparse category is the measure, its main
+// query quick; the dense one, whose main query takes WordPress seconds,
+// shows the plugin adds no such query of its own.
 const (
 	renderWarmUp = 2 // requests a way, before the rounds: PHP's opcache
 	// pluginMain is the plugin's main file, as active_plugins names it.

@@ -11,20 +11,14 @@ import (
 	"github.com/wploadmore/wploadmore/server/cors"
 )
 
-// The widget rows: the batches the WordPress plugin's widget asks for on
-// a site's pages, each measured in turns with the plain JSON endpoint's
-// answer of the same posts (see runVersus), so that what the widget's way
-// of asking costs is their ratio, side by side in one run. The widget's
-// batch is the site's "posts per page", WordPress's default of 10, and
-// its second batch is measured: start=10, after the first, which the
-// page holds.
-//
-// Its query string is the widget's, in its order (wploadmore.js's url):
-// the listing's query vars as the plugin writes them (a category by its
-// ID, cat=), then start, desiredPosts and lastPost. On the site's origin
-// it sends the visitor's cookie; from another origin, none, and the
-// browser's Origin, the site's home origin, which the server answers
-// with CORS.
+// The widget rows: the batches the plugin's widget asks for, each in
+// turns with the plain JSON endpoint's answer of the same posts (see
+// runVersus). The batch is WordPress's default "posts per page", 10, and
+// the second batch is measured. The query string is the widget's, in its
+// order (wploadmore.js's url): the listing's vars (a category by ID,
+// cat=), then start, desiredPosts and lastPost. On the site's origin it
+// sends the visitor's cookie; from another, none, and the home origin in
+// Origin, which the server answers with CORS.
 const widgetBatch = 10
 
 // widgetCategory names the dense category's rows: the widget asks for it
