@@ -41,6 +41,7 @@ func TestThemes(t *testing.T) {
 			t.Run("search", func(t *testing.T) { themeWithJS(t, browserCtx, axe, theme+"-search", site.URL+"/?s=story", search) })
 		})
 		t.Run(theme+"/no javascript", func(t *testing.T) { themeWithoutJS(t, site, browserCtx, want) })
+		t.Run(theme+"/same card", func(t *testing.T) { themeSameCard(t, site, browserCtx, want) })
 		t.Run(theme+"/lighthouse", func(t *testing.T) { themeLighthouse(t, site, theme, "en-US", "", "accessibility", "best-practices") })
 	}
 	t.Run("arabic", func(t *testing.T) {
@@ -146,6 +147,31 @@ func themeWithoutJS(t *testing.T, site *themeSite, browserCtx context.Context, w
 		// On: the theme's own pagination, as the plugin does not replace it here.
 		next = `a.next.page-numbers, a.wp-block-query-pagination-next`
 		href = eval[string](tb, `document.querySelector('`+next+`')?.href ?? 'none'`)
+	}
+}
+
+// themeSameCard compares each post of WordPress's page 2 as PHP renders
+// it in a first batch (the page listing six first) and as the script
+// renders it from the server's JSON, after one press on the page listing
+// three first: the same HTML.
+func themeSameCard(t *testing.T, site *themeSite, browserCtx context.Context, want [][]uint64) {
+	outer := `[...document.querySelectorAll('.wploadmore-list > .wploadmore-card')].slice(3, 6).map((a) => a.outerHTML)`
+	first := newTab(t, browserCtx)
+	first.do(chromedp.Navigate(site.pageURL("six")))
+	first.waitFor(`document.querySelector('a.wploadmore-more')?.getAttribute('role') === 'button'`)
+	if diff := cmp.Diff(flat(want, 2), cardIDs(first)); diff != "" {
+		t.Fatalf("six first (-want +got):\n%s", diff)
+	}
+	later := newTab(t, browserCtx)
+	later.do(chromedp.Navigate(site.pageURL("shortcode")))
+	later.waitFor(`document.querySelector('a.wploadmore-more')?.getAttribute('role') === 'button'`)
+	pressMore(later, 0, 6)
+	got, wantHTML := eval[[]string](later, outer), eval[[]string](first, outer)
+	if len(wantHTML) != 3 || !strings.Contains(wantHTML[0], "<img") {
+		t.Fatalf("the first batch's cards: %q", wantHTML)
+	}
+	if diff := cmp.Diff(wantHTML, got); diff != "" {
+		t.Errorf("cards of the first batch and of a later one (-first +later):\n%s", diff)
 	}
 }
 
