@@ -45,6 +45,13 @@ php_admin_flag[display_errors] = off
 		upstream = fmt.Sprintf("    upstream wploadmore { server %s; keepalive 16; }\n", cfg.Upstream)
 		locations += fmt.Sprintf("        include %s;\n", cfg.Snippet)
 	}
+	// The access log, when asked for, names the upstream that answered
+	// each request: php-fpm's address for a request PHP ran, the
+	// wploadmore server's for one it answered, "-" for a file.
+	accessLog := "access_log off;"
+	if cfg.AccessLog {
+		accessLog = fmt.Sprintf("log_format wpserve '$request_uri $status $upstream_addr';\n    access_log %s wpserve;", filepath.Join(cfg.Dir, "access.log"))
+	}
 	nginx := fmt.Sprintf(`user root;
 worker_processes 1;
 daemon off;
@@ -52,7 +59,7 @@ pid %[1]s/nginx.pid;
 events { worker_connections 1024; }
 http {
     include /etc/nginx/mime.types;
-    access_log off;
+    %[7]s
     client_body_temp_path %[1]s/body;
     proxy_temp_path %[1]s/proxy;
     fastcgi_temp_path %[1]s/fastcgi;
@@ -70,7 +77,7 @@ http {
         }
     }
 }
-`, cfg.Dir, cfg.Addr, cfg.SiteDir, fpmAddr, upstream, locations)
+`, cfg.Dir, cfg.Addr, cfg.SiteDir, fpmAddr, upstream, locations, accessLog)
 	return errors.Join(os.WriteFile(filepath.Join(cfg.Dir, "php-fpm.conf"), []byte(fpm), 0o644),
 		os.WriteFile(filepath.Join(cfg.Dir, "nginx.conf"), []byte(nginx), 0o644))
 }

@@ -54,6 +54,9 @@ type Config struct {
 	Upstream, Snippet string
 	// FPMChildren is php-fpm's static pool; 0 is 2.
 	FPMChildren int
+	// AccessLog, when set, has nginx log every request with the upstream
+	// that answered it (Server.Requests).
+	AccessLog bool
 	// ReadyPath is what Start asks until it answers 200; "" is WordPress's
 	// REST index.
 	ReadyPath string
@@ -63,6 +66,7 @@ type Config struct {
 type Server struct {
 	URL        string // http://Addr
 	dir        string
+	fpmAddr    string // php-fpm's pool: an upstream that is PHP
 	fpm, nginx *master
 }
 
@@ -90,7 +94,7 @@ func Start(ctx context.Context, cfg Config) (*Server, error) {
 	if err := writeConfigs(cfg, fpmAddrs[0]); err != nil {
 		return nil, fmt.Errorf("wpserve: %w", err)
 	}
-	s := &Server{URL: "http://" + cfg.Addr, dir: cfg.Dir}
+	s := &Server{URL: "http://" + cfg.Addr, dir: cfg.Dir, fpmAddr: fpmAddrs[0]}
 	if s.fpm, err = s.start(fpmBin, "php-fpm.log", "--nodaemonize", "--allow-to-run-as-root", "-p", cfg.Dir, "-y", filepath.Join(cfg.Dir, "php-fpm.conf")); err != nil {
 		return nil, err
 	}
@@ -206,4 +210,38 @@ func (s *Server) Logs() string {
 func (s *Server) PHPErrors() string {
 	log, _ := os.ReadFile(filepath.Join(s.dir, "php-errors.log"))
 	return string(bytes.TrimSpace(log))
+}
+
+// Request is one request nginx answered, from its access log.
+type Request struct {
+	URI    string // the path and query string, as the client sent them
+	Status string
+	// Upstream is the address of what answered it: php-fpm's, the
+	// wploadmore server's, or "-" for a file nginx served itself.
+	Upstream string
+	PHP      bool // php-fpm answered it: WordPress, or any PHP, ran
+}
+
+// Requests is every request nginx has logged so far, in order, when the
+// site is served with Config.AccessLog; none without it. nginx writes a
+// request's line once it has answered it.
+func (s *Server) Requests() ([]Request, error) {
+	log, err := os.ReadFile(filepath.Join(s.dir, "access.log"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("wpserve: %w", err)
+	}
+	var out []Request
+	for line := range strings.Lines(string(log)) {
+		f := strings.Fields(line)
+		if len(f) != 3 {
+			return nil, fmt.Errorf("wpserve: access log line %q", line)
+		}
+		// An upstream tried and then another is "a, b"; nginx has only
+		// one of each here, so a line names one.
+		out = append(out, Request{URI: f[0], Status: f[1], Upstream: f[2], PHP: f[2] == s.fpmAddr})
+	}
+	return out, nil
 }

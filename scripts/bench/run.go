@@ -50,7 +50,16 @@ func (b *bench) runAll(ctx context.Context, table []scenario) (rows []result, er
 	}
 	defer stopRedis()
 	for i, sc := range table {
-		if i == 0 || sc.fresh || table[i-1].fresh || !slices.Equal(sc.flags, table[i-1].flags) {
+		if sc.own != nil {
+			b.logf("scenario: %s", sc.name)
+			r, err := sc.own(ctx, b)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, r...)
+			continue
+		}
+		if srv == nil || i == 0 || sc.fresh || table[i-1].fresh || !slices.Equal(sc.flags, table[i-1].flags) {
 			if srv != nil {
 				if err := srv.stop(); err != nil {
 					return nil, err

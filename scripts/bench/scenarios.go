@@ -72,6 +72,9 @@ type scenario struct {
 	// round, answered however long they take (see askAll), instead of
 	// wrk's for a time: a row of scans of seconds each.
 	requests int
+	// own, when set, measures the row by itself, on no server of the
+	// bench's, and returns its rows: its own and its versus's.
+	own func(ctx context.Context, b *bench) ([]result, error)
 }
 
 // json tells whether the answer must be a non-empty JSON array of posts.
@@ -225,6 +228,12 @@ func scenarios(ctx context.Context, store *wpdb.Store, setup setupDB, sessions *
 	table = append(table, deepArchives...)
 	table = append(table, scenario{name: offsetName(deep), path: json(deep), cookies: visitors[:c], conns: c, flags: uncached})
 	table = append(table, searchScenarios(o)...)
+	widget, err := widgetScenarios(ctx, setup, visitors[:c], c)
+	if err != nil {
+		return nil, err
+	}
+	table = append(table, widget...)
+	table = append(table, renderScenarios()...)
 	languages, err := languageScenarios(visitors[:c], pagers, c)
 	return append(table, languages...), err
 }
@@ -328,7 +337,7 @@ func targets(rep *report, table []scenario) []target {
 		newTarget(fmt.Sprintf("head refresh of %d posts with their cards: statements", headDepth),
 			measured(float64(rep.HeadRefreshNext), rep.HeadRefreshNext > 0), 6, true, "",
 			fmt.Sprintf("%d the first time, mean %s", rep.HeadRefreshFirst, rep.HeadRefresh)),
-	}, slices.Concat(floodTargets(row, table), archiveTargets(row, table, first, keyset), typeTargets(row, first), searchTargets(row), languageTargets(row), mixedTargets(row))...)
+	}, slices.Concat(floodTargets(row, table), archiveTargets(row, table, first, keyset), typeTargets(row, first), searchTargets(row), widgetTargets(row), renderTargets(row), languageTargets(row), mixedTargets(row))...)
 }
 
 // measured is v, or NaN when it was not measured (ok false): the target

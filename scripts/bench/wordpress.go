@@ -41,7 +41,7 @@ func startWordPress(ctx context.Context, dir string, cfg wpdb.Config) (*wordPres
 	if err := os.MkdirAll(filepath.Join(dir, "site"), 0o755); err != nil {
 		return nil, err
 	}
-	if err := w.writeSite(cfg); err != nil {
+	if err := w.writeSite(cfg, ""); err != nil {
 		return nil, err
 	}
 	if err := completeForWordPress(ctx, w.dir); err != nil {
@@ -59,11 +59,12 @@ func startWordPress(ctx context.Context, dir string, cfg wpdb.Config) (*wordPres
 	return w, nil
 }
 
-// writeSite writes wp-config.php, naming cfg's database, and index.php,
+// writeSite writes wp-config.php, naming cfg's database, with extra PHP
+// before it loads WordPress, and index.php,
 // which loads it and then runs WordPress as its own index.php and
 // wp-blog-header.php do. No cron, no updates, no outside HTTP: every
 // request is WordPress answering it and nothing else.
-func (w *wordPress) writeSite(cfg wpdb.Config) error {
+func (w *wordPress) writeSite(cfg wpdb.Config, extra string) error {
 	dsn, err := mysql.ParseDSN(cfg.DSN)
 	if err != nil {
 		return fmt.Errorf("wordpress: %w", err)
@@ -83,9 +84,9 @@ $table_prefix = %s;
 define('DISABLE_WP_CRON', true);
 define('AUTOMATIC_UPDATER_DISABLED', true);
 define('WP_HTTP_BLOCK_EXTERNAL', true);
-define('ABSPATH', %s);
+%sdefine('ABSPATH', %s);
 require_once ABSPATH . 'wp-settings.php';
-`, phpString(dsn.DBName), phpString(dsn.User), phpString(dsn.Passwd), phpString(host), phpString(cfg.TablePrefix), phpString(wpserve.WordPressRoot))
+`, phpString(dsn.DBName), phpString(dsn.User), phpString(dsn.Passwd), phpString(host), phpString(cfg.TablePrefix), extra, phpString(wpserve.WordPressRoot))
 	return errors.Join(os.WriteFile(filepath.Join(w.dir, "site", "wp-config.php"), []byte(config), 0o644),
 		os.WriteFile(filepath.Join(w.dir, "site", "index.php"), []byte(wpserve.Index), 0o644))
 }

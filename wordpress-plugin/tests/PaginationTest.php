@@ -139,4 +139,23 @@ echo json_encode( array( "html" => $html, "main" => array_map( "intval", wp_list
 		$this->assertNull( self::listing_ids( $none['html'] ) );
 		$this->assertStringContainsString( 'no-results', $none['html'] );
 	}
+
+	/**
+	 * A classic theme's main loop, whose output the listing replaces,
+	 * sets up one post, not each of the page's: rendering them all for
+	 * nothing cost Twenty Twenty-One's archive a fifth of its render.
+	 */
+	public function test_classic_loop_renders_one_post() {
+		$site  = $this->site_with_themes();
+		$count = 'add_action( "the_post", function ( $post, $query ) { if ( $query->is_main_query() ) { $GLOBALS["wploadmore_main_posts"] = ( $GLOBALS["wploadmore_main_posts"] ?? 0 ) + 1; } }, 10, 2 );
+add_action( "wp_footer", function () { printf( "<!-- main loop posts: %d -->", $GLOBALS["wploadmore_main_posts"] ?? 0 ); } );';
+		$get   = array( 'cat' => (string) $site['news'] );
+		$this->site->php( 'switch_theme( "twentytwentyone" ); update_option( "wploadmore_replace_pagination", false );' );
+		$off = $this->page( $get, $count );
+		$this->assertStringContainsString( '<!-- main loop posts: ' . count( $off['main'] ) . ' -->', $off['html'], 'the theme alone: each post of the page' );
+		$this->site->php( 'update_option( "wploadmore_replace_pagination", true );' );
+		$on = $this->page( $get, $count );
+		$this->assertSame( $on['main'], self::listing_ids( $on['html'] ), 'the listing is not the main query\'s page' );
+		$this->assertStringContainsString( '<!-- main loop posts: 1 -->', $on['html'], 'the replaced loop set up more than one post' );
+	}
 }

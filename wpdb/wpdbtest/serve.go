@@ -61,7 +61,8 @@ func (wp *WordPress) HTTPAddress(t testing.TB) string {
 // URLs sent to the wploadmore server at upstream (host:port) by the
 // project's own nginx snippet, deploy/nginx/wploadmore.conf: the same
 // origin as the site. It stops both when t ends, and fails t unless the
-// site answers. PHP's error log is the returned server's PHPErrors.
+// site answers. PHP's error log is the returned server's PHPErrors, and
+// nginx's access log its Requests.
 func (wp *WordPress) Serve(t testing.TB, upstream string) *wpserve.Server {
 	t.Helper()
 	if wp.addr == "" {
@@ -71,7 +72,7 @@ func (wp *WordPress) Serve(t testing.TB, upstream string) *wpserve.Server {
 	site := filepath.Join(dir, "site")
 	writeFile(t, site, "wp-config.php", []byte("<?php\n"+wp.config()+"require_once ABSPATH . 'wp-settings.php';\n"))
 	writeFile(t, site, "index.php", []byte(wpserve.Index))
-	cfg := wpserve.Config{Dir: dir, SiteDir: site, ContentDir: filepath.Join(wp.dir, "wp-content"), Addr: wp.addr, ReadyPath: "/"}
+	cfg := wpserve.Config{Dir: dir, SiteDir: site, ContentDir: filepath.Join(wp.dir, "wp-content"), Addr: wp.addr, ReadyPath: "/", AccessLog: true}
 	if upstream != "" {
 		cfg.Upstream, cfg.Snippet = upstream, filepath.Join(repoRoot(t), "deploy", "nginx", "wploadmore.conf")
 	}
