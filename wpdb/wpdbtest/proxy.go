@@ -26,6 +26,7 @@ type Proxy struct {
 	queries atomic.Int64 // statements the clients ran: see Queries
 	selects atomic.Int64 // the SELECTs among them: see Selects
 	texts   []string     // the text queries, under mu: see QueryTexts
+	stmts   []string     // every statement's text, under mu: see Statements
 	cuts    atomic.Int64 // statements still to cut: see CutStatements
 
 	mu       sync.Mutex
@@ -100,14 +101,17 @@ func (p *Proxy) serve(listener net.Listener) {
 		p.mu.Lock()
 		p.conns[upstream] = struct{}{}
 		p.mu.Unlock()
-		go p.pipe(upstream, client, 0, &commandCounter{n: &p.queries, text: p.addText, execute: func() { p.selects.Add(1) }})
-		go p.pipe(client, upstream, delay, nil)
+		prepared := &preparedStatements{byID: map[uint32]string{}}
+		go p.pipe(upstream, client, 0, &commandCounter{n: &p.queries, text: p.addText, execute: func() { p.selects.Add(1) },
+			statement: p.addStatement, prepared: prepared})
+		go p.pipe(client, upstream, delay, &responseReader{prepared: prepared})
 	}
 }
 
 // pipe copies src to dst, holding each chunk back by delay, until either
-// side closes; then it closes both. A client's bytes go through counter.
-func (p *Proxy) pipe(dst, src net.Conn, delay time.Duration, counter *commandCounter) {
+// side closes; then it closes both. Each chunk goes through counter
+// first.
+func (p *Proxy) pipe(dst, src net.Conn, delay time.Duration, counter reader) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
@@ -155,6 +159,22 @@ func (p *Proxy) QueryTexts() []string {
 	return append([]string(nil), p.texts...)
 }
 
+// Statements returns the text of every statement the clients sent so far,
+// in order: each text query, and each execution of a prepared statement
+// as the text it was prepared from, so that a test can tell which reads
+// a client ran. A statement too long for one packet is "?".
+func (p *Proxy) Statements() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.stmts...)
+}
+
+func (p *Proxy) addStatement(q string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stmts = append(p.stmts, q)
+}
+
 func (p *Proxy) addText(q string) {
 	if stmt := strings.TrimLeft(q, " \t\r\n("); len(stmt) >= 6 && strings.EqualFold(stmt[:6], "SELECT") {
 		p.selects.Add(1)
@@ -176,12 +196,25 @@ type commandCounter struct {
 	atCommand bool // the next payload byte is a command's code
 	// text hears each COM_QUERY's text, gathered in query, when the
 	// query fits one packet.
-	text    func(string)
-	query   []byte
-	inQuery bool
+	text func(string)
 	// execute hears each COM_STMT_EXECUTE.
 	execute func()
+	// statement hears each statement's text: a COM_QUERY's, or a
+	// COM_STMT_EXECUTE's as prepared.
+	statement func(string)
+	prepared  *preparedStatements
+
+	cmd       byte // the command whose payload is gathered in query
+	query     []byte
+	gathering bool
 }
+
+// The commands the counter reads.
+const (
+	comQuery       = 0x03
+	comStmtPrepare = 0x16
+	comStmtExecute = 0x17
+)
 
 // read passes b through the counter and returns how many statements
 // started in it.
@@ -198,29 +231,146 @@ func (c *commandCounter) read(b []byte) (statements int) {
 			}
 			continue
 		}
-		if c.atCommand && (b[0] == 0x03 || b[0] == 0x17) {
-			c.n.Add(1)
-			statements++
-			if b[0] == 0x17 && c.execute != nil {
+		if c.atCommand && (b[0] == comQuery || b[0] == comStmtExecute || b[0] == comStmtPrepare) {
+			if b[0] != comStmtPrepare {
+				c.n.Add(1)
+				statements++
+			}
+			if b[0] == comStmtExecute && c.execute != nil {
 				c.execute()
 			}
-			c.inQuery, c.query = b[0] == 0x03 && c.text != nil, c.query[:0]
+			c.cmd, c.gathering, c.query = b[0], c.text != nil || c.statement != nil, c.query[:0]
 			c.left--
 			b = b[1:]
+			if c.left == 0 {
+				c.gathered()
+			}
 		}
 		c.atCommand = false
 		pass := min(c.left, len(b))
-		if c.inQuery {
+		if c.gathering {
 			c.query = append(c.query, b[:pass]...)
 		}
 		c.left -= pass
 		b = b[pass:]
-		if c.inQuery && c.left == 0 {
-			c.text(string(c.query))
-			c.inQuery = false
+		if c.gathering && c.left == 0 {
+			c.gathered()
 		}
 	}
 	return statements
+}
+
+// gathered hands on the command whose payload query now holds.
+func (c *commandCounter) gathered() {
+	c.gathering = false
+	q := string(c.query)
+	switch c.cmd {
+	case comQuery:
+		if c.text != nil {
+			c.text(q)
+		}
+	case comStmtPrepare:
+		c.prepared.asked(q)
+		return
+	case comStmtExecute:
+		q = "?"
+		if len(c.query) >= 4 {
+			q = c.prepared.text(le32(c.query))
+		}
+	}
+	if c.statement != nil {
+		c.statement(q)
+	}
+}
+
+// reader reads the bytes of one direction of a connection as they pass.
+type reader interface {
+	read(b []byte) (statements int)
+}
+
+func le32(b []byte) uint32 {
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+}
+
+// preparedStatements are one connection's prepared statements: the server
+// numbers them (MariaDB from a counter of its own, not per connection),
+// and tells the number only in its answer to COM_STMT_PREPARE.
+type preparedStatements struct {
+	mu      sync.Mutex
+	pending []string // prepares sent, not answered yet, in order
+	byID    map[uint32]string
+}
+
+// asked notes a COM_STMT_PREPARE of q, before the server has it.
+func (s *preparedStatements) asked(q string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pending = append(s.pending, q)
+}
+
+// answered notes the server's first packet answering the oldest prepare:
+// COM_STMT_PREPARE_OK (0x00, then the statement's ID) or an error.
+func (s *preparedStatements) answered(payload []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.pending) == 0 {
+		return
+	}
+	if len(payload) >= 5 && payload[0] == 0x00 {
+		s.byID[le32(payload[1:])] = s.pending[0]
+	}
+	s.pending = s.pending[1:]
+}
+
+// text is statement id's text, or "?".
+func (s *preparedStatements) text(id uint32) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if q, ok := s.byID[id]; ok {
+		return q
+	}
+	return "?"
+}
+
+// responseReader reads the server's packets to a client for the answers
+// to its prepares: the first packet of an answer has sequence number 1.
+type responseReader struct {
+	prepared *preparedStatements
+	header   [4]byte
+	have     int // bytes of the header read
+	left     int // payload bytes still to pass
+	first    []byte
+	gather   bool
+}
+
+func (r *responseReader) read(b []byte) int {
+	for len(b) > 0 {
+		if r.left == 0 {
+			r.header[r.have] = b[0]
+			r.have++
+			b = b[1:]
+			if r.have == len(r.header) {
+				r.have = 0
+				r.left = int(r.header[0]) | int(r.header[1])<<8 | int(r.header[2])<<16
+				r.gather, r.first = r.header[3] == 1, r.first[:0]
+				if r.gather && r.left == 0 {
+					r.prepared.answered(nil)
+				}
+			}
+			continue
+		}
+		pass := min(r.left, len(b))
+		if r.gather && len(r.first) < 5 {
+			r.first = append(r.first, b[:min(pass, 5-len(r.first))]...)
+		}
+		r.left -= pass
+		b = b[pass:]
+		if r.gather && (r.left == 0 || len(r.first) == 5) {
+			r.gather = false
+			r.prepared.answered(r.first)
+		}
+	}
+	return 0
 }
 
 // CutStatements makes each of the next n statements the clients send cut
