@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -34,6 +35,7 @@ type changed struct {
 	Status   string
 	Ran      bool
 	Returned float64
+	Date     string // the post's date as WordPress shows it, after a language's change
 }
 
 func (c changer) do(op map[string]any) (changed, time.Time) {
@@ -88,7 +90,8 @@ func quantile(ds []time.Duration, q float64) time.Duration {
 // TestPushFreshness: with the real plugin on Debian's WordPress, each
 // kind of change made by WordPress's own function (publish, update, trash,
 // untrash, a scheduled post published by its WP-Cron event, a post's
-// category, its featured image, the blog's name) shows in the JSON of
+// category, its featured image, the blog's name, the site's language with
+// Debian's wordpress-l10n catalogue) shows in the JSON of
 // both of two instances, in a kept search where one finds the post, and
 // in the page, far within the freshness bound,
 // set to 20 s so that only the event explains it; the times, from the
@@ -100,10 +103,13 @@ func TestPushFreshness(t *testing.T) {
 	channel := rds.Prefix + "events"
 	wp.Defines = map[string]string{"WPLOADMORE_REDIS": rds.URL, "WPLOADMORE_REDIS_CHANNEL": channel}
 	wp.InstallPlugin(t, "../wordpress-plugin/wploadmore")
+	// German installed before WordPress loads, so that it finds the site's
+	// languages folder, as a language pack's.
+	wp.WriteLanguageFile(t, "de_DE.mo", wpdbtest.MO(t, "de_DE", ""))
 	t.Cleanup(func() { rds.Do("DEL", channel+":seq") })
 	env := map[string]string{"LOADMORE_DB": dbURL(t, wp.Config), "LOADMORE_TABLE_PREFIX": "wp_",
 		"LOADMORE_REDIS": rds.URL, "LOADMORE_SESSION_PREFIX": rds.Prefix, "LOADMORE_PUSH_CHANNEL": channel,
-		"LOADMORE_CACHE_TTL": "20s", "LOADMORE_SEARCH_TTL": "5m"}
+		"LOADMORE_CACHE_TTL": "20s", "LOADMORE_SEARCH_TTL": "5m", "LOADMORE_WP_LANGUAGES": wp.LanguagesDir()}
 	servers := []*testServer{startServer(t, env), startServer(t, env)} // two instances
 	src, err := os.ReadFile("../testdata/wordpress/push-changes.php")
 	if err != nil {
@@ -212,6 +218,24 @@ func TestPushFreshness(t *testing.T) {
 		name := fmt.Sprintf("Blog name %d", k)
 		_, at := change(map[string]any{"op": "blogname", "title": name})
 		l.wait(t, "blogname", at, map[string]func() bool{"page": func() bool { return strings.Contains(page(""), name) }})
+	}
+	dates := map[string]bool{}
+	for k := range freshChanges {
+		// German, then English again: the newest post's date as WordPress
+		// shows it, and the page's <html lang>.
+		locale, lang := "de_DE", `lang="de-DE"`
+		if k%2 == 1 {
+			locale, lang = "", `lang="en-US"`
+		}
+		got, at := change(map[string]any{"op": "language", "id": newest, "title": locale})
+		dates[got.Date] = true
+		dated := func(ps []listing.Post) bool { return len(ps) > 0 && ps[0].LocalDate == got.Date }
+		l.wait(t, "language", at, map[string]func() bool{
+			"json": func() bool { return all(head, dated) },
+			"page": func() bool { p := page(""); return strings.Contains(p, lang) && strings.Contains(p, got.Date) }})
+	}
+	if len(dates) != 2 {
+		t.Errorf("WordPress showed the newest post's date as %q across the languages, want one in each", slices.Sorted(maps.Keys(dates)))
 	}
 	publishScheduled(t, c, l, scheduled, func(id uint64, title string) map[string]func() bool {
 		return map[string]func() bool{

@@ -233,7 +233,8 @@ func (b *bench) measureAll(ctx context.Context, dbCfg wpdb.Config, rep *report) 
 	}
 	if table = selectScenarios(table, b.o.run); len(table) == 0 {
 		if rep.Push != nil {
-			return nil // -run chose the push row alone
+			rep.Targets = pushTargets(rep.Push) // -run chose the push row alone
+			return nil
 		}
 		return fmt.Errorf("-run %q matches no scenario", b.o.run)
 	}

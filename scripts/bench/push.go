@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -25,14 +22,15 @@ import (
 
 // The push row: the real WordPress plugin on Debian's WordPress, in a
 // throwaway database, sends change events on the bench's Redis to a
-// server with the default bounds. It times pushPublishes publishes from
-// wp_insert_post()'s return to the JSON showing the post, and counts the
+// server with the default bounds. It times pushPublishes changes of each
+// kind (pushkinds.go) from WordPress's function's return to the JSON
+// showing the change, on one instance and on two, and counts the
 // server's own statements a second while nothing changes and a reader
 // asks the blog's JSON pushReadsPerSecond times a second: once with the
 // server following no channel, once with the plugin's events.
 const (
 	pushPublishes      = 200
-	pushGap            = 300 * time.Millisecond // between publishes: each an edit of its own, not a burst
+	pushGap            = 200 * time.Millisecond // between changes: each an edit of its own, not a burst (more than 8 a second)
 	pushIdle           = 10 * time.Second
 	pushReadsPerSecond = 20
 	pushPluginDir      = "wordpress-plugin/wploadmore"
@@ -48,6 +46,8 @@ type pushFigures struct {
 	ReadsPerSecond     int     `json:"idle_reader_requests_per_second"`
 	IdleQueriesPolling float64 `json:"idle_queries_per_second_polling"`
 	IdleQueriesPushed  float64 `json:"idle_queries_per_second_pushed"`
+	// Kinds are each kind's figures, on one instance, then on two.
+	Kinds []pushKindFigures `json:"kinds"`
 }
 
 // pushTargets are the push row's targets (docs/push.md): a publish shown
@@ -57,7 +57,15 @@ func pushTargets(p *pushFigures) []target {
 	if p == nil {
 		return nil
 	}
+	var worst pushKindFigures
+	for _, k := range p.Kinds {
+		if k.P99 >= worst.P99 {
+			worst = k
+		}
+	}
 	return []target{
+		newTarget("change → JSON p99, every kind, one and two instances", float64(worst.P99)/float64(time.Millisecond), 50, true, "ms",
+			fmt.Sprintf("the slowest: %s on %d instance(s), over %d changes", worst.Kind, worst.Instances, worst.Changes)),
 		newTarget("publish → JSON p99, change events", float64(p.P99)/float64(time.Millisecond), 50, true, "ms",
 			fmt.Sprintf("p50 %s over %d publishes, the default bounds", p.P50, p.Publishes)),
 		newTarget("idle queries a second, pushed vs polling", p.IdleQueriesPushed/p.IdleQueriesPolling, 0.1, true, "×",
@@ -122,8 +130,7 @@ func (b *bench) measurePush(ctx context.Context, rep *report) (err error) {
 			*mode.into, err = idleQueries(ctx, srv.baseURL, proxy)
 		}
 		if err == nil && mode.channel != "" {
-			b.logf("push row: %d publishes, %v apart", pushPublishes, pushGap)
-			err = site.timePublishes(ctx, srv.baseURL, fig)
+			err = b.timeKinds(ctx, site, srv.baseURL, append(args, "-push-channel", mode.channel), fig)
 		}
 		if err = errors.Join(err, srv.stop()); err != nil {
 			return err
@@ -227,78 +234,6 @@ func idleQueries(ctx context.Context, base string, proxy *statementProxy) (float
 		}
 	}
 	return float64(proxy.statements.Load()-before) / time.Since(start.Add(time.Second)).Seconds(), nil
-}
-
-// timePublishes publishes pushPublishes posts from one php-cli process,
-// each followed by the plugin's send as at a request's shutdown, and
-// times each from wp_insert_post()'s return to the JSON's first post
-// being it.
-func (s *pushSite) timePublishes(ctx context.Context, base string, fig *pushFigures) error {
-	cmd := exec.CommandContext(ctx, "php", "-d", "display_errors=stderr", "-r", `require $argv[1];
-while (false !== fgets(STDIN)) {
-	$id = wp_insert_post(array('post_title' => 'Pushed', 'post_content' => 'x', 'post_status' => 'publish'));
-	$returned = microtime(true);
-	WPLoadMore_Events::send();
-	echo json_encode(array('id' => $id, 'returned' => $returned)), "\n";
-}`, "--", s.bootstrap)
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	in, err1 := cmd.StdinPipe()
-	stdout, err2 := cmd.StdoutPipe()
-	if err := errors.Join(err1, err2, cmd.Start()); err != nil {
-		return err
-	}
-	out := bufio.NewReader(stdout)
-	client := newVisitor()
-	var lat []time.Duration
-	err := func() error {
-		for range pushPublishes {
-			time.Sleep(pushGap)
-			var got struct {
-				ID       uint64
-				Returned float64
-			}
-			if _, err := io.WriteString(in, "publish\n"); err != nil {
-				return err
-			}
-			line, err := out.ReadBytes('\n')
-			if err == nil {
-				err = json.Unmarshal(line, &got)
-			}
-			if err != nil {
-				return fmt.Errorf("push row: php: %s %v: %s", line, err, stderr.String())
-			}
-			d, err := waitFirst(ctx, client, base, got.ID, time.Unix(0, int64(got.Returned*1e9)))
-			if err != nil {
-				return err
-			}
-			lat = append(lat, d)
-		}
-		return nil
-	}()
-	in.Close()
-	if err = errors.Join(err, cmd.Wait()); err != nil {
-		return err
-	}
-	slices.Sort(lat)
-	fig.P50, fig.P99, fig.Max = percentile(lat, 50), percentile(lat, 99), ms(lat[len(lat)-1])
-	return nil
-}
-
-// waitFirst polls the JSON until its first post is id, for up to 5 s,
-// and returns the time since returned.
-func waitFirst(ctx context.Context, client *http.Client, base string, id uint64, returned time.Time) (time.Duration, error) {
-	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(time.Millisecond) {
-		body, err := get(ctx, client, base+"/load-more.php?start=0&desiredPosts=1")
-		if err != nil {
-			return 0, err
-		}
-		var posts []struct{ ID uint64 }
-		if json.Unmarshal(body, &posts) == nil && len(posts) > 0 && posts[0].ID == id {
-			return time.Since(returned), nil
-		}
-	}
-	return 0, fmt.Errorf("push row: post %d not in the JSON 5 s after its publish", id)
 }
 
 // newVisitor is one browser's client: its session cookie kept.

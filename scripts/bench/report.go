@@ -241,6 +241,11 @@ func (rep *report) markdown() string {
 		fmt.Fprintf(&b, "\nChange events, the WordPress plugin on Debian's WordPress: publish → JSON over %d publishes p50 %s, p99 %s, max %s; "+
 			"idle, a visitor asking the JSON %d times a second, the server's own queries a second: %.1f following no channel, %.1f pushed.\n",
 			p.Publishes, p.P50, p.P99, p.Max, p.ReadsPerSecond, p.IdleQueriesPolling, p.IdleQueriesPushed)
+		var kinds [][]string
+		for _, k := range p.Kinds {
+			kinds = append(kinds, []string{k.Kind, fmt.Sprint(k.Instances), fmt.Sprint(k.Changes), k.P50.String(), k.P99.String(), k.Max.String()})
+		}
+		writeTable(&b, []string{"change → JSON", "instances", "changes", "p50", "p99", "max"}, kinds...)
 	}
 	rows, met := nil, 0
 	for _, t := range rep.Targets {

@@ -6,7 +6,8 @@
 // microtime(true) once WordPress's function returned.
 //
 // Before the first line it makes what the changes use: categories A and B
-// with a post each, two images, and prints them as a line.
+// with a post each, two images, and prints the categories' term and
+// term_taxonomy IDs as a line.
 
 function push_image( $file ) {
 	$id = wp_insert_attachment( array( 'post_mime_type' => 'image/jpeg', 'post_title' => $file, 'post_status' => 'inherit' ), "2026/11/$file" );
@@ -14,14 +15,30 @@ function push_image( $file ) {
 	return $id;
 }
 
-$cat_a = wp_insert_term( 'Category A', 'category', array( 'slug' => 'cat-a' ) )['term_id'];
-$cat_b = wp_insert_term( 'Category B', 'category', array( 'slug' => 'cat-b' ) )['term_id'];
+$term_a = wp_insert_term( 'Category A', 'category', array( 'slug' => 'cat-a' ) );
+$term_b = wp_insert_term( 'Category B', 'category', array( 'slug' => 'cat-b' ) );
+$cat_a  = $term_a['term_id'];
+$cat_b  = $term_b['term_id'];
 foreach ( array( $cat_a, $cat_b ) as $cat ) {
 	wp_insert_post( array( 'post_title' => "Resident of $cat", 'post_content' => 'x', 'post_status' => 'publish', 'post_date' => '2020-01-01 00:00:00', 'post_category' => array( $cat ) ) );
 }
 $images = array( 'a' => push_image( 'img-a.jpg' ), 'b' => push_image( 'img-b.jpg' ) );
+// A date format with a day's name, which each language spells its own way.
+update_option( 'date_format', 'l, j. F Y' );
 WPLoadMore_Events::send();
-echo json_encode( array( 'cat_a' => $cat_a, 'cat_b' => $cat_b ) ), "\n";
+echo json_encode( array( 'cat_a' => $cat_a, 'cat_b' => $cat_b, 'tt_a' => $term_a['term_taxonomy_id'], 'tt_b' => $term_b['term_taxonomy_id'] ) ), "\n";
+
+// push_date is post $id's date as WordPress shows it in the site's
+// language now: this process loaded WordPress in the language it had then,
+// so it switches to the option's.
+function push_date( $id ) {
+	$switched = switch_to_locale( get_option( 'WPLANG' ) ? get_option( 'WPLANG' ) : 'en_US' );
+	$date     = get_the_date( '', $id );
+	if ( $switched ) {
+		restore_previous_locale();
+	}
+	return $date;
+}
 
 // push_cron runs post $id's due publish_future_post event as wp-cron.php
 // runs a due event: unscheduled, then its hook's action.
@@ -48,7 +65,8 @@ while ( false !== ( $line = fgets( STDIN ) ) ) {
 	$out = array();
 	switch ( $c['op'] ) {
 		case 'publish':
-			$id = wp_insert_post( array( 'post_title' => $c['title'], 'post_content' => 'x', 'post_status' => 'publish' ) );
+			$cats = isset( $c['term'] ) ? array( (int) $c['term'] ) : array();
+			$id   = wp_insert_post( array( 'post_title' => $c['title'], 'post_content' => 'x', 'post_status' => 'publish', 'post_category' => $cats ) );
 			break;
 		case 'update':
 			wp_update_post( array( 'ID' => $id, 'post_title' => $c['title'] ) );
@@ -74,13 +92,22 @@ while ( false !== ( $line = fgets( STDIN ) ) ) {
 		case 'image':
 			set_post_thumbnail( $id, $images[ $c['image'] ] );
 			break;
+		case 'tag':
+			wp_set_post_tags( $id, $c['title'], true );
+			break;
 		case 'blogname':
 			update_option( 'blogname', $c['title'] );
+			break;
+		case 'language':
+			update_option( 'WPLANG', $c['title'] );
 			break;
 	}
 	$out['returned'] = microtime( true );
 	$out['id']       = $id;
 	$out['status']   = $id ? get_post_status( $id ) : '';
 	WPLoadMore_Events::send();
+	if ( 'language' === $c['op'] ) {
+		$out['date'] = push_date( $id );
+	}
 	echo json_encode( $out ), "\n";
 }

@@ -26,6 +26,7 @@ type Proxy struct {
 	queries atomic.Int64 // statements the clients ran: see Queries
 	selects atomic.Int64 // the SELECTs among them: see Selects
 	texts   []string     // the text queries, under mu: see QueryTexts
+	stmts   []string     // every statement's text, under mu: see Statements
 	cuts    atomic.Int64 // statements still to cut: see CutStatements
 
 	mu       sync.Mutex
@@ -100,14 +101,17 @@ func (p *Proxy) serve(listener net.Listener) {
 		p.mu.Lock()
 		p.conns[upstream] = struct{}{}
 		p.mu.Unlock()
-		go p.pipe(upstream, client, 0, &commandCounter{n: &p.queries, text: p.addText, execute: func() { p.selects.Add(1) }})
-		go p.pipe(client, upstream, delay, nil)
+		prepared := &preparedStatements{byID: map[uint32]string{}}
+		go p.pipe(upstream, client, 0, &commandCounter{n: &p.queries, text: p.addText, execute: func() { p.selects.Add(1) },
+			statement: p.addStatement, prepared: prepared})
+		go p.pipe(client, upstream, delay, &responseReader{prepared: prepared})
 	}
 }
 
 // pipe copies src to dst, holding each chunk back by delay, until either
-// side closes; then it closes both. A client's bytes go through counter.
-func (p *Proxy) pipe(dst, src net.Conn, delay time.Duration, counter *commandCounter) {
+// side closes; then it closes both. Each chunk goes through counter
+// first.
+func (p *Proxy) pipe(dst, src net.Conn, delay time.Duration, counter reader) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
@@ -155,6 +159,22 @@ func (p *Proxy) QueryTexts() []string {
 	return append([]string(nil), p.texts...)
 }
 
+// Statements returns the text of every statement the clients sent so far,
+// in order: each text query, and each execution of a prepared statement
+// as the text it was prepared from, so that a test can tell which reads
+// a client ran. A statement too long for one packet is "?".
+func (p *Proxy) Statements() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.stmts...)
+}
+
+func (p *Proxy) addStatement(q string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.stmts = append(p.stmts, q)
+}
+
 func (p *Proxy) addText(q string) {
 	if stmt := strings.TrimLeft(q, " \t\r\n("); len(stmt) >= 6 && strings.EqualFold(stmt[:6], "SELECT") {
 		p.selects.Add(1)
@@ -162,65 +182,6 @@ func (p *Proxy) addText(q string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.texts = append(p.texts, q)
-}
-
-// commandCounter reads the MySQL client protocol a client sends: packets of
-// a 3-byte little-endian length, a sequence number and the payload. A
-// command starts a sequence (number 0) with its code: COM_QUERY is 0x03,
-// COM_STMT_EXECUTE 0x17.
-type commandCounter struct {
-	n         *atomic.Int64
-	header    [4]byte
-	have      int  // bytes of the header read
-	left      int  // payload bytes still to pass
-	atCommand bool // the next payload byte is a command's code
-	// text hears each COM_QUERY's text, gathered in query, when the
-	// query fits one packet.
-	text    func(string)
-	query   []byte
-	inQuery bool
-	// execute hears each COM_STMT_EXECUTE.
-	execute func()
-}
-
-// read passes b through the counter and returns how many statements
-// started in it.
-func (c *commandCounter) read(b []byte) (statements int) {
-	for len(b) > 0 {
-		if c.left == 0 {
-			c.header[c.have] = b[0]
-			c.have++
-			b = b[1:]
-			if c.have == len(c.header) {
-				c.have = 0
-				c.left = int(c.header[0]) | int(c.header[1])<<8 | int(c.header[2])<<16
-				c.atCommand = c.header[3] == 0
-			}
-			continue
-		}
-		if c.atCommand && (b[0] == 0x03 || b[0] == 0x17) {
-			c.n.Add(1)
-			statements++
-			if b[0] == 0x17 && c.execute != nil {
-				c.execute()
-			}
-			c.inQuery, c.query = b[0] == 0x03 && c.text != nil, c.query[:0]
-			c.left--
-			b = b[1:]
-		}
-		c.atCommand = false
-		pass := min(c.left, len(b))
-		if c.inQuery {
-			c.query = append(c.query, b[:pass]...)
-		}
-		c.left -= pass
-		b = b[pass:]
-		if c.inQuery && c.left == 0 {
-			c.text(string(c.query))
-			c.inQuery = false
-		}
-	}
-	return statements
 }
 
 // CutStatements makes each of the next n statements the clients send cut

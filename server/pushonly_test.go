@@ -1,0 +1,178 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wploadmore/wploadmore/session/sessiontest"
+	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
+)
+
+// termGroup finds the term_taxonomy_id lists an archive's query filters
+// on (see wpdb's sparseScan and archiveConditions).
+var termGroup = regexp.MustCompile(`term_taxonomy_id IN \(([0-9, ]+)\)`)
+
+// readsOf sorts the statements the server sent into what they read:
+// "blog" (the blog's page, the prepared posts statement), "A" and "B" (an
+// archive's page, naming that category's term_taxonomy_id), "search page"
+// (a kept search's page, its posts by ID), "rematch" (kept searches
+// matched on the posts an event names), and "other" (options, terms,
+// images).
+func readsOf(statements []string, ttA, ttB uint64) map[string]int {
+	reads := map[string]int{}
+	for _, q := range statements {
+		page := strings.HasPrefix(q, "SELECT p.ID, p.post_title,")
+		switch groups := termIDs(q); {
+		case page && slices.Contains(groups, ttB):
+			reads["B"]++
+		case page && slices.Contains(groups, ttA):
+			reads["A"]++
+		case page && strings.Contains(q, "WHERE ID IN ("):
+			reads["search page"]++
+		case page && len(groups) == 0 && strings.Contains(q, "WHERE post_type = ? AND post_status = 'publish' ORDER BY"):
+			reads["blog"]++
+		case page:
+			reads["other page"]++
+		case strings.Contains(q, " LIKE "):
+			reads["rematch"]++
+		default:
+			reads["other"]++
+		}
+	}
+	return reads
+}
+
+// termIDs are the term_taxonomy_ids q filters on.
+func termIDs(q string) (ids []uint64) {
+	for _, m := range termGroup.FindAllStringSubmatch(q, -1) {
+		for _, s := range strings.Split(m[1], ",") {
+			if id, err := strconv.ParseUint(strings.TrimSpace(s), 10, 64); err == nil {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
+
+// TestPushRefreshesOnly: with the real plugin on Debian's WordPress, the
+// listings of the blog, of category A and of category B and a kept search
+// are read and kept (bound 2 minutes: only an event refreshes them); then
+// each kind of change is made by WordPress's own function, and the
+// statements the server sends MariaDB afterwards (counted by the proxy in
+// front of it, the server's own alone) are sorted by the listing they
+// read. A change to a post of category A (publish, update, trash, a tag)
+// reads the blog's head and A's again, never B's; a featured image, the
+// blog's name and the language name no listing and read every one, each
+// once.
+func TestPushRefreshesOnly(t *testing.T) {
+	wp := wpdbtest.NewWordPress(t)
+	rds := sessiontest.New(t)
+	channel := rds.Prefix + "events"
+	wp.Defines = map[string]string{"WPLOADMORE_REDIS": rds.URL, "WPLOADMORE_REDIS_CHANNEL": channel}
+	wp.InstallPlugin(t, "../wordpress-plugin/wploadmore")
+	wp.WriteLanguageFile(t, "de_DE.mo", wpdbtest.MO(t, "de_DE", ""))
+	t.Cleanup(func() { rds.Do("DEL", channel+":seq") })
+	cfg, proxy := wpdbtest.ThroughProxy(t, wp.Config)
+	src, err := os.ReadFile("../testdata/wordpress/push-changes.php")
+	if err != nil {
+		t.Fatal(err)
+	}
+	php := wp.StartPHP(t, strings.TrimPrefix(string(src), "<?php"))
+	var setup struct {
+		CatA uint64 `json:"cat_a"`
+		CatB uint64 `json:"cat_b"`
+		TTA  uint64 `json:"tt_a"`
+		TTB  uint64 `json:"tt_b"`
+	}
+	line, err := php.Out.ReadBytes('\n')
+	if err != nil || json.Unmarshal(line, &setup) != nil {
+		t.Fatalf("php setup: %s %v", line, err)
+	}
+	// Started once the categories exist, so that it knows them.
+	srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg), "LOADMORE_TABLE_PREFIX": "wp_",
+		"LOADMORE_REDIS": rds.URL, "LOADMORE_SESSION_PREFIX": rds.Prefix, "LOADMORE_PUSH_CHANNEL": channel,
+		"LOADMORE_CACHE_TTL": "2m", "LOADMORE_SEARCH_TTL": "5m", "LOADMORE_WP_LANGUAGES": wp.LanguagesDir(),
+		"LOADMORE_METRICS_ADDR": "127.0.0.1:0"})
+	c := changer{t: t, php: php}
+	waitReady(t, srv, `"push":"pushed"`)
+	metrics := metricsURL(t, srv)
+	events := func() float64 {
+		return scrape(t, metrics)["wploadmore_push_events_total"].GetMetric()[0].GetCounter().GetValue()
+	}
+	listings := []string{jsonPath(0, 3), fmt.Sprintf("%s&cat=%d", jsonPath(0, 3), setup.CatA),
+		fmt.Sprintf("%s&cat=%d", jsonPath(0, 3), setup.CatB), jsonPath(0, 3) + "&s=post"}
+	readAll := func() {
+		for _, path := range listings {
+			srv.get(t, path).posts(t)
+		}
+	}
+
+	const (
+		scoped = iota // a post of A: the blog and A, never B
+		all           // no listing named: each listing once
+	)
+	var id uint64
+	steps := []struct {
+		kind  string
+		op    map[string]any
+		scope int
+	}{
+		{"publish", map[string]any{"op": "publish", "title": "A new post", "term": setup.CatA}, scoped},
+		{"update", map[string]any{"op": "update", "title": "A post retitled"}, scoped},
+		{"terms", map[string]any{"op": "tag", "title": "fresh"}, scoped},
+		{"image", map[string]any{"op": "image", "image": "a"}, all},
+		{"trash", map[string]any{"op": "trash"}, scoped},
+		{"blogname", map[string]any{"op": "blogname", "title": "Renamed"}, all},
+		{"language", map[string]any{"op": "language", "title": "de_DE"}, all},
+	}
+	for _, step := range steps {
+		readAll() // kept
+		time.Sleep(freshGap)
+		quiet := len(proxy.Statements())
+		readAll()
+		// Kept: read again, no listing costs a statement (the options'
+		// timer may).
+		if reads := readsOf(proxy.Statements()[quiet:], setup.TTA, setup.TTB); len(reads) > reads["other"] {
+			t.Fatalf("before the %s, kept listings read again: %v", step.kind, reads)
+		}
+		before, from, seen := proxy.Queries(), len(proxy.Statements()), events()
+		step.op["id"] = id
+		got, _ := c.do(step.op)
+		if step.kind == "publish" {
+			id = got.ID
+		}
+		for end := time.Now().Add(5 * time.Second); events() == seen; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(end) {
+				t.Fatalf("%s: no event within 5 s", step.kind)
+			}
+		}
+		time.Sleep(50 * time.Millisecond) // the refresh's pass and its reads of options or terms
+		readAll()
+		readAll()
+		statements := proxy.Statements()[from:]
+		reads := readsOf(statements, setup.TTA, setup.TTB)
+		t.Logf("%-8s %2d statements: %v", step.kind, proxy.Queries()-before, reads)
+		switch {
+		case reads["blog"] == 0 || reads["A"] == 0:
+			t.Errorf("%s: the blog's head read %d times, A's %d: want each again", step.kind, reads["blog"], reads["A"])
+		case step.scope == scoped && reads["B"] != 0:
+			t.Errorf("%s of a post in A: B's head read %d times, want never", step.kind, reads["B"])
+		case step.scope == all && reads["B"] == 0:
+			t.Errorf("%s: B's head not read again: the change names no listing", step.kind)
+		}
+		if reads["blog"] > 1 || reads["A"] > 1 || reads["B"] > 1 || reads["search page"] > 1 || reads["rematch"] > 1 ||
+			reads["other page"] > 0 {
+			t.Errorf("%s: reads %v, want each listing's head read at most once, and no other listing", step.kind, reads)
+		}
+		if t.Failed() {
+			t.Logf("%s: statements:\n%s", step.kind, strings.Join(statements, "\n"))
+		}
+	}
+}
