@@ -143,7 +143,7 @@ func themeBlockEditor(t *testing.T, tb *tab, site *themeSite, theme string, want
 
 	attrs := eval[[]string](tb, `Object.keys(wp.blocks.getBlockType('wploadmore/load-more')?.attributes ?? {})`)
 	if missing := slices.DeleteFunc(slices.Clone(blockAttributes), func(a string) bool { return slices.Contains(attrs, a) }); len(missing) > 0 {
-		t.Fatalf("the block type wploadmore/load-more has attributes %q, lacking %q: is its editor script enqueued?", attrs, missing)
+		t.Fatalf("the block type wploadmore/load-more has attributes %q, lacking %q: is its editor script enqueued? Console:\n%s", attrs, missing, strings.Join(tb.consoleProblems(false), "\n"))
 	}
 	eval[chromedp.Void](tb, `(() => {
 		const block = wp.blocks.createBlock('wploadmore/load-more', {category: 'news'});
@@ -153,7 +153,7 @@ func themeBlockEditor(t *testing.T, tb *tab, site *themeSite, theme string, want
 	})()`)
 
 	// The sidebar: the block's settings, the category's field holding it.
-	tb.waitFor(`document.querySelector('.block-editor-block-inspector')?.textContent.includes('Listing')`)
+	tb.waitInEditor(`document.querySelector('.block-editor-block-inspector')?.textContent.includes('Listing')`)
 	labels := eval[[]string](tb, `[...document.querySelectorAll('.block-editor-block-inspector label')].map((l) => l.textContent)`)
 	for _, label := range []string{"Inherit the page's query (home, archives, search)", "Categories (slugs or IDs, comma-separated)", "Search", "Button text", "Posts shown first (0: the site's posts per page)", "Posts per click (0: as many as shown first)"} {
 		if !slices.Contains(labels, label) {
@@ -170,7 +170,7 @@ func themeBlockEditor(t *testing.T, tb *tab, site *themeSite, theme string, want
 	preview := func(n int) []uint64 {
 		t.Helper()
 		cards := editorDocJS + `.querySelectorAll('[data-type="wploadmore/load-more"] .wploadmore-list > .wploadmore-card')`
-		tb.waitFor(fmt.Sprintf(`%s.length === %d`, cards, n))
+		tb.waitInEditor(fmt.Sprintf(`%s.length === %d`, cards, n))
 		return ids(t, eval[[]string](tb, `[...`+cards+`].map((a) => a.id.replace('wploadmore-post-', ''))`))
 	}
 	if diff := cmp.Diff(flat(want, 1), preview(len(want[0]))); diff != "" {
@@ -186,5 +186,14 @@ func themeBlockEditor(t *testing.T, tb *tab, site *themeSite, theme string, want
 	tb.do(chromedp.Sleep(100 * time.Millisecond))
 	if p := slices.DeleteFunc(tb.consoleProblems(false), func(p string) bool { return strings.Contains(p, "net::ERR_NAME_NOT_RESOLVED") }); len(p) > 0 {
 		t.Errorf("console problems in the editor:\n%s", strings.Join(p, "\n"))
+	}
+}
+
+// waitInEditor waits until expr is true in the editor, failing with the
+// console's errors, where a broken editor script says why.
+func (tb *tab) waitInEditor(expr string) {
+	tb.t.Helper()
+	if _, err := chromedp.Run(tb.ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(10*time.Second))); err != nil {
+		tb.t.Fatalf("waiting for %s: %v; console:\n%s", expr, err, strings.Join(tb.consoleProblems(false), "\n"))
 	}
 }
