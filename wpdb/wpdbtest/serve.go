@@ -72,6 +72,7 @@ func (wp *WordPress) Serve(t testing.TB, upstream string) *wpserve.Server {
 	site := filepath.Join(dir, "site")
 	writeFile(t, site, "wp-config.php", []byte("<?php\n"+wp.config()+"require_once ABSPATH . 'wp-settings.php';\n"))
 	writeFile(t, site, "index.php", []byte(wpserve.Index))
+	adminFiles(t, site)
 	cfg := wpserve.Config{Dir: dir, SiteDir: site, ContentDir: filepath.Join(wp.dir, "wp-content"), Addr: wp.addr, ReadyPath: "/", AccessLog: true}
 	if upstream != "" {
 		cfg.Upstream, cfg.Snippet = upstream, filepath.Join(repoRoot(t), "deploy", "nginx", "wploadmore.conf")

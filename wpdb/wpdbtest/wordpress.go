@@ -179,7 +179,7 @@ define('DB_PASSWORD', '');
 define('DB_HOST', %s);
 define('DB_CHARSET', 'utf8mb4');
 define('DB_COLLATE', '');
-define('ABSPATH', %s);
+defined('ABSPATH') || define('ABSPATH', %s); // wp-load.php's own, in wp-admin (see adminFiles)
 define('WP_CONTENT_DIR', %s);
 define('WP_HTTP_BLOCK_EXTERNAL', true);
 define('DISABLE_WP_CRON', true);
