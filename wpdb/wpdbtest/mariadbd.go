@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"syscall"
 	"time"
@@ -22,7 +23,11 @@ import (
 // on a loaded machine (its cause not kept); a second try on a clean folder
 // costs under a second, and a second failure is reported with its output.
 func installDataDir(install, data string, asRoot []string) error {
-	args := append([]string{"--no-defaults", "--datadir=" + data, "--auth-root-authentication-method=normal",
+	tmpdir, err := tmpdirArg(data)
+	if err != nil {
+		return err
+	}
+	args := append([]string{"--no-defaults", "--datadir=" + data, tmpdir, "--auth-root-authentication-method=normal",
 		"--skip-test-db", "--skip-name-resolve"}, asRoot...)
 	for attempt := 1; ; attempt++ {
 		out, err := exec.Command(install, args...).CombinedOutput()
@@ -106,4 +111,19 @@ func waitMariaDB(network, addr string, cmd *exec.Cmd, exited <-chan struct{}, lo
 			return fmt.Errorf("mariadbd did not answer on %s within a minute: %v\n%s", addr, err, log)
 		}
 	}
+}
+
+// tmpdirArg is the --tmpdir of the throwaway server whose data folder is
+// data: a folder of its own beside it. Every mariadbd start, the bootstrap's
+// included, deletes the #sql* files in its tmpdir, which without it is /tmp,
+// where the machine's own MariaDB keeps its queries' temporary tables: they
+// vanished under queries running there, which logged "Error on delete of
+// '/tmp/#sql-temptable…'" and crashed MariaDB 10.11.19 (signal 11 in
+// ha_maria::drop_table) in the middle of other tests.
+func tmpdirArg(data string) (string, error) {
+	dir := filepath.Join(filepath.Dir(data), "tmp")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", err
+	}
+	return "--tmpdir=" + dir, nil
 }

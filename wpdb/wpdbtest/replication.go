@@ -232,7 +232,11 @@ func (d *mariadbd) prepare(install, bin, dir string, serverID int, asRoot []stri
 	d.port = port
 	// --no-defaults keeps the machine's my.cnf away; a small buffer pool
 	// and no performance schema keep start-up under a second or two.
-	d.args = append([]string{"--no-defaults", "--datadir=" + d.data, "--port=" + strconv.Itoa(port),
+	tmpdir, err := tmpdirArg(d.data)
+	if err != nil {
+		return err
+	}
+	d.args = append([]string{"--no-defaults", "--datadir=" + d.data, tmpdir, "--port=" + strconv.Itoa(port),
 		"--bind-address=127.0.0.1", "--socket=" + filepath.Join(dir, "mysqld.sock"),
 		"--pid-file=" + filepath.Join(dir, "mysqld.pid"), "--log-error=" + d.log,
 		"--innodb-buffer-pool-size=16M", "--skip-name-resolve", "--performance-schema=OFF",

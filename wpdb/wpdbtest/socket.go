@@ -99,7 +99,11 @@ func (m *SocketOnlyMariaDB) start() error {
 		return err
 	}
 	logFile := filepath.Join(m.dir, "error.log")
-	m.cmd, m.exited, err = startProcess(append([]string{mariadbd, "--no-defaults", "--datadir=" + data,
+	tmpdir, err := tmpdirArg(data)
+	if err != nil {
+		return err
+	}
+	m.cmd, m.exited, err = startProcess(append([]string{mariadbd, "--no-defaults", "--datadir=" + data, tmpdir,
 		"--socket=" + m.socket, "--skip-networking", "--pid-file=" + filepath.Join(m.dir, "mysqld.pid"),
 		"--log-error=" + logFile, "--innodb-buffer-pool-size=16M", "--skip-log-bin"}, asRoot...))
 	if err != nil {
