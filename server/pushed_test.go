@@ -25,12 +25,7 @@ const pushPublishes = 20
 // and one forged message.
 func TestPushFromWordPress(t *testing.T) {
 	t.Parallel()
-	wp := wpdbtest.NewWordPress(t)
-	rds := sessiontest.New(t)
-	channel := rds.Prefix + "events"
-	wp.Defines = map[string]string{"WPLOADMORE_REDIS": rds.URL, "WPLOADMORE_REDIS_CHANNEL": channel}
-	wp.InstallPlugin(t, "../wordpress-plugin/wploadmore")
-	t.Cleanup(func() { rds.Do("DEL", channel+":seq") })
+	wp, rds, channel := pushedWordPress(t)
 
 	env := map[string]string{"LOADMORE_DB": dbURL(t, wp.Config), "LOADMORE_TABLE_PREFIX": "wp_",
 		"LOADMORE_REDIS": rds.URL, "LOADMORE_SESSION_PREFIX": rds.Prefix, "LOADMORE_PUSH_CHANNEL": channel,
@@ -122,4 +117,17 @@ func waitNewest(t *testing.T, srv *testServer, id uint64, returned float64, show
 	}
 	t.Fatalf("post %d: shown=%v not seen within 5 s", id, shown)
 	return 0
+}
+
+// pushedWordPress is a WordPress site of the test's own with the real
+// plugin active, sending its events to a Redis key prefix of the test's
+// own on channel, whose counter key is removed when the test ends.
+func pushedWordPress(t *testing.T) (wp *wpdbtest.WordPress, rds *sessiontest.Redis, channel string) {
+	t.Helper()
+	wp, rds = wpdbtest.NewWordPress(t), sessiontest.New(t)
+	channel = rds.Prefix + "events"
+	wp.Defines = map[string]string{"WPLOADMORE_REDIS": rds.URL, "WPLOADMORE_REDIS_CHANNEL": channel}
+	wp.InstallPlugin(t, "../wordpress-plugin/wploadmore")
+	t.Cleanup(func() { rds.Do("DEL", channel+":seq") })
+	return wp, rds, channel
 }

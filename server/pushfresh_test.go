@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/wploadmore/wploadmore/server/listing"
-	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
@@ -98,15 +97,10 @@ func quantile(ds []time.Duration, q float64) time.Duration {
 // function's return to the server's answer (the later instance's for the
 // JSON), are logged as p50 and p99.
 func TestPushFreshness(t *testing.T) {
-	wp := wpdbtest.NewWordPress(t)
-	rds := sessiontest.New(t)
-	channel := rds.Prefix + "events"
-	wp.Defines = map[string]string{"WPLOADMORE_REDIS": rds.URL, "WPLOADMORE_REDIS_CHANNEL": channel}
-	wp.InstallPlugin(t, "../wordpress-plugin/wploadmore")
+	wp, rds, channel := pushedWordPress(t)
 	// German installed before WordPress loads, so that it finds the site's
 	// languages folder, as a language pack's.
 	wp.WriteLanguageFile(t, "de_DE.mo", wpdbtest.MO(t, "de_DE", ""))
-	t.Cleanup(func() { rds.Do("DEL", channel+":seq") })
 	env := map[string]string{"LOADMORE_DB": dbURL(t, wp.Config), "LOADMORE_TABLE_PREFIX": "wp_",
 		"LOADMORE_REDIS": rds.URL, "LOADMORE_SESSION_PREFIX": rds.Prefix, "LOADMORE_PUSH_CHANNEL": channel,
 		"LOADMORE_CACHE_TTL": "20s", "LOADMORE_SEARCH_TTL": "5m", "LOADMORE_WP_LANGUAGES": wp.LanguagesDir()}

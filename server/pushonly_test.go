@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wploadmore/wploadmore/session/sessiontest"
 	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
@@ -72,13 +71,8 @@ func termIDs(q string) (ids []uint64) {
 // blog's name and the language name no listing and read every one, each
 // once.
 func TestPushRefreshesOnly(t *testing.T) {
-	wp := wpdbtest.NewWordPress(t)
-	rds := sessiontest.New(t)
-	channel := rds.Prefix + "events"
-	wp.Defines = map[string]string{"WPLOADMORE_REDIS": rds.URL, "WPLOADMORE_REDIS_CHANNEL": channel}
-	wp.InstallPlugin(t, "../wordpress-plugin/wploadmore")
+	wp, rds, channel := pushedWordPress(t)
 	wp.WriteLanguageFile(t, "de_DE.mo", wpdbtest.MO(t, "de_DE", ""))
-	t.Cleanup(func() { rds.Do("DEL", channel+":seq") })
 	cfg, proxy := wpdbtest.ThroughProxy(t, wp.Config)
 	src, err := os.ReadFile("../testdata/wordpress/push-changes.php")
 	if err != nil {

@@ -6,9 +6,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/wploadmore/wploadmore/session/sessiontest"
-	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
 // TestPushKeptSearch: with the real plugin sending events, a kept search
@@ -18,12 +15,7 @@ import (
 // the post never matched lists what it listed.
 func TestPushKeptSearch(t *testing.T) {
 	t.Parallel()
-	wp := wpdbtest.NewWordPress(t)
-	rds := sessiontest.New(t)
-	channel := rds.Prefix + "events"
-	wp.Defines = map[string]string{"WPLOADMORE_REDIS": rds.URL, "WPLOADMORE_REDIS_CHANNEL": channel}
-	wp.InstallPlugin(t, "../wordpress-plugin/wploadmore")
-	t.Cleanup(func() { rds.Do("DEL", channel+":seq") })
+	wp, rds, channel := pushedWordPress(t)
 	srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, wp.Config), "LOADMORE_TABLE_PREFIX": "wp_",
 		"LOADMORE_REDIS": rds.URL, "LOADMORE_SESSION_PREFIX": rds.Prefix, "LOADMORE_PUSH_CHANNEL": channel,
 		"LOADMORE_CACHE_TTL": "20s", "LOADMORE_SEARCH_TTL": "5m"})

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/wploadmore/wploadmore/session/sessiontest"
-	"github.com/wploadmore/wploadmore/wpdb/wpdbtest"
 )
 
 // TestPushTopologies: a server given a Sentinel setup or a Cluster as
@@ -53,12 +52,7 @@ func TestPushTopologies(t *testing.T) {
 // published afterwards, which sends no event, shows within the freshness
 // bound, as without the plugin.
 func TestPushFaultDeactivated(t *testing.T) {
-	wp := wpdbtest.NewWordPress(t)
-	rds := sessiontest.New(t)
-	channel := rds.Prefix + "events"
-	wp.Defines = map[string]string{"WPLOADMORE_REDIS": rds.URL, "WPLOADMORE_REDIS_CHANNEL": channel}
-	wp.InstallPlugin(t, "../wordpress-plugin/wploadmore")
-	t.Cleanup(func() { rds.Do("DEL", channel+":seq") })
+	wp, rds, channel := pushedWordPress(t)
 	const ttl = 3 * time.Second
 	srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, wp.Config), "LOADMORE_TABLE_PREFIX": "wp_",
 		"LOADMORE_REDIS": rds.URL, "LOADMORE_SESSION_PREFIX": rds.Prefix, "LOADMORE_PUSH_CHANNEL": channel,
