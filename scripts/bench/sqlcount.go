@@ -5,6 +5,8 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+
+	"github.com/wploadmore/wploadmore/internal/mysqlwire"
 )
 
 // statementProxy forwards a loopback port to MariaDB and counts the
@@ -37,7 +39,7 @@ func startStatementProxy(network, addr string) (*statementProxy, error) {
 				client.Close()
 				continue
 			}
-			p.wg.Go(func() { p.pipe(upstream, client, &statementCounter{n: &p.statements}) })
+			p.wg.Go(func() { p.pipe(upstream, client, &mysqlwire.Commands{N: &p.statements}) })
 			p.wg.Go(func() { p.pipe(client, upstream, nil) })
 		}
 	})
@@ -46,10 +48,10 @@ func startStatementProxy(network, addr string) (*statementProxy, error) {
 
 // pipe copies src to dst through counter, if any, until either side
 // closes, then closes both.
-func (p *statementProxy) pipe(dst, src net.Conn, counter *statementCounter) {
+func (p *statementProxy) pipe(dst, src net.Conn, counter *mysqlwire.Commands) {
 	var w io.Writer = dst
 	if counter != nil {
-		w = io.MultiWriter(counter, dst)
+		w = io.MultiWriter(wireWriter{counter}, dst)
 	}
 	io.Copy(w, src)
 	dst.Close()
@@ -59,39 +61,10 @@ func (p *statementProxy) pipe(dst, src net.Conn, counter *statementCounter) {
 // close stops listening; the server's connections end with the server.
 func (p *statementProxy) close() { p.listener.Close() }
 
-// statementCounter reads the MySQL client protocol: packets of a 3-byte
-// length and a sequence number, a command's first packet numbered 0 and
-// led by its code. It counts COM_QUERY (0x03) and COM_STMT_EXECUTE (0x17),
-// the statements MariaDB runs, not pings, prepares or closes.
-type statementCounter struct {
-	n         *atomic.Int64
-	header    [4]byte
-	have      int  // header bytes read
-	left      int  // payload bytes still to pass
-	atCommand bool // the next payload byte is a command's code
-}
+// wireWriter passes what is written through a mysqlwire reader.
+type wireWriter struct{ c *mysqlwire.Commands }
 
-func (c *statementCounter) Write(b []byte) (int, error) {
-	n := len(b)
-	for len(b) > 0 {
-		if c.left == 0 {
-			c.header[c.have] = b[0]
-			c.have++
-			b = b[1:]
-			if c.have == len(c.header) {
-				c.have = 0
-				c.left = int(c.header[0]) | int(c.header[1])<<8 | int(c.header[2])<<16
-				c.atCommand = c.header[3] == 0
-			}
-			continue
-		}
-		if c.atCommand && (b[0] == 0x03 || b[0] == 0x17) {
-			c.n.Add(1)
-		}
-		c.atCommand = false
-		skip := min(c.left, len(b))
-		c.left -= skip
-		b = b[skip:]
-	}
-	return n, nil
+func (w wireWriter) Write(b []byte) (int, error) {
+	w.c.Read(b)
+	return len(b), nil
 }

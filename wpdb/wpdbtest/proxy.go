@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-sql-driver/mysql"
 
+	"github.com/wploadmore/wploadmore/internal/mysqlwire"
 	"github.com/wploadmore/wploadmore/wpdb"
 )
 
@@ -101,22 +102,22 @@ func (p *Proxy) serve(listener net.Listener) {
 		p.mu.Lock()
 		p.conns[upstream] = struct{}{}
 		p.mu.Unlock()
-		prepared := &preparedStatements{byID: map[uint32]string{}}
-		go p.pipe(upstream, client, 0, &commandCounter{n: &p.queries, text: p.addText, execute: func() { p.selects.Add(1) },
-			statement: p.addStatement, prepared: prepared})
-		go p.pipe(client, upstream, delay, &responseReader{prepared: prepared})
+		prepared := mysqlwire.NewPrepared()
+		go p.pipe(upstream, client, 0, &mysqlwire.Commands{N: &p.queries, Text: p.addText, Execute: func() { p.selects.Add(1) },
+			Statement: p.addStatement, Prepared: prepared})
+		go p.pipe(client, upstream, delay, &mysqlwire.Responses{Prepared: prepared})
 	}
 }
 
 // pipe copies src to dst, holding each chunk back by delay, until either
 // side closes; then it closes both. Each chunk goes through counter
 // first.
-func (p *Proxy) pipe(dst, src net.Conn, delay time.Duration, counter reader) {
+func (p *Proxy) pipe(dst, src net.Conn, delay time.Duration, counter wireReader) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
 		if n > 0 {
-			if counter != nil && counter.read(buf[:n]) > 0 && p.cuts.Add(-1) >= 0 {
+			if counter != nil && counter.Read(buf[:n]) > 0 && p.cuts.Add(-1) >= 0 {
 				break
 			}
 			time.Sleep(delay)
@@ -230,4 +231,10 @@ func (p *Proxy) SetDelay(d time.Duration) {
 	p.mu.Lock()
 	p.delay = d
 	p.mu.Unlock()
+}
+
+// wireReader reads the bytes of one direction of a connection as they
+// pass (mysqlwire).
+type wireReader interface {
+	Read(b []byte) (statements int)
 }
