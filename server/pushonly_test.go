@@ -62,14 +62,16 @@ func termIDs(q string) (ids []uint64) {
 
 // TestPushRefreshesOnly: with the real plugin on Debian's WordPress, the
 // listings of the blog, of category A and of category B and a kept search
-// are read and kept (bound 2 minutes: only an event refreshes them); then
+// are read and kept (bound 5 minutes, so that over the minute the
+// scheduled post waits no head is half the bound old and read again
+// ahead: only an event refreshes them); then
 // each kind of change is made by WordPress's own function, and the
 // statements the server sends MariaDB afterwards (counted by the proxy in
 // front of it, the server's own alone) are sorted by the listing they
-// read. A change to a post of category A (publish, update, trash, a tag)
-// reads the blog's head and A's again, never B's; a featured image, the
-// blog's name and the language name no listing and read every one, each
-// once.
+// read. A change to a post of category A (publish, update, a tag, trash,
+// untrash, a scheduled post published by its WP-Cron event) reads the
+// blog's head and A's again, never B's; a featured image, the blog's name
+// and the language name no listing and read every one, each once.
 func TestPushRefreshesOnly(t *testing.T) {
 	wp, rds, channel := pushedWordPress(t)
 	wp.WriteLanguageFile(t, "de_DE.mo", wpdbtest.MO(t, "de_DE", ""))
@@ -92,7 +94,7 @@ func TestPushRefreshesOnly(t *testing.T) {
 	// Started once the categories exist, so that it knows them.
 	srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg), "LOADMORE_TABLE_PREFIX": "wp_",
 		"LOADMORE_REDIS": rds.URL, "LOADMORE_SESSION_PREFIX": rds.Prefix, "LOADMORE_PUSH_CHANNEL": channel,
-		"LOADMORE_CACHE_TTL": "2m", "LOADMORE_SEARCH_TTL": "5m", "LOADMORE_WP_LANGUAGES": wp.LanguagesDir(),
+		"LOADMORE_CACHE_TTL": "5m", "LOADMORE_SEARCH_TTL": "5m", "LOADMORE_WP_LANGUAGES": wp.LanguagesDir(),
 		"LOADMORE_METRICS_ADDR": "127.0.0.1:0"})
 	c := changer{t: t, php: php}
 	waitReady(t, srv, `"push":"pushed"`)
@@ -112,6 +114,12 @@ func TestPushRefreshesOnly(t *testing.T) {
 		scoped = iota // a post of A: the blog and A, never B
 		all           // no listing named: each listing once
 	)
+	// Scheduled a minute ahead (WordPress publishes at once what is due
+	// sooner), published by its cron event once due, as the last step.
+	scheduled, at := c.do(map[string]any{"op": "schedule", "title": "A scheduled post", "term": setup.CatA})
+	if scheduled.Status != "future" {
+		t.Fatalf("the scheduled post is %q, want future", scheduled.Status)
+	}
 	var id uint64
 	steps := []struct {
 		kind  string
@@ -123,10 +131,15 @@ func TestPushRefreshesOnly(t *testing.T) {
 		{"terms", map[string]any{"op": "tag", "title": "fresh"}, scoped},
 		{"image", map[string]any{"op": "image", "image": "a"}, all},
 		{"trash", map[string]any{"op": "trash"}, scoped},
+		{"untrash", map[string]any{"op": "untrash"}, scoped},
 		{"blogname", map[string]any{"op": "blogname", "title": "Renamed"}, all},
 		{"language", map[string]any{"op": "language", "title": "de_DE"}, all},
+		{"schedule", map[string]any{"op": "cron", "id": scheduled.ID}, scoped},
 	}
 	for _, step := range steps {
+		if step.kind == "schedule" {
+			time.Sleep(time.Until(at.Add(63 * time.Second)))
+		}
 		readAll() // kept
 		time.Sleep(freshGap)
 		quiet := len(proxy.Statements())
@@ -137,8 +150,13 @@ func TestPushRefreshesOnly(t *testing.T) {
 			t.Fatalf("before the %s, kept listings read again: %v", step.kind, reads)
 		}
 		before, from, seen := proxy.Queries(), len(proxy.Statements()), events()
-		step.op["id"] = id
+		if _, ok := step.op["id"]; !ok {
+			step.op["id"] = id
+		}
 		got, _ := c.do(step.op)
+		if step.kind == "schedule" && (!got.Ran || got.Status != "publish") {
+			t.Fatalf("the scheduled post's cron event: ran %v, status %q", got.Ran, got.Status)
+		}
 		if step.kind == "publish" {
 			id = got.ID
 		}

@@ -81,7 +81,8 @@ while ( false !== ( $line = fgets( STDIN ) ) ) {
 			// Scheduled as near as WordPress lets (a minute ahead, or it
 			// publishes at once), in the site's time: future, so no event.
 			$date = wp_date( 'Y-m-d H:i:s', time() + 62 );
-			$id   = wp_insert_post( array( 'post_title' => $c['title'], 'post_content' => 'x', 'post_status' => 'future', 'post_date' => $date ) );
+			$cats = isset( $c['term'] ) ? array( (int) $c['term'] ) : array();
+			$id   = wp_insert_post( array( 'post_title' => $c['title'], 'post_content' => 'x', 'post_status' => 'future', 'post_date' => $date, 'post_category' => $cats ) );
 			break;
 		case 'cron':
 			$out['ran'] = push_cron( $id );
