@@ -145,6 +145,18 @@ echo json_encode( compact( 'alpha', 'beta', 'one', 'two', 'draft', 'image', 'lon
 	}
 
 	/**
+	 * An attachment's key deleted from every post at once names no post
+	 * and no post types: unknown scope.
+	 */
+	public function test_key_deleted_from_every_post() {
+		$event = $this->event( "delete_metadata( 'post', null, '_wp_attached_file', '', true );" );
+		$this->assertIsArray( $event, 'no event' );
+		$this->assertSame( array( 'media' ), $event['kinds'] );
+		$this->assertSame( array(), $event['posts'] );
+		$this->assertSame( array(), $event['post_types'] );
+	}
+
+	/**
 	 * More than 256 published posts featuring an image: its alt text names
 	 * the attachment alone, and no post types even beside a publish in the
 	 * same request, which the server takes as unknown scope.

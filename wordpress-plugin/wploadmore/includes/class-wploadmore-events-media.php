@@ -67,9 +67,10 @@ class WPLoadMore_Events_Media {
 	}
 
 	/**
-	 * The `_thumbnail_id` of every post featuring an image about to be
-	 * deleted (wp_delete_attachment() deletes them with delete_all, which
-	 * names no post): the posts, read by the rows while they are there.
+	 * A key deleted from every post at once (delete_all, which names no
+	 * post): for `_thumbnail_id`, as wp_delete_attachment() deletes those
+	 * featuring the image, the posts, read by the rows while they are
+	 * there; for an attachment's key, unknown scope.
 	 *
 	 * @param string[] $meta_ids   The rows to be deleted.
 	 * @param int      $object_id  0 with delete_all.
@@ -77,11 +78,15 @@ class WPLoadMore_Events_Media {
 	 * @param mixed    $meta_value The value asked for: the attachment.
 	 */
 	public static function deleting( $meta_ids, $object_id, $meta_key, $meta_value ) {
-		if ( '_thumbnail_id' !== $meta_key || (int) $object_id > 0 || ! $meta_ids ) {
+		if ( (int) $object_id > 0 || ! $meta_ids ) {
 			return;
 		}
-		$attachment = is_numeric( $meta_value ) ? (int) $meta_value : 0;
-		self::note( self::featuring( 'meta_id', array_map( 'intval', (array) $meta_ids ) ), $attachment );
+		if ( '_thumbnail_id' === $meta_key ) {
+			$attachment = is_numeric( $meta_value ) ? (int) $meta_value : 0;
+			self::note( self::featuring( 'meta_id', array_map( 'intval', (array) $meta_ids ) ), $attachment );
+		} elseif ( in_array( $meta_key, self::KEYS, true ) ) {
+			self::note( null, 0 );
+		}
 	}
 
 	/**
