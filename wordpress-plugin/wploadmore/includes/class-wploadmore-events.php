@@ -57,7 +57,8 @@ class WPLoadMore_Events {
 	const FIELDS = array( 'post_title', 'post_content', 'post_excerpt', 'post_date', 'post_author', 'post_name', 'post_password', 'post_parent', 'menu_order' );
 
 	/**
-	 * What this request changed so far: a set per field of the event.
+	 * What this request changed so far: a set per field of the event, and
+	 * 'unscoped' once a change's posts could not be told.
 	 *
 	 * @var array
 	 */
