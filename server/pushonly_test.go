@@ -68,10 +68,12 @@ func termIDs(q string) (ids []uint64) {
 // each kind of change is made by WordPress's own function, and the
 // statements the server sends MariaDB afterwards (counted by the proxy in
 // front of it, the server's own alone) are sorted by the listing they
-// read. A change to a post of category A (publish, update, a tag, trash,
-// untrash, a scheduled post published by its WP-Cron event) reads the
-// blog's head and A's again, never B's; a featured image, the blog's name
-// and the language name no listing and read every one, each once.
+// read. A change to a post of category A (publish, update, a tag, its
+// featured image, the alt text of the image it features, trash, untrash,
+// a scheduled post published by its WP-Cron event) reads the blog's head
+// and A's again, never B's; the blog's name and the language name no
+// listing and read every one, each once. The alt text shows in the blog's
+// JSON within a second, not at the bound.
 func TestPushRefreshesOnly(t *testing.T) {
 	wp, rds, channel := pushedWordPress(t)
 	wp.WriteLanguageFile(t, "de_DE.mo", wpdbtest.MO(t, "de_DE", ""))
@@ -129,7 +131,8 @@ func TestPushRefreshesOnly(t *testing.T) {
 		{"publish", map[string]any{"op": "publish", "title": "A new post", "term": setup.CatA}, scoped},
 		{"update", map[string]any{"op": "update", "title": "A post retitled"}, scoped},
 		{"terms", map[string]any{"op": "tag", "title": "fresh"}, scoped},
-		{"image", map[string]any{"op": "image", "image": "a"}, all},
+		{"image", map[string]any{"op": "image", "image": "a"}, scoped},
+		{"alt", map[string]any{"op": "alt", "image": "a", "title": "A new alt"}, scoped},
 		{"trash", map[string]any{"op": "trash"}, scoped},
 		{"untrash", map[string]any{"op": "untrash"}, scoped},
 		{"blogname", map[string]any{"op": "blogname", "title": "Renamed"}, all},
@@ -153,12 +156,15 @@ func TestPushRefreshesOnly(t *testing.T) {
 		if _, ok := step.op["id"]; !ok {
 			step.op["id"] = id
 		}
-		got, _ := c.do(step.op)
+		got, returned := c.do(step.op)
 		if step.kind == "schedule" && (!got.Ran || got.Status != "publish") {
 			t.Fatalf("the scheduled post's cron event: ran %v, status %q", got.Ran, got.Status)
 		}
 		if step.kind == "publish" {
 			id = got.ID
+		}
+		if step.kind == "alt" {
+			altShown(t, srv, step.op["title"].(string), returned)
 		}
 		for end := time.Now().Add(5 * time.Second); events() == seen; time.Sleep(5 * time.Millisecond) {
 			if time.Now().After(end) {
@@ -186,5 +192,26 @@ func TestPushRefreshesOnly(t *testing.T) {
 		if t.Failed() {
 			t.Logf("%s: statements:\n%s", step.kind, strings.Join(statements, "\n"))
 		}
+	}
+}
+
+// altShown waits until the blog's JSON shows alt as its first post's
+// image's alt, and fails unless it did within a second of returned: the
+// bound is five minutes, so only the event explains it.
+func altShown(t *testing.T, srv *testServer, alt string, returned time.Time) {
+	t.Helper()
+	for end := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		ps := srv.get(t, jsonPath(0, 3)).posts(t)
+		if len(ps) > 0 && ps[0].Image != nil && ps[0].Image.Alt == alt {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("alt %q not in the blog's JSON within 5 s: %+v", alt, ps)
+		}
+	}
+	took := time.Since(returned)
+	t.Logf("alt text shown in the blog's JSON %.1f ms after update_post_meta returned", ms(took))
+	if took >= time.Second {
+		t.Errorf("alt text shown after %v, want within a second", took)
 	}
 }

@@ -26,7 +26,7 @@ const MaxEventBytes = 256 << 10
 const (
 	KindPost        = "post"        // a post entered or left publish, or a published one changed
 	KindTerm        = "term"        // a term created, edited, deleted, or a post's terms set
-	KindMedia       = "media"       // a published post's featured image, or an attachment's metadata
+	KindMedia       = "media"       // a featured image: the published posts showing it, or with no post types an attachment whose posts are not known
 	KindUser        = "user"        // an author's display name or nicename
 	KindOption      = "option"      // an option the server reads
 	KindRegistry    = "registry"    // the plugin's registry of post types and taxonomies

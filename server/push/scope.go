@@ -10,20 +10,21 @@ import (
 // IDs looked up in the snapshots before and after it (a term deleted is
 // only in the one before), and All when no listing's scope can be told:
 //   - an option, which every listing is formatted by;
-//   - a featured image or an attachment's metadata, which may be the
-//     featured image of posts e does not name;
+//   - a featured image naming no post types: the plugin could not tell
+//     which posts show it (too many, or its query failed);
 //   - the registry, or the plugin activated or deactivated (it may have
 //     missed changes): every search finds anew too (Searches).
 //
-// A user's change names only the author, whose posts may be in any
-// listing but another author's archive.
+// A featured image naming post types is a change of the posts showing it,
+// as a post's. A user's change names only the author, whose posts may be
+// in any listing but another author's archive.
 func Scope(e Event, before, after *blog.Terms) blog.Change {
 	for _, k := range []string{KindRegistry, KindActivated, KindDeactivated} {
 		if e.Has(k) {
 			return blog.Change{All: true, Searches: true}
 		}
 	}
-	if e.Has(KindOption) || e.Has(KindMedia) {
+	if e.Has(KindOption) || e.Has(KindMedia) && len(e.PostTypes) == 0 {
 		return blog.Change{All: true}
 	}
 	c := blog.Change{Posts: e.Posts}
@@ -39,9 +40,9 @@ func Scope(e Event, before, after *blog.Terms) blog.Change {
 		c.AnyTerm = !knownEach(e.Terms, before, after)
 	}
 	switch {
-	case e.Has(KindPost):
+	case e.Has(KindPost) || e.Has(KindMedia):
 		// The plugin names a post's type, author, date and terms together
-		// (note_post), before and after an edit.
+		// (note_posts), before and after an edit.
 		c.Authors, c.Dates, c.PostTypes = nonNil(e.Authors), nonNilStrings(e.Dates), nonNilStrings(e.PostTypes)
 	case e.Has(KindTerm) && len(e.Posts) == 0:
 		c.TermsOnly = true

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/wploadmore/wploadmore/blog"
 	"github.com/wploadmore/wploadmore/server/listing"
 	"github.com/wploadmore/wploadmore/server/push"
@@ -192,6 +193,10 @@ func TestTargetedRefresh(t *testing.T) {
 			[]string{"author=2", "blog", "cat=10", "cat=11", "cat=12", "cat=13", "tag=t", "year=2024", "year=2024&monthnum=2", "year=2025"}},
 		{"an unknown term", `"v":1,"kinds":["post"],"posts":[3],"post_types":["post"],"terms":[999],"authors":[1],"dates":["2024-01-03"]}`,
 			[]string{"author=1", "blog", "cat=10", "cat=11", "cat=12", "cat=13", "tag=t", "year=2024"}},
+		{"the featured image of post 3 in A", `"v":1,"kinds":["media"],"posts":[3],"post_types":["post"],"terms":[11],"authors":[1],"dates":["2024-01-03"]}`,
+			[]string{"author=1", "blog", "cat=10", "cat=11", "year=2024"}},
+		{"an image featured by posts not known", `"v":1,"kinds":["media"],"posts":[99]}`,
+			[]string{"author=1", "author=2", "blog", "cat=10", "cat=11", "cat=12", "cat=13", "tag=t", "year=2024", "year=2024&monthnum=2", "year=2025"}},
 		{"A moved from P to Q", `"v":1,"kinds":["term"],"terms":[11],"taxonomies":["category"]}`,
 			[]string{"blog", "cat=10", "cat=11", "cat=13"}},
 		{"an option", `"v":1,"kinds":["option"],"options":["blogname"]}`,
@@ -223,4 +228,42 @@ func ids(posts []listing.Post) []uint64 {
 		out[i] = p.ID
 	}
 	return out
+}
+
+// TestScope: what each event says changed. A featured image naming post
+// types is its posts' change, as a post's; one naming none (the plugin
+// could not tell its posts), an option, the registry, are of unknown
+// scope.
+func TestScope(t *testing.T) {
+	t.Parallel()
+	terms := blog.NewTerms([]blog.ArchiveTerm{
+		{ID: termA, TaxonomyID: 111, Taxonomy: "category", Slug: "a", Count: 1},
+		{ID: termB, TaxonomyID: 112, Taxonomy: "category", Slug: "b", Count: 1},
+	}, nil, 2, time.Now())
+	for _, tc := range []struct {
+		name string
+		e    push.Event
+		want blog.Change
+	}{
+		{"a publish", push.Event{Kinds: []string{push.KindPost}, Posts: []uint64{3}, PostTypes: []string{"post"}, Terms: []uint64{termA}, Authors: []uint64{1}, Dates: []string{"2024-01-03"}},
+			blog.Change{Posts: []uint64{3}, TermTaxonomyIDs: []uint64{111, 111}, Authors: []uint64{1}, Dates: []string{"2024-01-03"}, PostTypes: []string{"post"}}},
+		{"a featured image of two posts", push.Event{Kinds: []string{push.KindMedia}, Posts: []uint64{3, 4}, PostTypes: []string{"page", "post"}, Terms: []uint64{termA, termB}, Authors: []uint64{0, 2}, Dates: []string{"2024-01-03", "2025-03-04"}},
+			blog.Change{Posts: []uint64{3, 4}, TermTaxonomyIDs: []uint64{111, 112, 111, 112}, Authors: []uint64{0, 2}, Dates: []string{"2024-01-03", "2025-03-04"}, PostTypes: []string{"page", "post"}}},
+		{"a featured image of a post with no terms", push.Event{Kinds: []string{push.KindMedia}, Posts: []uint64{5}, PostTypes: []string{"page"}, Authors: []uint64{1}, Dates: []string{"2024-01-05"}},
+			blog.Change{Posts: []uint64{5}, Authors: []uint64{1}, Dates: []string{"2024-01-05"}, PostTypes: []string{"page"}}},
+		{"an image whose posts are not known", push.Event{Kinds: []string{push.KindMedia}, Posts: []uint64{99}},
+			blog.Change{All: true}},
+		{"an image whose posts are not known, beside a publish", push.Event{Kinds: []string{push.KindMedia, push.KindPost}, Posts: []uint64{3, 99}, Terms: []uint64{termA}, Authors: []uint64{1}, Dates: []string{"2024-01-03"}},
+			blog.Change{All: true}},
+		{"a featured image and an option", push.Event{Kinds: []string{push.KindMedia, push.KindOption}, Posts: []uint64{3}, PostTypes: []string{"post"}, Options: []string{"blogname"}},
+			blog.Change{All: true}},
+		{"a featured image and the registry", push.Event{Kinds: []string{push.KindMedia, push.KindRegistry}, Posts: []uint64{3}, PostTypes: []string{"post"}},
+			blog.Change{All: true, Searches: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, push.Scope(tc.e, terms, terms)); diff != "" {
+				t.Errorf("Scope (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

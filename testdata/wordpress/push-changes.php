@@ -93,6 +93,9 @@ while ( false !== ( $line = fgets( STDIN ) ) ) {
 		case 'image':
 			set_post_thumbnail( $id, $images[ $c['image'] ] );
 			break;
+		case 'alt':
+			update_post_meta( $images[ $c['image'] ], '_wp_attachment_image_alt', $c['title'] );
+			break;
 		case 'tag':
 			wp_set_post_tags( $id, $c['title'], true );
 			break;

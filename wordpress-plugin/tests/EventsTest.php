@@ -191,19 +191,20 @@ class EventsTest extends WPLoadMore_Test_Case {
 	}
 
 	/**
-	 * An attachment's metadata names it and its published parent; a
+	 * An attachment's metadata names the published post it features; a
 	 * user's display name names the author; sticking a post names it and
 	 * the option; a user's unrelated field sends nothing.
 	 */
 	public function test_media_user_sticky() {
 		$this->install();
 		$id         = (int) $this->site->php( "echo wp_insert_post( array( 'post_title' => 'a', 'post_status' => 'publish', 'post_author' => 1 ) );" );
-		$attachment = (int) $this->site->php( "echo wp_insert_attachment( array( 'post_title' => 'img', 'post_mime_type' => 'image/png' ), 'img.png', $id );" );
+		$attachment = (int) $this->site->php( "echo \$a = wp_insert_attachment( array( 'post_title' => 'img', 'post_mime_type' => 'image/png' ), 'img.png', $id ); set_post_thumbnail( $id, \$a );" );
 		$this->listen();
 
 		$media = $this->one_event( "wp_update_attachment_metadata( $attachment, array( 'width' => 10, 'height' => 10, 'file' => 'SECRET.png' ) );" );
 		$this->assertSame( array( 'media' ), $media['kinds'] );
-		$this->assertSame( array( $id, $attachment ), $media['posts'] );
+		$this->assertSame( array( $id ), $media['posts'] );
+		$this->assertSame( array( 'post' ), $media['post_types'] );
 
 		$user = $this->one_event( "wp_update_user( array( 'ID' => 1, 'display_name' => 'SECRET Name' ) );" );
 		$this->assertSame( array( 'user' ), $user['kinds'] );

@@ -57,7 +57,8 @@ class WPLoadMore_Events {
 	const FIELDS = array( 'post_title', 'post_content', 'post_excerpt', 'post_date', 'post_author', 'post_name', 'post_password', 'post_parent', 'menu_order' );
 
 	/**
-	 * What this request changed so far: a set per field of the event.
+	 * What this request changed so far: a set per field of the event, and
+	 * 'unscoped' once a change's posts could not be told.
 	 *
 	 * @var array
 	 */
@@ -77,9 +78,6 @@ class WPLoadMore_Events {
 		}
 		add_action( 'delete_term', array( __CLASS__, 'term_deleted' ), 10, 5 );
 		add_action( 'set_object_terms', array( __CLASS__, 'object_terms' ), 10, 6 );
-		foreach ( array( 'added_post_meta', 'updated_post_meta', 'deleted_post_meta' ) as $hook ) {
-			add_action( $hook, array( __CLASS__, 'meta' ), 10, 3 );
-		}
 		add_action( 'profile_update', array( __CLASS__, 'user' ), 10, 2 );
 		add_action( 'added_option', array( __CLASS__, 'option_added' ), 10, 1 );
 		add_action( 'updated_option', array( __CLASS__, 'option' ), 10, 3 );
@@ -93,7 +91,7 @@ class WPLoadMore_Events {
 	 * @param WP_Post $post The post.
 	 * @return bool
 	 */
-	private static function listed_type( $post ) {
+	public static function listed_type( $post ) {
 		return $post instanceof WP_Post && 'revision' !== $post->post_type && is_post_type_viewable( $post->post_type );
 	}
 
@@ -125,18 +123,48 @@ class WPLoadMore_Events {
 	 * @param string  $kind The kind of change.
 	 */
 	public static function note_post( $post, $kind = 'post' ) {
+		self::note_posts( array( $post ), $kind );
+	}
+
+	/**
+	 * Notes posts as note_post() does, their terms read in one query per
+	 * post type.
+	 *
+	 * @param object[] $posts The posts (WP_Post, or rows of ID, post_type, post_author, post_date).
+	 * @param string   $kind  The kind of change.
+	 */
+	public static function note_posts( array $posts, $kind = 'post' ) {
 		self::note( $kind );
-		self::add( 'posts', array( (int) $post->ID ) );
-		self::add( 'post_types', array( $post->post_type ) );
-		self::add( 'authors', array( (int) $post->post_author ) );
-		self::add( 'dates', array( substr( $post->post_date, 0, 10 ) ) );
-		$taxonomies = get_object_taxonomies( $post->post_type );
-		if ( $taxonomies ) {
-			$terms = wp_get_object_terms( $post->ID, $taxonomies, array( 'fields' => 'ids' ) );
-			if ( is_array( $terms ) ) {
-				self::add( 'terms', array_map( 'intval', $terms ) );
+		$by_type = array();
+		foreach ( $posts as $post ) {
+			self::add( 'posts', array( (int) $post->ID ) );
+			self::add( 'post_types', array( $post->post_type ) );
+			self::add( 'authors', array( (int) $post->post_author ) );
+			self::add( 'dates', array( substr( $post->post_date, 0, 10 ) ) );
+			$by_type[ $post->post_type ][] = (int) $post->ID;
+		}
+		foreach ( $by_type as $type => $ids ) {
+			$taxonomies = get_object_taxonomies( $type );
+			if ( $taxonomies ) {
+				$terms = wp_get_object_terms( $ids, $taxonomies, array( 'fields' => 'ids' ) );
+				if ( is_array( $terms ) ) {
+					self::add( 'terms', array_map( 'intval', $terms ) );
+				}
 			}
 		}
+	}
+
+	/**
+	 * Notes a change of $kind whose posts are not known: the event then
+	 * names no post types, which the server takes as unknown scope.
+	 *
+	 * @param string $kind The kind of change.
+	 * @param int[]  $ids  What it names (an attachment).
+	 */
+	public static function note_unscoped( $kind, array $ids ) {
+		self::note( $kind );
+		self::add( 'posts', array_map( 'intval', $ids ) );
+		self::$pending['unscoped'] = true;
 	}
 
 	/**
@@ -260,31 +288,6 @@ class WPLoadMore_Events {
 	}
 
 	/**
-	 * A published post's featured image, or an attachment's metadata.
-	 *
-	 * @param int|array $meta_ids  The meta row(s).
-	 * @param int       $object_id The post's ID.
-	 * @param string    $meta_key  The key.
-	 */
-	public static function meta( $meta_ids, $object_id, $meta_key ) {
-		if ( '_thumbnail_id' !== $meta_key && '_wp_attachment_metadata' !== $meta_key ) {
-			return;
-		}
-		$post = get_post( $object_id );
-		if ( ! $post ) {
-			return;
-		}
-		if ( 'attachment' === $post->post_type ) {
-			self::note( 'media' );
-			self::add( 'posts', array( (int) $post->ID ) );
-			$post = $post->post_parent ? get_post( $post->post_parent ) : null;
-		}
-		if ( $post && 'publish' === $post->post_status && self::listed_type( $post ) ) {
-			self::note_post( $post, 'media' );
-		}
-	}
-
-	/**
 	 * A user's display name or nicename changed: the author's listing.
 	 *
 	 * @param int     $user_id The user's ID.
@@ -349,6 +352,9 @@ class WPLoadMore_Events {
 			$values = isset( self::$pending[ $field ] ) ? array_values( self::$pending[ $field ] ) : array();
 			sort( $values );
 			$event[ $field ] = $values;
+		}
+		if ( ! empty( self::$pending['unscoped'] ) ) {
+			$event['post_types'] = array();
 		}
 		return $event;
 	}
