@@ -61,19 +61,15 @@ func termIDs(q string) (ids []uint64) {
 }
 
 // TestPushRefreshesOnly: with the real plugin on Debian's WordPress, the
-// listings of the blog, of category A and of category B and a kept search
-// are read and kept (bound 5 minutes, so that over the minute the
-// scheduled post waits no head is half the bound old and read again
-// ahead: only an event refreshes them); then
-// each kind of change is made by WordPress's own function, and the
-// statements the server sends MariaDB afterwards (counted by the proxy in
-// front of it, the server's own alone) are sorted by the listing they
-// read. A change to a post of category A (publish, update, a tag, its
-// featured image, the alt text of the image it features, trash, untrash,
-// a scheduled post published by its WP-Cron event) reads the blog's head
+// blog's, category A's and B's listings and a kept search are read and
+// kept (bound 5 minutes: no head is refreshed ahead while the scheduled
+// post waits its minute); each change is then made by WordPress's own
+// function, and the server's statements afterwards (the proxy's count)
+// sorted by the listing they read. A change to a post of A (publish,
+// update, a tag, its featured image, its image's alt text, trash,
+// untrash, a scheduled post published by WP-Cron) reads the blog's head
 // and A's again, never B's; the blog's name and the language name no
-// listing and read every one, each once. The alt text shows in the blog's
-// JSON within a second, not at the bound.
+// listing and read every one, once. The alt shows within a second.
 func TestPushRefreshesOnly(t *testing.T) {
 	wp, rds, channel := pushedWordPress(t)
 	wp.WriteLanguageFile(t, "de_DE.mo", wpdbtest.MO(t, "de_DE", ""))
