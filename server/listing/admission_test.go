@@ -35,7 +35,7 @@ func TestCacheCancelsALoadNobodyWaitsFor(t *testing.T) {
 	testkit.WaitFor(t, func() bool { return next.calls.Load() == 1 })
 	secondDone := readAsync(second, c, 8, 2)
 	testkit.WaitFor(t, func() bool {
-		return c.flights.Waiters(pageRange{offset: 8, limit: 2}) == 2
+		return c.flights.Waiters(flightKey{pageRange: pageRange{offset: 8, limit: 2}}) == 2
 	})
 	leaveFirst()
 	if err := <-firstDone; !errors.Is(err, context.Canceled) {
@@ -97,7 +97,7 @@ func TestCacheHeadRefreshOutlivesItsReader(t *testing.T) {
 	ctx, leave = context.WithCancel(context.Background())
 	done = readAsync(ctx, c, 0, 2)
 	testkit.WaitFor(t, func() bool {
-		return c.flights.Waiters(c.headKey()) == 1
+		return c.flights.Waiters(flightKey{pageRange: c.headKey()}) == 1
 	})
 	leave()
 	if err := <-done; !errors.Is(err, context.Canceled) {

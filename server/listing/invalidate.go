@@ -10,12 +10,14 @@ import (
 // MarkStale makes every page the cache keeps, heads and deeper ones, be
 // read again by its next reader, as if its freshness bound had run out:
 // what the WordPress plugin's change events call for (see server/push).
-// A query in the air when it is called keeps its answer until its own
-// bound; a search's kept ranking stays, bounded by SearchTTL.
+// A query in the air when it is called is overtaken (overtaken.go): its
+// readers get its answer, the later ones read again. A search's kept
+// ranking, and a scan in the air, stay, bounded by SearchTTL.
 func (c *Cache) MarkStale() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.marked = c.now()
+	c.overtakeLocked(blog.Change{All: true}, func(string) bool { return true })
 	keys := make([]pageRange, 0, c.pages.Len())
 	for k := range c.pages.All() {
 		keys = append(keys, k)
@@ -49,24 +51,29 @@ func (c *Cache) MarkChanged(ctx context.Context, ch blog.Change) {
 	c.followSearchesPaced(ctx, ch)
 }
 
-// markPages drops the pages ch touches, paced (pace.go).
+// markPages drops the pages ch touches, and overtakes their queries in
+// the air (overtaken.go), paced (pace.go).
 func (c *Cache) markPages(ch blog.Change) {
 	now := c.now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.marked = now
 	drops := map[string]bool{} // by listing: each paced once an event
+	dropped := func(listing string) bool {
+		drop, ok := drops[listing]
+		if !ok {
+			drop = c.dropLocked(listing, now, ch.Burst)
+			drops[listing] = drop
+		}
+		return drop
+	}
+	c.overtakeLocked(ch, dropped)
 	var keys []pageRange
 	for k, p := range c.pages.All() {
 		if !ch.All && !touched(p, ch) {
 			continue
 		}
-		drop, ok := drops[k.listing]
-		if !ok {
-			drop = c.dropLocked(k.listing, now, ch.Burst)
-			drops[k.listing] = drop
-		}
-		if drop {
+		if dropped(k.listing) {
 			keys = append(keys, k)
 		} else {
 			p.short = true // left to the TTL, which stretching must keep
