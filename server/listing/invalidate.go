@@ -27,11 +27,13 @@ func (c *Cache) MarkStale() {
 	}
 }
 
-// MarkStale makes the next reader read the sticky posts again, and the
-// pages underneath, when they too can be marked.
+// MarkStale makes the next reader read the sticky posts again (a read in
+// the air then is not joined by later readers, nor kept), and the pages
+// underneath, when they too can be marked.
 func (s *Sticky) MarkStale() {
 	s.mu.Lock()
 	s.last, s.marked = nil, s.now()
+	s.gen++
 	s.mu.Unlock()
 	if p, ok := s.pages.(interface{ MarkStale() }); ok {
 		p.MarkStale()
@@ -97,14 +99,16 @@ func touched(p *cachedPage, ch blog.Change) bool {
 
 // MarkChanged makes the next reader read the sticky posts again, which
 // head the blog every change touches (within a burst, at most once per
-// its bound, as the cache's listings), and the pages underneath ch
-// touches, when they can be marked.
+// its bound, as the cache's listings): a read in the air then is not
+// joined by later readers, nor kept. The pages underneath ch touches are
+// marked too, when they can be.
 func (s *Sticky) MarkChanged(ctx context.Context, ch blog.Change) {
 	s.mu.Lock()
 	s.marked = s.now()
 	switch {
 	case s.marks.drop(s.marked, ch.Burst, s.ttl):
 		s.last = nil
+		s.gen++
 	case s.last != nil:
 		short := *s.last // left to the TTL, which stretching must keep
 		short.short = true

@@ -3,6 +3,7 @@ package listing
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"sync"
 	"sync/atomic"
@@ -230,5 +231,66 @@ func TestOvertakenBurstPaced(t *testing.T) {
 	wantTitle(t, "a reader past the TTL", readAsyncIn(c, head), fmt.Sprintf("version %d", events))
 	if got := src.calls.Load() - calls; got != 1 {
 		t.Errorf("%d queries after the burst's, want 1: the TTL's", got)
+	}
+}
+
+// versionedSticky is a listing whose sticky post, 1, is titled by the
+// site's version when its read started; a read waits while held.
+type versionedSticky struct {
+	memoryPosts
+	version atomic.Int64
+	reads   atomic.Int64
+	landed  atomic.Int64
+	hold    chan struct{} // when set, the first read waits for it
+}
+
+func (v *versionedSticky) StickyPosts(ctx context.Context, ids []uint64) ([]blog.Post, error) {
+	read := v.version.Load()
+	defer v.landed.Add(1)
+	if v.reads.Add(1) == 1 && v.hold != nil {
+		select {
+		case <-v.hold:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return []blog.Post{{ID: 1, Date: "2024-01-01 00:00:00", Title: fmt.Sprintf("version %d", read)}}, nil
+}
+
+// TestOvertakenStickyRead: a reader of the blog arriving after a change
+// event, while a read of the sticky posts that started before it is in
+// the air, reads them again and gets the change; the reader that waited
+// gets the older read, which, landing last, is not kept.
+func TestOvertakenStickyRead(t *testing.T) {
+	t.Parallel()
+	db := &versionedSticky{memoryPosts: memoryPosts{{ID: 2, Date: "2024-01-02 00:00:00"}, {ID: 1, Date: "2024-01-01 00:00:00"}},
+		hold: make(chan struct{})}
+	s := NewSticky(NewDirect(db, testFormat(t)), time.Minute, []uint64{1}, slog.New(slog.DiscardHandler))
+	read := func() <-chan string {
+		done := make(chan string, 1)
+		go func() {
+			page, err := s.Posts(context.Background(), blog.Page{Limit: 1})
+			switch {
+			case err != nil:
+				done <- err.Error()
+			case len(page) == 0:
+				done <- "no posts"
+			default:
+				done <- page[0].Title
+			}
+		}()
+		return done
+	}
+	before := read()
+	testkit.WaitFor(t, func() bool { return db.reads.Load() == 1 })
+	db.version.Add(1)
+	s.MarkChanged(context.Background(), blog.Change{Posts: []uint64{1}})
+	wantTitle(t, "the reader after the event", read(), "version 1")
+	close(db.hold)
+	wantTitle(t, "the reader before the event", before, "version 0")
+	testkit.WaitFor(t, func() bool { return db.landed.Load() == 2 })
+	wantTitle(t, "the next reader", read(), "version 1")
+	if n := db.reads.Load(); n != 2 {
+		t.Errorf("%d reads of the sticky posts, want 2: before the event and after", n)
 	}
 }
