@@ -135,7 +135,9 @@ func (s *Sticky) read(ids []uint64, ahead bool) flight.Work[*stickyRead] {
 		read := &stickyRead{ids: ids, posts: posts, fetched: fetched}
 		s.mu.Lock()
 		read.short = missed(s.marked, fetched, s.ttl) // an event came while it ran, or shortly before
-		if s.gen == gen {                             // else an event overtook it
+		// An event that overtook it (dropped the sticky posts since it
+		// started) leaves it unkept.
+		if s.gen == gen {
 			s.last = read
 		}
 		s.mu.Unlock()
