@@ -42,7 +42,8 @@ func (s *Sticky) MarkStale() {
 
 // MarkChanged makes the pages ch touches (blog.Change.TouchesPage: a
 // category's parents hold its posts, as their term groups hold its ID) be
-// read again by their next reader, and keeps the others. Kept searches
+// read again by their next reader, their queries in the air overtaken
+// (overtaken.go), and keeps the others. Kept searches
 // then follow ch (searchchange.go), which may read the posts ch names
 // once, within ctx: a search's page read meanwhile is read again once its
 // ranking is patched. A change of unknown scope (ch.All) touches

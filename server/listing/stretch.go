@@ -11,9 +11,11 @@ import "time"
 //
 // A page keeps the TTL, stretched or not, when a change event may have
 // missed it: its query started less than the TTL after an event marked
-// pages, or before (it was running: it may have read the database before
-// the change, or a replica that had not applied it yet), or an event in a
-// burst touched it and was left to the bound (pace.go).
+// pages (it may have read a replica that had not applied the change yet),
+// or before, when that event did not overtake it (overtaken.go: it touched
+// other listings, or was a burst's, left to the bound), or an event in a
+// burst touched it and was left to the bound (pace.go). A query an event
+// overtook is not kept at all.
 type Stretch struct {
 	Bound  time.Duration
 	Pushed func() bool
