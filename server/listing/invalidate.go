@@ -43,10 +43,10 @@ func (s *Sticky) MarkStale() {
 // MarkChanged makes the pages ch touches (blog.Change.TouchesPage: a
 // category's parents hold its posts, as their term groups hold its ID) be
 // read again by their next reader, their queries in the air overtaken
-// (overtaken.go), and keeps the others. Kept searches
-// then follow ch (searchchange.go), which may read the posts ch names
-// once, within ctx: a search's page read meanwhile is read again once its
-// ranking is patched. A change of unknown scope (ch.All) touches
+// (overtaken.go), and keeps the others. Kept searches, and scans in the
+// air, then follow ch (searchchange.go), which may read the posts ch
+// names once, within ctx: a search's page read meanwhile is read again
+// once its ranking is patched. A change of unknown scope (ch.All) touches
 // every page. Within a burst of changes, each listing is dropped at most
 // once per TTL (pace.go).
 func (c *Cache) MarkChanged(ctx context.Context, ch blog.Change) {
