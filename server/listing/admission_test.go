@@ -48,9 +48,9 @@ func TestCacheCancelsALoadNobodyWaitsFor(t *testing.T) {
 	leaveSecond()
 	<-secondDone
 	testkit.WaitFor(t, func() bool { return next.cancelled.Load() == 1 })
-	if got := len(c.misses); got != 0 {
-		t.Errorf("%d admissions held after the cancelled query ended, want 0", got)
-	}
+	// The admission is given back once the cancelled query has returned,
+	// a moment after the source saw its ctx end.
+	testkit.WaitFor(t, func() bool { return len(c.misses) == 0 })
 	close(next.release)
 	if _, err := c.Posts(context.Background(), blog.Page{Offset: 8, Limit: 2}); err != nil {
 		t.Fatal(err)
