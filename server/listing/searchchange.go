@@ -12,9 +12,10 @@ import (
 // rank evaluated on those rows alone (Rematcher), and each ranking that
 // finds them differently than before is patched in place, with a new
 // stamp, so the pages cut from it are read again. The others, and their
-// pages, stay. An event naming more posts than maxRematchPosts (an import
-// in one request) drops every kept ranking instead: their next readers
-// scan again.
+// pages, stay; a scan in the air follows them before it lands
+// (overtaken.go). An event naming more posts than maxRematchPosts (an
+// import in one request) drops every kept ranking instead: their next
+// readers scan again.
 const (
 	maxRematchPosts    = 256 // wpdb.MaxRematchPosts
 	maxRematchSearches = 32  // wpdb.MaxRematchSearches
