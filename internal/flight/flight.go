@@ -86,6 +86,17 @@ func (g *Group[K, V]) Waiters(key K) int {
 	return 0
 }
 
+// Forget makes key's flight in the air, if any, one that callers coming
+// later do not join: they start a new one, while its waiters still get
+// its result. For work that something has made out of date (a change
+// after a query read): those who asked before it may have the old answer,
+// those who ask after it must not.
+func (g *Group[K, V]) Forget(key K) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.flights, key)
+}
+
 // join makes the caller a waiter of key's flight (wait), or only starts
 // one (!wait: it returns nil when one was in the air). A flight is started
 // with w, once w.Admit, asked without the lock, has admitted it.

@@ -391,3 +391,40 @@ func TestManyKeys(t *testing.T) {
 		return len(g.flights) == 0
 	})
 }
+
+// TestForget: a flight forgotten goes on for its waiters, who get its
+// result; a caller coming after starts a new run, which the forgotten
+// one's landing does not take out of the air: a caller after that still
+// joins the new run.
+func TestForget(t *testing.T) {
+	t.Parallel()
+	var g Group[string, int]
+	old, fresh := newHeld(), newHeld()
+	ctx := context.Background()
+	early := []<-chan result{call(ctx, &g, "a", Work[int]{Run: old.run}), call(ctx, &g, "a", Work[int]{Run: old.run})}
+	testkit.WaitFor(t, func() bool { return g.Waiters("a") == 2 })
+	g.Forget("a")
+	freshRun := func(ctx context.Context) (int, error) {
+		n, err := fresh.run(ctx)
+		return 100 + n, err
+	}
+	late := call(ctx, &g, "a", Work[int]{Run: freshRun})
+	testkit.WaitFor(t, func() bool { return fresh.runs.Load() == 1 })
+	close(old.release)
+	for i, e := range early {
+		if r := <-e; r.v != 1 || r.err != nil {
+			t.Errorf("waiter %d of the forgotten flight: %d, %v; want its result, 1", i, r.v, r.err)
+		}
+	}
+	later := call(ctx, &g, "a", Work[int]{Run: freshRun})
+	testkit.WaitFor(t, func() bool { return g.Waiters("a") == 2 })
+	close(fresh.release)
+	for i, e := range []<-chan result{late, later} {
+		if r := <-e; r.v != 101 || r.err != nil {
+			t.Errorf("caller %d after Forget: %d, %v; want the new run's 101", i, r.v, r.err)
+		}
+	}
+	if n := old.runs.Load() + fresh.runs.Load(); n != 2 {
+		t.Errorf("%d runs; want 2: the forgotten one and the new one", n)
+	}
+}

@@ -58,7 +58,8 @@ type Cache struct {
 	firstOK  time.Time                            // under mu: when a first read may next take a reserved slot
 	heads    recentHeads                          // under mu: when each archive's head was last read
 	pages    *lru.Cache[pageRange, *cachedPage]   // under mu
-	flights  flight.Group[pageRange, *cachedPage] // the queries in the air
+	flights  flight.Group[flightKey, *cachedPage] // the queries in the air
+	air      map[flightKey]*airQuery              // under mu: the queries readers join, once reading (overtaken.go)
 	searches *rankings                            // see search.go
 	marks    eventMarks                           // under mu: how change events paced (pace.go)
 	marked   time.Time                            // under mu: when change events last marked pages
@@ -289,7 +290,7 @@ func (c *Cache) get(ctx context.Context, key pageRange, in listed) (p *cachedPag
 		}
 	}
 	c.mu.Unlock()
-	p, err = c.flights.Do(ctx, key, c.query(key, in, head, false))
+	p, err = c.flights.Do(ctx, key.flight(in), c.query(key, in, head, false))
 	if err != nil && stale != nil && ctx.Err() == nil {
 		c.observer.CacheStale()
 		noteStale(ctx, stale.fetched)
@@ -321,16 +322,15 @@ func (c *Cache) bound(kept *cachedPage) time.Duration {
 // load queries next for key, in listing in, and keeps
 // the answer.
 func (c *Cache) load(ctx context.Context, key pageRange, in listed) (*cachedPage, error) {
-	fetched := c.now() // before the query: what it reads is at least this fresh
+	air, fetched := c.takeOff(key.flight(in), in.listing) // before the query: what it reads is at least this fresh
 	if !in.ranked.IsZero() {
 		fetched = in.ranked // the page is its ranking's: see fresh
 	}
-	posts, err := c.fetch(ctx, key, in)
+	formatted, err := c.fetchFormatted(ctx, key, in)
 	if err != nil {
-		return nil, err
-	}
-	formatted, err := c.format.posts(posts, c.isHead(key))
-	if err != nil {
+		c.mu.Lock()
+		c.landLocked(key.flight(in), air)
+		c.mu.Unlock()
 		return nil, err
 	}
 	p := &cachedPage{key: key, in: in.listing, posts: formatted, fetched: fetched}
@@ -346,11 +346,24 @@ func (c *Cache) load(ctx context.Context, key pageRange, in listed) (*cachedPage
 	}
 	c.mu.Lock()
 	// An event that marked pages while the query ran, or shortly before,
-	// may name a change it did not read (stretch.go).
+	// may name a change it did not read (stretch.go); one that overtook
+	// it, a change its next reader must see (overtaken.go).
 	p.short = missed(c.marked, fetched, c.ttl)
-	c.pages.Add(key, p, p.size)
+	if c.landLocked(key.flight(in), air) {
+		c.pages.Add(key, p, p.size)
+	}
 	c.mu.Unlock()
 	return p, nil
+}
+
+// fetchFormatted asks next for the page key names in listing in, and
+// formats it.
+func (c *Cache) fetchFormatted(ctx context.Context, key pageRange, in listed) ([]Post, error) {
+	posts, err := c.fetch(ctx, key, in)
+	if err != nil {
+		return nil, err
+	}
+	return c.format.posts(posts, c.isHead(key))
 }
 
 // fetch asks next for the page key names in listing in.

@@ -353,7 +353,7 @@ func TestCacheFailedRefreshWaitedFor(t *testing.T) {
 	testkit.WaitFor(t, func() bool { return next.calls.Load() == 2 })
 	clock.Advance(400 * time.Millisecond)
 	waiting := readAsync(ctx, c, 0, 2)
-	testkit.WaitFor(t, func() bool { return c.flights.Waiters(c.headKey()) == 1 })
+	testkit.WaitFor(t, func() bool { return c.flights.Waiters(flightKey{pageRange: c.headKey()}) == 1 })
 	close(next.release)
 	if err := <-waiting; !errors.Is(err, boom) {
 		t.Fatalf("the reader of the refresh: %v, want %v", err, boom)

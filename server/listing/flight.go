@@ -21,6 +21,22 @@ const missGrace = time.Millisecond
 // exception: it is detached, and runs to its end (bounded by the store's
 // query timeout) with no waiter, since every visitor reads the head next.
 
+// flightKey names a page's query: its range, and for a search's page the
+// stamp of the ranking it is cut from, so that a reader of a ranking that
+// a change patched never joins a query of the older one's page.
+type flightKey struct {
+	pageRange
+	ranked int64 // listed.ranked, in Unix nanoseconds; 0 for any other listing
+}
+
+// flight is the key of key's query in listing in.
+func (key pageRange) flight(in listed) flightKey {
+	if in.ranked.IsZero() {
+		return flightKey{pageRange: key}
+	}
+	return flightKey{pageRange: key, ranked: in.ranked.UnixNano()}
+}
+
 // admission bounds the queries for pages not in memory: at most cap of
 // them in flight, the head's aside. A page past it is refused at once with
 // ErrBusy rather than queued for a connection: waiting behind queries
@@ -102,7 +118,7 @@ func (c *Cache) query(key pageRange, in listed, head read, refresh bool) flight.
 // admitted); an archive's may be, and a later reader tries again.
 // Detached, neither is cancelled.
 func (c *Cache) refresh(ctx context.Context, key pageRange, in listed, p *cachedPage, head read) {
-	if started, _ := c.flights.Go(ctx, key, c.query(key, in, head, true)); started {
+	if started, _ := c.flights.Go(ctx, key.flight(in), c.query(key, in, head, true)); started {
 		c.observer.CacheRefresh()
 		return
 	}
@@ -166,7 +182,7 @@ func (c *Cache) fly(ctx context.Context, key pageRange, in listed, refresh bool)
 		}
 	}
 	page, err := c.load(ctx, key, in)
-	if err != nil && refresh && c.flights.Waiters(key) == 0 {
+	if err != nil && refresh && c.flights.Waiters(key.flight(in)) == 0 {
 		c.logger.WarnContext(ctx, "post cache: background refresh failed; the cached head is served until it expires",
 			"limit", key.limit, "err", err)
 	}

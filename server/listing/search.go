@@ -37,6 +37,7 @@ type rankings struct {
 	kept     *lru.Cache[string, *keptRanking]
 	byClient map[string]*lru.Cache[string, *keptRanking]
 	scans    flight.Group[string, *keptRanking]
+	air      map[string]*airScan // under Cache.mu: the scans readers join, once reading (overtaken.go)
 	// maxScans is how many scans run at once: each keeps a database core
 	// busy for seconds on a large site, and the blog's readers need the
 	// others.
@@ -91,9 +92,11 @@ func (c *Cache) rank(ctx context.Context, q blog.Search) (*keptRanking, error) {
 	})
 }
 
-// scan runs q's scan for client and keeps its ranking, if it may.
+// scan runs q's scan for client and keeps its ranking, if it may, once
+// it follows the events that came while it ran (overtaken.go).
 func (c *Cache) scan(ctx context.Context, key string, q blog.Search, client string) (*keptRanking, error) {
-	fetched := c.now() // before the scan: what it reads is at least this fresh
+	air, fetched := c.scanTakesOff(key, q) // before the scan: what it reads is at least this fresh
+	defer c.scanLanded(key, air)
 	began := time.Now()
 	ranking, err := c.next.Rank(ctx, q)
 	c.searches.scanTime.charge(time.Since(began))
@@ -102,11 +105,7 @@ func (c *Cache) scan(ctx context.Context, key string, q blog.Search, client stri
 	}
 	k := &keptRanking{ranking: ranking, q: q, fetched: fetched, stamp: fetched, cost: time.Since(began), client: client,
 		size: ranking.Bytes() + 2*len(key) + len(client) + rankOverhead}
-	c.mu.Lock()
-	k.read = c.now()
-	c.searches.keepLocked(key, k, k.read)
-	c.mu.Unlock()
-	return k, nil
+	return c.keepScanned(ctx, key, k, air), nil
 }
 
 // rankOverhead is what keeping a ranking costs beyond its entries and

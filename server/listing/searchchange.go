@@ -12,9 +12,10 @@ import (
 // rank evaluated on those rows alone (Rematcher), and each ranking that
 // finds them differently than before is patched in place, with a new
 // stamp, so the pages cut from it are read again. The others, and their
-// pages, stay. An event naming more posts than maxRematchPosts (an import
-// in one request) drops every kept ranking instead: their next readers
-// scan again.
+// pages, stay; a scan in the air follows them before it lands
+// (overtaken.go). An event naming more posts than maxRematchPosts (an
+// import in one request) drops every kept ranking instead: their next
+// readers scan again.
 const (
 	maxRematchPosts    = 256 // wpdb.MaxRematchPosts
 	maxRematchSearches = 32  // wpdb.MaxRematchSearches
@@ -33,12 +34,9 @@ type Rematcher interface {
 func (c *Cache) followSearches(ctx context.Context, ch blog.Change) {
 	rm, ok := c.next.(Rematcher)
 	switch {
-	case ch.Searches:
-		c.dropRankings()
-		return
-	case ch.TermsOnly || len(ch.Posts) == 0:
+	case !ch.Searches && (ch.TermsOnly || len(ch.Posts) == 0):
 		return // an option, a term or an author finds no post differently
-	case !ok || len(ch.Posts) > maxRematchPosts:
+	case !ok || !followable(ch):
 		c.dropRankings()
 		return
 	}
@@ -48,6 +46,9 @@ func (c *Cache) followSearches(ctx context.Context, ch blog.Change) {
 	}
 	var all []kept
 	c.mu.Lock()
+	// The scans in the air follow ch before they land (overtaken.go); the
+	// rankings kept until now, below.
+	c.followInAirLocked(ch, true)
 	for key, k := range c.searches.kept.All() {
 		if !k.q.Nothing() {
 			all = append(all, kept{key, k})
@@ -94,10 +95,18 @@ func (c *Cache) patchRanking(key string, k *keptRanking, ranking *blog.Ranking) 
 	c.searches.keepLocked(key, &p, p.read)
 }
 
-// dropRankings drops every kept ranking: their next readers scan again.
+// followable tells whether kept rankings can follow ch by a rematch of
+// the posts it names: else they are dropped.
+func followable(ch blog.Change) bool {
+	return !ch.Searches && len(ch.Posts) <= maxRematchPosts
+}
+
+// dropRankings drops every kept ranking, and overtakes the scans in the
+// air: their next readers scan again.
 func (c *Cache) dropRankings() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.followInAirLocked(blog.Change{}, false)
 	var keys []string
 	for key := range c.searches.kept.All() {
 		keys = append(keys, key)

@@ -44,7 +44,11 @@ type Sticky struct {
 	last   *stickyRead // under mu
 	marks  pace        // under mu: how change events paced (pace.go)
 	marked time.Time   // under mu: when change events last marked it
-	reads  flight.Group[struct{}, *stickyRead]
+	// gen counts the events that dropped the sticky posts (under mu): a
+	// read is joined, and kept, only by its own, so that a read that
+	// started before an event is neither (see Cache's, overtaken.go).
+	gen   uint64
+	reads flight.Group[uint64, *stickyRead]
 }
 
 // stickyRead is one read of the sticky posts.
@@ -87,7 +91,7 @@ func (s *Sticky) sticky(ctx context.Context) ([]Post, error) {
 		return nil, nil
 	}
 	s.mu.Lock()
-	last := s.last
+	last, gen := s.last, s.gen
 	s.mu.Unlock()
 	if last != nil && slices.Equal(last.ids, ids) {
 		bound := s.ttl
@@ -96,12 +100,12 @@ func (s *Sticky) sticky(ctx context.Context) ([]Post, error) {
 		}
 		if age := s.now().Sub(last.fetched); age < bound {
 			if age >= bound/2 {
-				s.reads.Go(ctx, struct{}{}, s.read(ids, true))
+				s.reads.Go(ctx, gen, s.read(ids, true))
 			}
 			return last.posts, nil
 		}
 	}
-	read, err := s.reads.Do(ctx, struct{}{}, s.read(ids, false))
+	read, err := s.reads.Do(ctx, gen, s.read(ids, false))
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +122,9 @@ func (s *Sticky) sticky(ctx context.Context) ([]Post, error) {
 // whoever still waits: the next reader needs it too.
 func (s *Sticky) read(ids []uint64, ahead bool) flight.Work[*stickyRead] {
 	return flight.Work[*stickyRead]{Detached: true, Run: func(ctx context.Context) (*stickyRead, error) {
-		fetched := s.now()
+		s.mu.Lock()
+		gen, fetched := s.gen, s.now()
+		s.mu.Unlock()
 		posts, err := s.pages.StickyPosts(ctx, ids)
 		if err != nil {
 			if ahead {
@@ -129,7 +135,11 @@ func (s *Sticky) read(ids []uint64, ahead bool) flight.Work[*stickyRead] {
 		read := &stickyRead{ids: ids, posts: posts, fetched: fetched}
 		s.mu.Lock()
 		read.short = missed(s.marked, fetched, s.ttl) // an event came while it ran, or shortly before
-		s.last = read
+		// An event that overtook it (dropped the sticky posts since it
+		// started) leaves it unkept.
+		if s.gen == gen {
+			s.last = read
+		}
 		s.mu.Unlock()
 		return read, nil
 	}}

@@ -9,11 +9,10 @@ import "time"
 // events flow now; once it says no, the TTL is the bound again at once,
 // for pages already kept too. The zero Stretch never stretches.
 //
-// A page keeps the TTL, stretched or not, when a change event may have
-// missed it: its query started less than the TTL after an event marked
-// pages, or before (it was running: it may have read the database before
-// the change, or a replica that had not applied it yet), or an event in a
-// burst touched it and was left to the bound (pace.go).
+// A page keeps the TTL, stretched or not, when an event may have missed
+// it: its query started less than the TTL after an event (a replica may
+// lag), or before one that did not overtake it (overtaken.go), or a
+// burst's event touched it and was left to the bound (pace.go).
 type Stretch struct {
 	Bound  time.Duration
 	Pushed func() bool

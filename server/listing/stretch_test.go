@@ -13,10 +13,11 @@ import (
 // TestStretch: while pushed, the blog's head is kept past its TTL (up to
 // the stretched bound); polling again, the TTL holds at once, for the
 // head already kept too; a head whose query ran while an event marked
-// pages, and one an event in a burst touched but left to the bound, keep
-// the TTL even while pushed, as does one read less than the TTL after an
-// event (a replica may not have applied the change yet); a head read
-// later is stretched.
+// pages but left to the bound (a burst's), and one an event in a burst
+// touched but left to the bound, keep the TTL even while pushed, as does
+// one read less than the TTL after an event (a replica may not have
+// applied the change yet); a head read later is stretched. A head whose
+// query an event overtook is not kept at all (overtaken.go).
 func TestStretch(t *testing.T) {
 	t.Parallel()
 	var pushed atomic.Bool
@@ -32,6 +33,21 @@ func TestStretch(t *testing.T) {
 		if _, err := c.Posts(ctx, head); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// readWhile reads the head while mark runs, once its query has
+	// started.
+	readWhile := func(mark func()) {
+		next.release = make(chan struct{})
+		done := make(chan struct{})
+		calls := next.calls.Load()
+		go func() { read(); close(done) }()
+		for next.calls.Load() == calls {
+			time.Sleep(time.Millisecond)
+		}
+		mark()
+		close(next.release)
+		<-done
+		next.release = nil
 	}
 	steps := []struct {
 		name    string
@@ -52,21 +68,16 @@ func TestStretch(t *testing.T) {
 		{"a burst's first event drops it", true, func() { c.MarkChanged(ctx, blog.Change{All: true, Burst: true}) }, time.Millisecond, 1},
 		{"a burst's next event left to the bound", true, func() { c.MarkChanged(ctx, blog.Change{All: true, Burst: true}) }, 0, 0},
 		{"left to the bound: the TTL, though pushed", true, nil, 2 * time.Second, 1},
-		{"a mark while the query ran", true, func() {
+		{"an event overtook the query: its answer not kept", true, func() {
 			clock.Advance(2 * time.Minute) // past the bound: the next read queries
-			next.release = make(chan struct{})
-			done := make(chan struct{})
-			calls := next.calls.Load()
-			go func() { read(); close(done) }()
-			for next.calls.Load() == calls {
-				time.Sleep(time.Millisecond)
-			}
-			c.MarkChanged(ctx, blog.Change{Posts: []uint64{999}})
-			close(next.release)
-			<-done
-			next.release = nil
-			clock.Advance(time.Millisecond)
-		}, 0, 0},
+			readWhile(func() { c.MarkChanged(ctx, blog.Change{Posts: []uint64{999}}) })
+		}, time.Millisecond, 1},
+		{"read after it: the TTL", true, nil, 2 * time.Second, 1},
+		{"a burst's event left to the bound while the query ran", true, func() {
+			clock.Advance(2 * time.Minute)
+			c.MarkChanged(ctx, blog.Change{All: true, Burst: true})
+			readWhile(func() { c.MarkChanged(ctx, blog.Change{All: true, Burst: true}) })
+		}, time.Millisecond, 0},
 		{"its answer keeps the TTL", true, nil, 2 * time.Second, 1},
 	}
 	for _, s := range steps {
