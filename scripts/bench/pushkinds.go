@@ -198,10 +198,7 @@ const pushSearch = "/load-more.php?start=0&desiredPosts=1&s=Pushed"
 // another, and times each until every instance's JSON, page and, where a
 // search shows the kind, kept search show it.
 func timeEachKind(ctx context.Context, c *pushChanger, bases []string) ([]pushKindFigures, error) {
-	// The page is read as a reader reads it, by a client that reads only
-	// pages: the visitor's JSON raises its own session's posts_start,
-	// and the reader's stays at its first, the page's count of posts.
-	k := &pushKinds{c: c, bases: bases, visitor: newVisitor(), reader: newVisitor(), lat: map[string]map[string][]time.Duration{}}
+	k := newPushKinds(c, bases)
 	head := "/load-more.php?start=0&desiredPosts=1"
 	for n := range pushPublishes {
 		// The round's instances in the title: the round on two makes
@@ -260,14 +257,25 @@ type pushKinds struct {
 	lat             map[string]map[string][]time.Duration
 }
 
+// newPushKinds returns the changes' state, for c's changes on bases,
+// with a visitor reading the JSON and a reader reading the page as a
+// reader reads it, with a client that reads only pages: the visitor's
+// JSON raises its own session's posts_start, and the reader's stays at
+// its first, the page's count of posts.
+func newPushKinds(c *pushChanger, bases []string) *pushKinds {
+	return &pushKinds{c: c, bases: bases, visitor: newVisitor(), reader: newVisitor(), lat: map[string]map[string][]time.Duration{}}
+}
+
 // change checks that no surface shows the change yet, makes it on the
-// newest post (a publish makes the newest), and times it until every
-// surface shows it on every instance.
+// newest post (a publish makes the newest) pushGap after the last was
+// shown, the check within the gap, and times it until every surface
+// shows it on every instance.
 func (k *pushKinds) change(ctx context.Context, kind string, op map[string]any, surfaces []pushSurface) error {
-	time.Sleep(pushGap)
+	start := time.Now()
 	if err := notShownYet(ctx, k.bases, surfaces); err != nil {
 		return fmt.Errorf("push row: %s of post %d: %w", kind, k.id, err)
 	}
+	time.Sleep(pushGap - time.Since(start))
 	op["op"], op["id"] = kind, k.id
 	got, returned, err := k.c.do(op)
 	if err != nil {
