@@ -273,7 +273,7 @@ func newPushKinds(c *pushChanger, bases []string) *pushKinds {
 func (k *pushKinds) change(ctx context.Context, kind string, op map[string]any, surfaces []pushSurface) error {
 	start := time.Now()
 	if err := notShownYet(ctx, k.bases, surfaces); err != nil {
-		return fmt.Errorf("push row: %s of post %d: %w", kind, k.id, err)
+		return fmt.Errorf("push row: %s after post %d's last change: %w", kind, k.id, err)
 	}
 	time.Sleep(pushGap - time.Since(start))
 	op["op"], op["id"] = kind, k.id
