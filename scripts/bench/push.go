@@ -23,11 +23,12 @@ import (
 // The push row: the real WordPress plugin on Debian's WordPress, in a
 // throwaway database, sends change events on the bench's Redis to a
 // server with the default bounds. It times pushPublishes changes of each
-// kind (pushkinds.go) from WordPress's function's return to the JSON
-// showing the change, on one instance and on two, and counts the
-// server's own statements a second while nothing changes and a reader
-// asks the blog's JSON pushReadsPerSecond times a second: once with the
-// server following no channel, once with the plugin's events.
+// kind (pushkinds.go) from WordPress's function's return to the JSON,
+// the page and a kept search showing the change, on one instance and on
+// two, and counts the server's own statements a second while nothing
+// changes and a reader asks the blog's JSON pushReadsPerSecond times a
+// second: once with the server following no channel, once with the
+// plugin's events.
 const (
 	pushPublishes      = 200
 	pushGap            = 200 * time.Millisecond // between changes: each an edit of its own, not a burst (more than 8 a second)
@@ -50,22 +51,24 @@ type pushFigures struct {
 	Kinds []pushKindFigures `json:"kinds"`
 }
 
-// pushTargets are the push row's targets (docs/push.md): a publish shown
-// within 50 ms at p99, and tenfold fewer idle queries while pushed; none
-// when the row did not run.
+// pushTargets are the push row's targets (docs/push.md): every kind of
+// change shown by the JSON, the page and a kept search within 50 ms at
+// p99, a publish by the JSON likewise, and tenfold fewer idle queries
+// while pushed; none when the row did not run.
 func pushTargets(p *pushFigures) []target {
 	if p == nil {
 		return nil
 	}
-	var worst pushKindFigures
+	worst, where := spread{}, "no change timed"
 	for _, k := range p.Kinds {
-		if k.P99 >= worst.P99 {
-			worst = k
+		for _, surface := range []string{surfaceJSON, surfacePage, surfaceSearch} {
+			if s, ok := k.surfaces()[surface]; ok && s.P99 >= worst.P99 {
+				worst, where = s, fmt.Sprintf("the slowest: %s → %s on %d instance(s), over %d changes", k.Kind, surface, k.Instances, k.Changes)
+			}
 		}
 	}
 	return []target{
-		newTarget("change → JSON p99, every kind, one and two instances", float64(worst.P99)/float64(time.Millisecond), 50, true, "ms",
-			fmt.Sprintf("the slowest: %s on %d instance(s), over %d changes", worst.Kind, worst.Instances, worst.Changes)),
+		newTarget("change → JSON, page and kept search p99, every kind, one and two instances", float64(worst.P99)/float64(time.Millisecond), 50, true, "ms", where),
 		newTarget("publish → JSON p99, change events", float64(p.P99)/float64(time.Millisecond), 50, true, "ms",
 			fmt.Sprintf("p50 %s over %d publishes, the default bounds", p.P50, p.Publishes)),
 		newTarget("idle queries a second, pushed vs polling", p.IdleQueriesPushed/p.IdleQueriesPolling, 0.1, true, "×",

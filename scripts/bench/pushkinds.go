@@ -16,15 +16,43 @@ import (
 )
 
 // pushKindFigures are the push row's figures for one kind of change on a
-// number of instances: from WordPress's function's return to the JSON
+// number of instances: from WordPress's function's return to each surface
 // showing the change (on the later of the instances).
 type pushKindFigures struct {
 	Kind      string `json:"kind"`
 	Instances int    `json:"instances"`
 	Changes   int    `json:"changes"`
-	P50       ms     `json:"p50_ms"`
-	P99       ms     `json:"p99_ms"`
-	Max       ms     `json:"max_ms"`
+	JSON      spread `json:"json"`
+	Page      spread `json:"page"`
+	// Search is a kept search's, for the kinds a search shows: none for
+	// a move between categories or a featured image.
+	Search *spread `json:"search,omitempty"`
+}
+
+// spread is the nearest-rank p50 and p99, and the slowest, of a series.
+type spread struct {
+	P50 ms `json:"p50_ms"`
+	P99 ms `json:"p99_ms"`
+	Max ms `json:"max_ms"`
+}
+
+// newSpread returns the spread of ds, which it sorts.
+func newSpread(ds []time.Duration) spread {
+	slices.Sort(ds)
+	s := spread{P50: percentile(ds, 50), P99: percentile(ds, 99)}
+	if len(ds) > 0 {
+		s.Max = ms(ds[len(ds)-1])
+	}
+	return s
+}
+
+// surfaces are k's spreads by surface, the search's only where it has one.
+func (k pushKindFigures) surfaces() map[string]spread {
+	out := map[string]spread{surfaceJSON: k.JSON, surfacePage: k.Page}
+	if k.Search != nil {
+		out[surfaceSearch] = *k.Search
+	}
+	return out
 }
 
 // pushChangesPHP makes the changes the push row asks for on its standard
@@ -157,96 +185,166 @@ func (b *bench) timeKinds(ctx context.Context, site *pushSite, base string, args
 		fig.Kinds = append(fig.Kinds, kinds...)
 	}
 	publish := fig.Kinds[0]
-	fig.P50, fig.P99, fig.Max = publish.P50, publish.P99, publish.Max
+	fig.P50, fig.P99, fig.Max = publish.JSON.P50, publish.JSON.P99, publish.JSON.Max
 	return nil
 }
 
+// pushSearch is the kept search the push row reads: every title it
+// gives holds the word, so the newest post comes first (WordPress ranks
+// a one-word search by the title's match, then by date).
+const pushSearch = "/load-more.php?start=0&desiredPosts=1&s=Pushed"
+
 // timeEachKind makes pushPublishes changes of each kind, one after
-// another, and times each until every instance's JSON shows it.
+// another, and times each until every instance's JSON, page and, where a
+// search shows the kind, kept search show it.
 func timeEachKind(ctx context.Context, c *pushChanger, bases []string) ([]pushKindFigures, error) {
-	client := newVisitor()
-	var id uint64
-	lat := map[string][]time.Duration{}
-	change := func(kind string, op map[string]any, path string, shows func(jsonPost) bool) error {
-		time.Sleep(pushGap)
-		op["op"], op["id"] = kind, id
-		got, returned, err := c.do(op)
-		if err != nil {
-			return err
-		}
-		id = got
-		d, err := waitShown(ctx, client, bases, path, returned, shows)
-		if err != nil {
-			return fmt.Errorf("push row: %s of post %d: %w", kind, id, err)
-		}
-		lat[kind] = append(lat[kind], d)
-		return nil
-	}
+	k := newPushKinds(c, bases)
 	head := "/load-more.php?start=0&desiredPosts=1"
-	for k := range pushPublishes {
-		title := fmt.Sprintf("Pushed %d", k)
-		if err := change("publish", map[string]any{"title": title}, head, func(p jsonPost) bool { return p.ID == id }); err != nil {
+	for n := range pushPublishes {
+		// The round's instances in the title: the round on two makes
+		// new posts beside the first round's, which keep their titles.
+		title := fmt.Sprintf("Pushed %d-%d", len(bases), n)
+		if err := k.change(ctx, "publish", map[string]any{"title": title}, k.shown(head, title, func(p jsonPost) bool { return p.Title == title })); err != nil {
 			return nil, err
 		}
 	}
-	for k := range pushPublishes {
-		title := fmt.Sprintf("Updated %d", k)
-		if err := change("update", map[string]any{"title": title}, head, func(p jsonPost) bool { return p.Title == title }); err != nil {
+	for n := range pushPublishes {
+		title := fmt.Sprintf("Pushed and retitled %d-%d", len(bases), n)
+		if err := k.change(ctx, "update", map[string]any{"title": title}, k.shown(head, title, func(p jsonPost) bool { return p.Title == title })); err != nil {
 			return nil, err
 		}
 	}
 	for range pushPublishes {
-		if err := change("trash", map[string]any{}, head, func(p jsonPost) bool { return p.ID != id }); err != nil {
+		if err := k.change(ctx, "trash", map[string]any{}, k.trashed(head)); err != nil {
 			return nil, err
 		}
-		if err := change("untrash", map[string]any{}, head, func(p jsonPost) bool { return p.ID == id }); err != nil {
-			return nil, err
-		}
-	}
-	for k := range pushPublishes {
-		to := []string{"a", "b"}[k%2]
-		path := fmt.Sprintf("%s&cat=%d", head, c.cats[to])
-		if err := change("terms", map[string]any{"to": to}, path, func(p jsonPost) bool { return p.ID == id }); err != nil {
+		id := k.id
+		if err := k.change(ctx, "untrash", map[string]any{}, k.shown(head, k.title, func(p jsonPost) bool { return p.ID == id })); err != nil {
 			return nil, err
 		}
 	}
-	for k := range pushPublishes {
-		to := []string{"a", "b"}[k%2]
-		shows := func(p jsonPost) bool { return p.Image != nil && strings.Contains(p.Image.Src, "bench-img-"+to) }
-		if err := change("image", map[string]any{"to": to}, head, shows); err != nil {
+	for n := range pushPublishes {
+		to, from := "a", "b"
+		if n%2 == 1 {
+			to, from = from, to
+		}
+		if err := k.change(ctx, "terms", map[string]any{"to": to}, k.moved(head, c.cats[to], c.cats[from])); err != nil {
 			return nil, err
 		}
 	}
-	var out []pushKindFigures
-	for _, kind := range []string{"publish", "update", "trash", "untrash", "terms", "image"} {
-		ds := lat[kind]
-		slices.Sort(ds)
-		out = append(out, pushKindFigures{Kind: kind, Instances: len(bases), Changes: len(ds),
-			P50: percentile(ds, 50), P99: percentile(ds, 99), Max: ms(ds[len(ds)-1])})
+	for n := range pushPublishes {
+		to, from := "bench-img-a", "bench-img-b"
+		if n%2 == 1 {
+			to, from = from, to
+		}
+		shows := func(p jsonPost) bool { return p.Image != nil && strings.Contains(p.Image.Src, to) }
+		page := pushSurface{surfacePage, k.reader, []pushRead{{"/load-more.php", pageShows([]string{to}, []string{from})}}}
+		if err := k.change(ctx, "image", map[string]any{"to": to[len(to)-1:]}, []pushSurface{k.json(head, shows), page}); err != nil {
+			return nil, err
+		}
 	}
-	return out, nil
+	return k.figures(), nil
 }
 
-// waitShown polls path's JSON on each of bases until its first post
-// shows the change, for up to 5 s, and returns the time from returned to
-// the last instance showing it.
-func waitShown(ctx context.Context, client *http.Client, bases []string, path string, returned time.Time, shows func(jsonPost) bool) (time.Duration, error) {
-	left := slices.Clone(bases)
-	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(time.Millisecond) {
-		for i := 0; i < len(left); i++ {
-			body, err := get(ctx, client, left[i]+path)
-			if err != nil {
-				return 0, err
-			}
-			var posts []jsonPost
-			if json.Unmarshal(body, &posts) == nil && len(posts) > 0 && shows(posts[0]) {
-				left = slices.Delete(left, i, i+1)
-				i--
-			}
-		}
-		if len(left) == 0 {
-			return time.Since(returned), nil
-		}
+// pushKinds is what timeEachKind's changes share: the newest post, its
+// title, and the times by kind and surface.
+type pushKinds struct {
+	c               *pushChanger
+	bases           []string
+	visitor, reader *http.Client
+	id              uint64
+	title           string
+	lat             map[string]map[string][]time.Duration
+}
+
+// newPushKinds returns the changes' state, for c's changes on bases,
+// with a visitor reading the JSON and a reader reading the page as a
+// reader reads it, with a client that reads only pages: the visitor's
+// JSON raises its own session's posts_start, and the reader's stays at
+// its first, the page's count of posts.
+func newPushKinds(c *pushChanger, bases []string) *pushKinds {
+	return &pushKinds{c: c, bases: bases, visitor: newVisitor(), reader: newVisitor(), lat: map[string]map[string][]time.Duration{}}
+}
+
+// change checks that no surface shows the change yet, makes it on the
+// newest post (a publish makes the newest) pushGap after the last was
+// shown, the check within the gap, and times it until every surface
+// shows it on every instance.
+func (k *pushKinds) change(ctx context.Context, kind string, op map[string]any, surfaces []pushSurface) error {
+	start := time.Now()
+	if err := notShownYet(ctx, k.bases, surfaces); err != nil {
+		return fmt.Errorf("push row: %s after post %d's last change: %w", kind, k.id, err)
 	}
-	return 0, fmt.Errorf("not shown on %s 5 s after its function returned", strings.Join(left, ", "))
+	time.Sleep(pushGap - time.Since(start))
+	op["op"], op["id"] = kind, k.id
+	got, returned, err := k.c.do(op)
+	if err != nil {
+		return err
+	}
+	k.id = got
+	if title, ok := op["title"].(string); ok {
+		k.title = title
+	}
+	took, err := waitShown(ctx, k.bases, surfaces, returned)
+	if err != nil {
+		return fmt.Errorf("push row: %s of post %d: %w", kind, k.id, err)
+	}
+	if k.lat[kind] == nil {
+		k.lat[kind] = map[string][]time.Duration{}
+	}
+	for surface, d := range took {
+		k.lat[kind][surface] = append(k.lat[kind][surface], d)
+	}
+	return nil
+}
+
+// json is the surface of the JSON at path whose first post holds shows.
+func (k *pushKinds) json(path string, shows func(jsonPost) bool) pushSurface {
+	return pushSurface{surfaceJSON, k.visitor, []pushRead{{path, firstPost(shows)}}}
+}
+
+// shown are the surfaces of a post, titled title, shown first: the JSON
+// at head whose first post holds first, the page holding the title, and
+// the kept search whose first post holds first.
+func (k *pushKinds) shown(head, title string, first func(jsonPost) bool) []pushSurface {
+	return []pushSurface{k.json(head, first),
+		{surfacePage, k.reader, []pushRead{{"/load-more.php", pageShows([]string{pageTitle(title)}, nil)}}},
+		{surfaceSearch, k.visitor, []pushRead{{pushSearch, firstPost(first)}}}}
+}
+
+// trashed are the surfaces of the newest post gone: the JSON at head and
+// the kept search first with another, the page without its title.
+func (k *pushKinds) trashed(head string) []pushSurface {
+	return []pushSurface{{surfaceJSON, k.visitor, []pushRead{{head, firstIsNot(k.id)}}},
+		{surfacePage, k.reader, []pushRead{{"/load-more.php", pageShows(nil, []string{pageTitle(k.title)})}}},
+		{surfaceSearch, k.visitor, []pushRead{{pushSearch, firstIsNot(k.id)}}}}
+}
+
+// moved are the surfaces of the newest post moved from category from to
+// category to: to's JSON (after head) first with it and from's without
+// it, to's page with its title and from's without.
+func (k *pushKinds) moved(head string, to, from uint64) []pushSurface {
+	id, title := k.id, pageTitle(k.title)
+	return []pushSurface{
+		{surfaceJSON, k.visitor, []pushRead{
+			{fmt.Sprintf("%s&cat=%d", head, to), firstPost(func(p jsonPost) bool { return p.ID == id })},
+			{fmt.Sprintf("%s&cat=%d", head, from), firstIsNot(id)}}},
+		{surfacePage, k.reader, []pushRead{
+			{fmt.Sprintf("/load-more.php?cat=%d", to), pageShows([]string{title}, nil)},
+			{fmt.Sprintf("/load-more.php?cat=%d", from), pageShows(nil, []string{title})}}}}
+}
+
+// figures are each kind's spreads, in the order the kinds ran.
+func (k *pushKinds) figures() []pushKindFigures {
+	var out []pushKindFigures
+	for _, kind := range []string{"publish", "update", "trash", "untrash", "terms", "image"} {
+		lat := k.lat[kind]
+		f := pushKindFigures{Kind: kind, Instances: len(k.bases), Changes: len(lat[surfaceJSON]),
+			JSON: newSpread(lat[surfaceJSON]), Page: newSpread(lat[surfacePage])}
+		if ds, ok := lat[surfaceSearch]; ok {
+			f.Search = new(newSpread(ds))
+		}
+		out = append(out, f)
+	}
+	return out
 }

@@ -243,9 +243,18 @@ func (rep *report) markdown() string {
 			p.Publishes, p.P50, p.P99, p.Max, p.ReadsPerSecond, p.IdleQueriesPolling, p.IdleQueriesPushed)
 		var kinds [][]string
 		for _, k := range p.Kinds {
-			kinds = append(kinds, []string{k.Kind, fmt.Sprint(k.Instances), fmt.Sprint(k.Changes), k.P50.String(), k.P99.String(), k.Max.String()})
+			row := []string{k.Kind, fmt.Sprint(k.Instances), fmt.Sprint(k.Changes)}
+			for _, surface := range []string{surfaceJSON, surfacePage, surfaceSearch} {
+				if s, ok := k.surfaces()[surface]; ok {
+					row = append(row, s.P50.String(), s.P99.String(), s.Max.String())
+				} else {
+					row = append(row, "—", "—", "—")
+				}
+			}
+			kinds = append(kinds, row)
 		}
-		writeTable(&b, []string{"change → JSON", "instances", "changes", "p50", "p99", "max"}, kinds...)
+		writeTable(&b, []string{"change →", "instances", "changes", "JSON p50", "p99", "max", "page p50", "p99", "max",
+			"kept search p50", "p99", "max"}, kinds...)
 	}
 	rows, met := nil, 0
 	for _, t := range rep.Targets {
