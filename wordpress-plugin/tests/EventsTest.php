@@ -143,9 +143,9 @@ class EventsTest extends WPLoadMore_Test_Case {
 	}
 
 	/**
-	 * Publish, edit, trash, a term, a featured image and an option: each
-	 * request sends one event naming the IDs it touched, numbered one after
-	 * the other; a draft sends none.
+	 * Publish, edit, a move to another category, trash, a term, a featured
+	 * image and an option: each request sends one event naming the IDs it
+	 * touched, numbered one after the other; a draft sends none.
 	 */
 	public function test_each_change_one_event() {
 		$this->install();
@@ -161,11 +161,19 @@ class EventsTest extends WPLoadMore_Test_Case {
 		$this->assertSame( array( '2026-03-04' ), $published['dates'] );
 		$this->assertContains( $alpha, $published['terms'] );
 		$this->assertNotContains( $beta, $published['terms'], 'a publish in Alpha names Beta' );
-		$this->assertContains( 'post', $published['kinds'] );
+		$this->assertSame( array( 'post' ), $published['kinds'], 'a publish names its terms and changes none: no term kind, which has the server read every term' );
 
 		$edited = $this->one_event( "wp_update_post( array( 'ID' => $id, 'post_title' => 'SECRET new title' ) );" );
 		$this->assertSame( array( $id ), $edited['posts'] );
 		$this->assertSame( $published['seq'] + 1, $edited['seq'] );
+
+		$moved = $this->one_event( "wp_set_post_terms( $id, array( $beta ), 'category' );" );
+		$this->assertSame( array( 'post' ), $moved['kinds'] );
+		$this->assertContains( $alpha, $moved['terms'] );
+		$this->assertContains( $beta, $moved['terms'] );
+		$this->assertSame( array( 'category' ), $moved['taxonomies'] );
+		$this->site->php( "wp_set_post_terms( $id, array( $alpha ), 'category' );" );
+		$this->received();
 
 		$this->site->php( "wp_update_post( array( 'ID' => $id, 'post_title' => 'SECRET new title' ) ); wp_insert_post( array( 'post_title' => 'draft', 'post_status' => 'draft' ) );" );
 		$this->assertSame( array(), $this->received(), 'an unchanged save or a draft sent an event' );

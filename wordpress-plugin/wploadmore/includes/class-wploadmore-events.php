@@ -263,7 +263,9 @@ class WPLoadMore_Events {
 	}
 
 	/**
-	 * A published post's terms set: the terms added and removed.
+	 * A published post's terms set: the post, and the terms added and
+	 * removed for the listings they scope, with no term kind: the terms
+	 * themselves did not change, and that kind has the server read them all.
 	 *
 	 * @param int    $object_id  The post's ID.
 	 * @param array  $terms      The terms given.
@@ -282,7 +284,8 @@ class WPLoadMore_Events {
 		foreach ( $changed as $tt_id ) {
 			$term = get_term_by( 'term_taxonomy_id', (int) $tt_id, $taxonomy );
 			if ( $term ) {
-				self::term( $term->term_id, $tt_id, $taxonomy );
+				self::add( 'terms', array( (int) $term->term_id ) );
+				self::add( 'taxonomies', array( $taxonomy ) );
 			}
 		}
 	}
