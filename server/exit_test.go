@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -88,6 +89,9 @@ func TestExitCodes(t *testing.T) {
 // make said "Error 1"). make itself then ends by the SIGINT, as GNU make
 // re-raises one it received once its recipe ended, whatever the recipe's
 // status; a shell reports that as 130, with no message.
+//
+// GNU make has a race of its own here (makeWaitRace): a run that meets
+// it is tried again, at most makeRunTries times in all.
 func TestMakeRunCtrlC(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: make run builds the binary")
@@ -96,9 +100,45 @@ func TestMakeRunCtrlC(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Fatalf("make is needed to test make run: %v", err)
 	}
+	for try := 1; ; try++ {
+		st, out := makeRunCtrlC(t)
+		if !strings.Contains(out, `"msg":"stopped"`) {
+			t.Fatalf("make run after Ctrl-C: the server did not stop cleanly:\n%s", out)
+		}
+		if strings.Contains(out, makeWaitRace) && !strings.Contains(out, "Error ") && try < makeRunTries {
+			t.Logf("try %d: GNU make's own wait race after the server stopped; again:\n%s", try, out)
+			continue
+		}
+		if !st.Exited() && !(st.Signaled() && st.Signal() == syscall.SIGINT) || st.Exited() && st.ExitStatus() != 0 {
+			t.Errorf("make run ended with %v after Ctrl-C, want exit 0 or SIGINT:\n%s", st, out)
+		}
+		if strings.Contains(out, "*** ") {
+			t.Errorf("make run after Ctrl-C: want no error from make:\n%s", out)
+		}
+		return
+	}
+}
+
+// makeWaitRace is what GNU make says when its wait for its recipe fails
+// with ECHILD: seen once, in a full run on a loaded machine, after the
+// server had logged "stopped"; not reproduced by hand (make stopped and
+// continued around the Ctrl-C, or under load, ends by the SIGINT). It is
+// make's own wait, not the server's exit: a run that meets it says
+// nothing of the server, so it is tried again.
+const (
+	makeWaitRace = "*** wait: No child processes"
+	makeRunTries = 3
+)
+
+// makeRunCtrlC runs make run, sends its process group SIGINT once the
+// server listens, and returns how make ended and what it printed.
+func makeRunCtrlC(t *testing.T) (syscall.WaitStatus, string) {
+	t.Helper()
 	cmd := exec.Command("make", "--no-print-directory", "-C", "..", "run")
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, envPrefix) {
+		// A terminal's make run, not a sub-make of make test's.
+		name, _, _ := strings.Cut(kv, "=")
+		if !strings.HasPrefix(kv, envPrefix) && !slices.Contains([]string{"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES"}, name) {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
@@ -128,11 +168,5 @@ func TestMakeRunCtrlC(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("make run still running 30 s after Ctrl-C:\n%s", out.String())
 	}
-	st := cmd.ProcessState.Sys().(syscall.WaitStatus)
-	if !st.Exited() && !(st.Signaled() && st.Signal() == syscall.SIGINT) || st.Exited() && st.ExitStatus() != 0 {
-		t.Errorf("make run ended with %v after Ctrl-C, want exit 0 or SIGINT:\n%s", cmd.ProcessState, out.String())
-	}
-	if strings.Contains(out.String(), "*** ") || !strings.Contains(out.String(), `"msg":"stopped"`) {
-		t.Errorf("make run after Ctrl-C: want the server stopped and no error from make:\n%s", out.String())
-	}
+	return cmd.ProcessState.Sys().(syscall.WaitStatus), out.String()
 }
