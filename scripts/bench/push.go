@@ -52,28 +52,47 @@ type pushFigures struct {
 }
 
 // pushTargets are the push row's targets (docs/push.md): every kind of
-// change shown by the JSON, the page and a kept search within 50 ms at
-// p99, a publish by the JSON likewise, and tenfold fewer idle queries
-// while pushed; none when the row did not run.
+// change shown by the JSON and the page within 50 ms at p99, as issue 38
+// asks; by a kept search likewise, ours (the issue asks only that kept
+// rankings no longer wait for -search-ttl); a publish by the JSON
+// likewise; and tenfold fewer idle queries while pushed. None when the
+// row did not run.
 func pushTargets(p *pushFigures) []target {
 	if p == nil {
 		return nil
 	}
-	worst, where := spread{}, "no change timed"
-	for _, k := range p.Kinds {
-		for _, surface := range []string{surfaceJSON, surfacePage, surfaceSearch} {
-			if s, ok := k.surfaces()[surface]; ok && s.P99 >= worst.P99 {
-				worst, where = s, fmt.Sprintf("the slowest: %s → %s on %d instance(s), over %d changes", k.Kind, surface, k.Instances, k.Changes)
-			}
-		}
-	}
+	shown := slowestSurface(p.Kinds, surfaceJSON, surfacePage)
+	search := slowestSurface(p.Kinds, surfaceSearch)
 	return []target{
-		newTarget("change → JSON, page and kept search p99, every kind, one and two instances", float64(worst.P99)/float64(time.Millisecond), 50, true, "ms", where),
+		newTarget("change → JSON and page p99, every kind, one and two instances", shown.ms, 50, true, "ms", shown.where),
+		newTarget("change → kept search p99, every kind it shows in, one and two instances", search.ms, 50, true, "ms", search.where),
 		newTarget("publish → JSON p99, change events", float64(p.P99)/float64(time.Millisecond), 50, true, "ms",
 			fmt.Sprintf("p50 %s over %d publishes, the default bounds", p.P50, p.Publishes)),
 		newTarget("idle queries a second, pushed vs polling", p.IdleQueriesPushed/p.IdleQueriesPolling, 0.1, true, "×",
 			fmt.Sprintf("%.1f vs %.1f, the server's own, a visitor asking %d times a second", p.IdleQueriesPushed, p.IdleQueriesPolling, p.ReadsPerSecond)),
 	}
+}
+
+// slowest is the highest p99 of some surfaces, in milliseconds, and
+// where it was.
+type slowest struct {
+	ms    float64
+	where string
+}
+
+// slowestSurface finds the highest p99 among kinds' figures for surfaces.
+func slowestSurface(kinds []pushKindFigures, surfaces ...string) slowest {
+	worst, out := spread{}, slowest{where: "no change timed"}
+	for _, k := range kinds {
+		for _, surface := range surfaces {
+			if s, ok := k.surfaces()[surface]; ok && s.P99 >= worst.P99 {
+				worst = s
+				out = slowest{ms: float64(s.P99) / float64(time.Millisecond),
+					where: fmt.Sprintf("the slowest: %s → %s on %d instance(s), over %d changes", k.Kind, surface, k.Instances, k.Changes)}
+			}
+		}
+	}
+	return out
 }
 
 // pushSite is the throwaway WordPress site of the push row.
