@@ -28,6 +28,32 @@ type changer struct {
 	php *wpdbtest.PHPProcess
 }
 
+// pushSetup is what push-changes.php made before its first change:
+// categories A and B, by term and term_taxonomy ID.
+type pushSetup struct {
+	CatA uint64 `json:"cat_a"`
+	CatB uint64 `json:"cat_b"`
+	TTA  uint64 `json:"tt_a"`
+	TTB  uint64 `json:"tt_b"`
+}
+
+// startChanger starts push-changes.php on wp and reads what it made
+// before its first change.
+func startChanger(t *testing.T, wp *wpdbtest.WordPress) (changer, pushSetup) {
+	t.Helper()
+	src, err := os.ReadFile("../testdata/wordpress/push-changes.php")
+	if err != nil {
+		t.Fatal(err)
+	}
+	php := wp.StartPHP(t, strings.TrimPrefix(string(src), "<?php"))
+	var setup pushSetup
+	line, err := php.Out.ReadBytes('\n')
+	if err != nil || json.Unmarshal(line, &setup) != nil {
+		t.Fatalf("php setup: %s %v", line, err)
+	}
+	return changer{t: t, php: php}, setup
+}
+
 // changed is what the PHP answers for one change.
 type changed struct {
 	ID       uint64
@@ -105,20 +131,7 @@ func TestPushFreshness(t *testing.T) {
 		"LOADMORE_REDIS": rds.URL, "LOADMORE_SESSION_PREFIX": rds.Prefix, "LOADMORE_PUSH_CHANNEL": channel,
 		"LOADMORE_CACHE_TTL": "20s", "LOADMORE_SEARCH_TTL": "5m", "LOADMORE_WP_LANGUAGES": wp.LanguagesDir()}
 	servers := []*testServer{startServer(t, env), startServer(t, env)} // two instances
-	src, err := os.ReadFile("../testdata/wordpress/push-changes.php")
-	if err != nil {
-		t.Fatal(err)
-	}
-	php := wp.StartPHP(t, strings.TrimPrefix(string(src), "<?php"))
-	var setup struct {
-		CatA uint64 `json:"cat_a"`
-		CatB uint64 `json:"cat_b"`
-	}
-	line, err := php.Out.ReadBytes('\n')
-	if err != nil || json.Unmarshal(line, &setup) != nil {
-		t.Fatalf("php setup: %s %v", line, err)
-	}
-	c := changer{t: t, php: php}
+	c, setup := startChanger(t, wp)
 	for _, s := range servers {
 		waitReady(t, s, `"push":"pushed"`)
 	}

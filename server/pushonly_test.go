@@ -1,9 +1,7 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -74,27 +72,12 @@ func TestPushRefreshesOnly(t *testing.T) {
 	wp, rds, channel := pushedWordPress(t)
 	wp.WriteLanguageFile(t, "de_DE.mo", wpdbtest.MO(t, "de_DE", ""))
 	cfg, proxy := wpdbtest.ThroughProxy(t, wp.Config)
-	src, err := os.ReadFile("../testdata/wordpress/push-changes.php")
-	if err != nil {
-		t.Fatal(err)
-	}
-	php := wp.StartPHP(t, strings.TrimPrefix(string(src), "<?php"))
-	var setup struct {
-		CatA uint64 `json:"cat_a"`
-		CatB uint64 `json:"cat_b"`
-		TTA  uint64 `json:"tt_a"`
-		TTB  uint64 `json:"tt_b"`
-	}
-	line, err := php.Out.ReadBytes('\n')
-	if err != nil || json.Unmarshal(line, &setup) != nil {
-		t.Fatalf("php setup: %s %v", line, err)
-	}
+	c, setup := startChanger(t, wp)
 	// Started once the categories exist, so that it knows them.
 	srv := startServer(t, map[string]string{"LOADMORE_DB": dbURL(t, cfg), "LOADMORE_TABLE_PREFIX": "wp_",
 		"LOADMORE_REDIS": rds.URL, "LOADMORE_SESSION_PREFIX": rds.Prefix, "LOADMORE_PUSH_CHANNEL": channel,
 		"LOADMORE_CACHE_TTL": "5m", "LOADMORE_SEARCH_TTL": "5m", "LOADMORE_WP_LANGUAGES": wp.LanguagesDir(),
 		"LOADMORE_METRICS_ADDR": "127.0.0.1:0"})
-	c := changer{t: t, php: php}
 	waitReady(t, srv, `"push":"pushed"`)
 	metrics := metricsURL(t, srv)
 	events := func() float64 {
